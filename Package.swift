@@ -1,0 +1,51 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "WorldCup",
+    products: [
+        .library(name: "LiveResults", targets: ["LiveResults"]),
+        .library(name: "TerminalUI", targets: ["TerminalUI"]),
+        .executable(name: "worldcup", targets: ["worldcup"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CNCursesW",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncursesw5-dev"])]
+        ),
+        .target(
+            name: "LiveResults",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "WorldCup",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            resources: [.copy("Resources/seed.json")]
+        ),
+        .target(
+            name: "TerminalUI",
+            dependencies: ["CNCursesW"]
+        ),
+        .target(
+            name: "WorldCupApp",
+            dependencies: ["LiveResults", "WorldCup", "TerminalUI"]
+        ),
+        .executableTarget(
+            name: "worldcup",
+            dependencies: [
+                "WorldCup", "WorldCupApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "LiveResultsTests", dependencies: ["LiveResults"]),
+        .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["worldcup"]),
+    ]
+)

@@ -1,0 +1,38 @@
+import Foundation
+
+/// The id of a row: its SQLite rowid.
+public typealias RecordID = Int64
+
+/// The kind of one change, with Core Data's meaning.
+public enum ChangeKind: Hashable, Sendable {
+    case insert, delete, move, update
+}
+
+/// A section inserted (at its index in the new result) or deleted (at its index in the old one).
+public struct SectionChange: Hashable, Sendable {
+    public var kind: ChangeKind
+    public var index: Int
+    public var name: String
+}
+
+/// A row inserted, deleted, moved or updated.
+///
+/// `indexPath` is the row's place in the old result (nil for an insert); `newIndexPath` its
+/// place in the new result (nil for a delete). An update carries both, and they are equal.
+public struct RowChange: Hashable, Sendable {
+    public var kind: ChangeKind
+    public var id: RecordID
+    public var indexPath: IndexPath?
+    public var newIndexPath: IndexPath?
+}
+
+/// Everything one commit changed in a result, in the form a batch-updating table view needs.
+public struct ChangeBatch: Hashable, Sendable {
+    /// Section deletes (old indices, descending), then section inserts (new indices, ascending).
+    public var sectionChanges: [SectionChange] = []
+    /// Row deletes, inserts, moves and updates.
+    public var rowChanges: [RowChange] = []
+
+    /// True when nothing in the result changed.
+    public var isEmpty: Bool { sectionChanges.isEmpty && rowChanges.isEmpty }
+}

@@ -1,0 +1,66 @@
+import GRDB
+
+/// The SQL a controller runs to learn where rows belong: ids with their sort and section values.
+struct KeyQuery: Sendable {
+    let tableName: String
+    let predicate: SQL?
+    let sortDescriptors: [SortDescriptor]
+    let sectionColumn: String?
+
+    /// Largest number of ids bound in one point query.
+    private static let chunkSize = 500
+
+    private var selection: String {
+        var columns = ["rowid"] + sortDescriptors.map { $0.column.quotedDatabaseIdentifier }
+        if let sectionColumn { columns.append(sectionColumn.quotedDatabaseIdentifier) }
+        return "SELECT " + columns.joined(separator: ", ") + " FROM " + tableName.quotedDatabaseIdentifier
+    }
+
+    private var filter: SQL {
+        guard let predicate else { return SQL(sql: " WHERE 1") }
+        return SQL(sql: " WHERE (") + predicate + SQL(sql: ")")
+    }
+
+    private var ordering: String {
+        let terms = sortDescriptors.map { descriptor in
+            descriptor.column.quotedDatabaseIdentifier + " COLLATE BINARY" + (descriptor.ascending ? " ASC" : " DESC")
+        }
+        return " ORDER BY " + (terms + ["rowid ASC"]).joined(separator: ", ")
+    }
+
+    private func decode(_ row: Row) -> (id: RecordID, key: RowKey) {
+        let count = sortDescriptors.count
+        var sort: [DatabaseValue] = []
+        sort.reserveCapacity(count)
+        for i in 0..<count { sort.append(row[i + 1]) }
+        let section: DatabaseValue = sectionColumn == nil ? .null : row[count + 1]
+        return (row[0], RowKey(section: section, sort: sort))
+    }
+
+    /// Every matching row, in result order.
+    func fetchAll(_ db: Database) throws -> [(id: RecordID, key: RowKey)] {
+        let request = SQLRequest<Row>(literal: SQL(sql: selection) + filter + SQL(sql: ordering))
+        var result: [(id: RecordID, key: RowKey)] = []
+        let cursor = try Row.fetchCursor(db, request)
+        while let row = try cursor.next() { result.append(decode(row)) }
+        return result
+    }
+
+    /// The keys of those of `ids` that exist and match the predicate.
+    func fetchKeys(_ db: Database, ids: [RecordID]) throws -> [RecordID: RowKey] {
+        var keys: [RecordID: RowKey] = [:]
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
+            let list = chunk.map(String.init).joined(separator: ",")
+            let request = SQLRequest<Row>(literal: SQL(sql: selection) + filter + SQL(sql: " AND rowid IN (\(list))"))
+            let cursor = try Row.fetchCursor(db, request)
+            while let row = try cursor.next() {
+                let (id, key) = decode(row)
+                keys[id] = key
+            }
+            start += Self.chunkSize
+        }
+        return keys
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import GRDB
+
+/// Keeps the sorted, sectioned result of a fetch request live, and tells its delegate exactly
+/// which sections and rows each commit inserted, deleted, moved and updated.
+///
+/// The controller is not thread-safe: create it, fetch, read and call `processPendingChanges()`
+/// from one thread. Committed changes are queued from the database's writer and applied
+/// incrementally when that thread calls `processPendingChanges()`; `onChangesAvailable` says
+/// when there is something to apply.
+///
+/// It holds only ids and sort keys for every row; whole records load in batches of
+/// `fetchBatchSize` when they are asked for.
+public final class ResultsController<Record: FetchableRecord & TableRecord> {
+    /// The database the records live in.
+    public let database: any DatabaseWriter
+    /// What to fetch. A change takes effect at the next `performFetch()`.
+    public var fetchRequest: FetchRequest<Record>
+    /// The column whose value splits the result into sections; nil for one unnamed section.
+    public let sectionNameKeyPath: String?
+    /// Receives the changes. Tracking happens only when a delegate is set at `performFetch()`.
+    public weak var delegate: (any ResultsControllerDelegate<Record>)?
+    /// Called, on the database's writer thread, when committed changes wait to be processed.
+    /// Set it before `performFetch()`.
+    public var onChangesAvailable: (@Sendable () -> Void)?
+
+    private var index: SectionedIndex
+    private var tracker: ChangeTracker?
+    private var records: [RecordID: Record] = [:]
+    private var fetchedRequest: FetchRequest<Record>?
+
+    public init(database: any DatabaseWriter, fetchRequest: FetchRequest<Record>, sectionNameKeyPath: String? = nil) {
+        self.database = database
+        self.fetchRequest = fetchRequest
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.index = SectionedIndex(ascending: [])
+    }
+
+    // MARK: - Fetching
+
+    /// Fetches the result, and starts tracking changes when there is a delegate.
+    ///
+    /// Throws a `LiveResultsError` when the request has no sort descriptor, names a column
+    /// the table lacks, or orders rows unlike the section key.
+    public func performFetch() throws {
+        let request = fetchRequest
+        guard !request.sortDescriptors.isEmpty else {
+            throw LiveResultsError(.missingSortDescriptor, "The fetch request has no sort descriptor: a result needs at least one to have an order.")
+        }
+        let query = KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
+        let newTracker = delegate == nil ? nil : ChangeTracker(query: query) { [onChangesAvailable] in onChangesAvailable?() }
+        let ascending = request.sortDescriptors.map(\.ascending)
+        let newIndex: SectionedIndex = try withReadableErrors {
+            try database.writeWithoutTransaction { db in
+                try checkColumns(db, request: request)
+                // Observe before reading, on the writer, so no commit falls between the two.
+                if let newTracker { db.add(transactionObserver: newTracker, extent: .observerLifetime) }
+                return try SectionedIndex(ascending: ascending, sortedRows: query.fetchAll(db), sectionName: Self.sectionName)
+            }
+        }
+        if let tracker { database.remove(transactionObserver: tracker) }
+        tracker = newTracker
+        index = newIndex
+        records.removeAll()
+        fetchedRequest = request
+    }
+
+    private func checkColumns(_ db: Database, request: FetchRequest<Record>) throws {
+        guard try db.tableExists(request.tableName) else {
+            throw LiveResultsError(.unknownColumn(request.tableName), "There is no table named “\(request.tableName)”.")
+        }
+        let columns = Set(try db.columns(in: request.tableName).map { $0.name.lowercased() })
+        let named = request.sortDescriptors.map(\.column) + (sectionNameKeyPath.map { [$0] } ?? [])
+        for column in named where !columns.contains(column.lowercased()) && column.lowercased() != "rowid" {
+            throw LiveResultsError(.unknownColumn(column), "The table “\(request.tableName)” has no column named “\(column)”.")
+        }
+    }
+
+    private func withReadableErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            if let message = error.message, message.hasPrefix("no such column: ") {
+                let column = String(message.dropFirst("no such column: ".count))
+                throw LiveResultsError(.unknownColumn(column), "The fetch request names a column that does not exist: “\(column)”.")
+            }
+            throw LiveResultsError(.database, "The database could not run the fetch request: \(error.message ?? "\(error.resultCode)").")
+        }
+    }
+
+    static func sectionName(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return ""
+        case .int64(let int): return String(int)
+        case .double(let double): return String(double)
+        case .string(let string): return string
+        case .blob(let data): return data.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    // MARK: - Tracking
+
+    /// Applies the changes committed since the last call, delivering one batch per commit.
+    ///
+    /// Each commit costs O(k log n) for the k rows it touched: no refetch. Without a delegate
+    /// the changes are dropped and the result stays as it was fetched.
+    public func processPendingChanges() throws {
+        guard let tracker else { return }
+        for change in tracker.takeChanges() {
+            guard delegate != nil else { continue }
+            switch change {
+            case .rows(let commit):
+                do {
+                    try apply(commit.rows)
+                } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
+                    // The partially applied index cannot be trusted: start again from the database.
+                    try refetchAndDiff()
+                }
+            case .unknown:
+                try refetchAndDiff()
+            }
+        }
+    }
+
+    private func apply(_ rows: [(id: RecordID, key: RowKey?)]) throws {
+        for row in rows { records[row.id] = nil }
+        let batch = try index.apply(rows, sectionName: Self.sectionName)
+        deliver(batch)
+    }
+
+    /// The fallback when a commit cannot be applied row by row: fetches the whole result and
+    /// reports the rows whose place changed.
+    private func refetchAndDiff() throws {
+        let query = KeyQuery(tableName: fetchRequest.tableName, predicate: fetchedRequest?.predicate, sortDescriptors: fetchedRequest?.sortDescriptors ?? [], sectionColumn: sectionNameKeyPath)
+        let fresh = try withReadableErrors { try database.read { db in try query.fetchAll(db) } }
+        var changes: [(id: RecordID, key: RowKey?)] = []
+        var present = Set<RecordID>()
+        for (id, key) in fresh {
+            present.insert(id)
+            if index.key(for: id) != key { changes.append((id, key)) }
+        }
+        for section in index.sections {
+            for entry in section.entries where !present.contains(entry.id) { changes.append((entry.id, nil)) }
+        }
+        records.removeAll()
+        let batch = try index.apply(changes, sectionName: Self.sectionName)
+        deliver(batch)
+    }
+
+    private func deliver(_ batch: ChangeBatch) {
+        guard let delegate, !batch.isEmpty else { return }
+        delegate.controllerWillChangeContent(self)
+        for change in batch.sectionChanges {
+            let count = change.kind == .insert ? index.sections[change.index].entries.count : 0
+            let info = SectionInfo(name: change.name, indexTitle: Self.indexTitle(for: change.name), numberOfObjects: count)
+            delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.kind)
+        }
+        for change in batch.rowChanges {
+            delegate.controller(self, didChangeRecordWithID: change.id, at: change.indexPath, for: change.kind, newIndexPath: change.newIndexPath)
+        }
+        delegate.controllerDidChangeContent(self)
+    }
+
+    // MARK: - Reading the result
+
+    /// The sections of the result, in order.
+    public var sections: [SectionInfo] {
+        index.sections.map { SectionInfo(name: $0.name, indexTitle: Self.indexTitle(for: $0.name), numberOfObjects: $0.entries.count) }
+    }
+
+    /// The number of rows in a section.
+    public func numberOfObjects(inSection section: Int) -> Int {
+        index.sections[section].entries.count
+    }
+
+    /// The number of rows in the whole result.
+    public var numberOfObjects: Int { index.count }
+
+    /// The id of the row at an index path.
+    public func id(at indexPath: IndexPath) -> RecordID {
+        index.id(at: indexPath)
+    }
+
+    /// The place of a row in the result, or nil when it is not in it.
+    public func indexPath(for id: RecordID) -> IndexPath? {
+        index.indexPath(for: id)
+    }
+
+    /// The record at an index path, loading it (and its neighbours, up to `fetchBatchSize`)
+    /// when it is not in memory.
+    public func object(at indexPath: IndexPath) throws -> Record {
+        let id = index.id(at: indexPath)
+        if let record = records[id] { return record }
+        let entries = index.sections[indexPath.section].entries
+        let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : entries.count
+        let batch = entries[indexPath.row..<min(entries.count, indexPath.row + batchSize)].map(\.id)
+        try load(batch)
+        guard let record = records[id] else {
+            throw LiveResultsError(.database, "The row \(id) is no longer in the database.")
+        }
+        return record
+    }
+
+    /// All records of the result, in order.
+    public var fetchedObjects: [Record] {
+        get throws {
+            let ids = index.sections.flatMap { $0.entries.map(\.id) }
+            try load(ids.filter { records[$0] == nil })
+            return ids.compactMap { records[$0] }
+        }
+    }
+
+    private func load(_ ids: [RecordID]) throws {
+        guard !ids.isEmpty else { return }
+        // Keep memory bounded: forget loaded records once there are many.
+        if records.count > max(4096, 64 * fetchRequest.fetchBatchSize), ids.count < records.count { records.removeAll() }
+        let table = fetchRequest.tableName.quotedDatabaseIdentifier
+        try withReadableErrors {
+            try database.read { db in
+                var start = 0
+                while start < ids.count {
+                    let chunk = ids[start..<min(start + 500, ids.count)]
+                    let sql = "SELECT rowid AS \"liveresults_rowid\", * FROM \(table) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))"
+                    let cursor = try Row.fetchCursor(db, sql: sql)
+                    while let row = try cursor.next() {
+                        records[row[0]] = try Record(row: row)
+                    }
+                    start += 500
+                }
+            }
+        }
+    }
+
+    // MARK: - Section index
+
+    /// The titles of the section index, one per section, without repeats.
+    public var sectionIndexTitles: [String] {
+        var seen = Set<String>()
+        return index.sections.map { Self.indexTitle(for: $0.name) }.filter { seen.insert($0).inserted }
+    }
+
+    /// The index title of a section name: its capitalised first letter.
+    public static func indexTitle(for sectionName: String) -> String {
+        sectionName.first.map { String($0).uppercased() } ?? ""
+    }
+}

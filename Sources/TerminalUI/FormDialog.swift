@@ -1,0 +1,140 @@
+/// A modal form: a title, labelled text fields, and a message line for errors.
+///
+/// The dialog edits its own text; the owner decides what Enter means (usually: validate,
+/// then either save and close or show `message`).
+public struct FormDialog: Sendable {
+    /// One text field.
+    public struct Field: Sendable {
+        public var label: String
+        public var text: String
+        /// Where the caret is, in characters.
+        public var caret: Int
+        /// The most characters the field accepts.
+        public var maxLength: Int
+
+        public init(label: String, text: String = "", maxLength: Int = 64) {
+            self.label = label
+            self.text = text
+            self.caret = text.count
+            self.maxLength = maxLength
+        }
+    }
+
+    /// What a key did to the dialog.
+    public enum Outcome: Equatable, Sendable {
+        case editing
+        case submitted
+        case cancelled
+    }
+
+    public var title: String
+    public var subtitle: String
+    public private(set) var fields: [Field]
+    public private(set) var focus = 0
+    /// An error or hint shown under the fields.
+    public var message: String?
+
+    public init(title: String, subtitle: String = "", fields: [Field]) {
+        self.title = title
+        self.subtitle = subtitle
+        self.fields = fields
+    }
+
+    /// The texts of the fields, in order.
+    public var values: [String] { fields.map(\.text) }
+
+    /// Handles a key: typing edits the focused field, Tab and arrows move between fields,
+    /// Enter submits and Esc cancels.
+    public mutating func handle(_ key: Key) -> Outcome {
+        switch key {
+        case .escape: return .cancelled
+        case .enter: return .submitted
+        case .tab, .down: focus = (focus + 1) % fields.count
+        case .backTab, .up: focus = (focus + fields.count - 1) % fields.count
+        case .left: fields[focus].caret = max(0, fields[focus].caret - 1)
+        case .right: fields[focus].caret = min(fields[focus].text.count, fields[focus].caret + 1)
+        case .home, .control("a"): fields[focus].caret = 0
+        case .end, .control("e"): fields[focus].caret = fields[focus].text.count
+        case .backspace:
+            guard fields[focus].caret > 0 else { break }
+            let text = fields[focus].text
+            let index = text.index(text.startIndex, offsetBy: fields[focus].caret - 1)
+            fields[focus].text.remove(at: index)
+            fields[focus].caret -= 1
+            message = nil
+        case .delete:
+            let text = fields[focus].text
+            guard fields[focus].caret < text.count else { break }
+            fields[focus].text.remove(at: text.index(text.startIndex, offsetBy: fields[focus].caret))
+            message = nil
+        case .control("u"):
+            fields[focus].text = ""
+            fields[focus].caret = 0
+        case .character(let character):
+            insert(character)
+        default: break
+        }
+        return .editing
+    }
+
+    /// Types a character at the caret; control characters are refused, overlong text is cut.
+    private mutating func insert(_ character: Character) {
+        guard !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            message = "Control characters are not allowed."
+            return
+        }
+        guard fields[focus].text.count < fields[focus].maxLength else {
+            message = "\(fields[focus].label) is limited to \(fields[focus].maxLength) characters."
+            return
+        }
+        let text = fields[focus].text
+        fields[focus].text.insert(character, at: text.index(text.startIndex, offsetBy: fields[focus].caret))
+        fields[focus].caret += 1
+        message = nil
+    }
+
+    /// Draws the dialog centred in `area`. Returns where the terminal caret belongs.
+    @discardableResult
+    public func render(into grid: inout Grid, area: Rect, frame: Style, field fieldStyle: Style, error errorStyle: Style) -> (x: Int, y: Int) {
+        let labelWidth = fields.map { DisplayText.width($0.label) }.max() ?? 0
+        let width = min(area.width, max(44, labelWidth + 30))
+        let height = min(area.height, 6 + fields.count * 2)
+        let box = Rect(x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width: width, height: height)
+        grid.fill(box, style: frame)
+        let right = box.x + box.width - 1
+        grid.write(String(repeating: "─", count: max(0, box.width - 2)), x: box.x + 1, y: box.y, style: frame)
+        grid.write(String(repeating: "─", count: max(0, box.width - 2)), x: box.x + 1, y: box.y + box.height - 1, style: frame)
+        for y in box.y..<(box.y + box.height) {
+            grid.write(y == box.y ? "┌" : y == box.y + box.height - 1 ? "└" : "│", x: box.x, y: y, style: frame)
+            grid.write(y == box.y ? "┐" : y == box.y + box.height - 1 ? "┘" : "│", x: right, y: y, style: frame)
+        }
+        var titleStyle = frame
+        titleStyle.bold = true
+        let heading = subtitle.isEmpty ? title : "\(title): \(subtitle)"
+        grid.write(DisplayText.truncate(" \(heading) ", toWidth: box.width - 4), x: box.x + 2, y: box.y, style: titleStyle)
+        var caret = (x: box.x + 2, y: box.y + 2)
+        for (index, field) in fields.enumerated() {
+            let y = box.y + 2 + index * 2
+            guard y < box.y + box.height - 1 else { break }
+            grid.write(field.label, x: box.x + 2, y: y, style: titleStyle, limit: labelWidth)
+            let fieldX = box.x + 3 + labelWidth
+            let fieldWidth = max(1, right - 1 - fieldX)
+            grid.fill(Rect(x: fieldX, y: y, width: fieldWidth, height: 1), style: fieldStyle)
+            // Show the end of long text so the caret stays visible.
+            let glyphs = DisplayText.glyphs(String(field.text.prefix(field.caret)))
+            var shown = glyphs
+            var used = shown.reduce(0) { $0 + $1.width }
+            while used > fieldWidth - 1, !shown.isEmpty { used -= shown.removeFirst().width }
+            let after = DisplayText.glyphs(String(field.text.dropFirst(field.caret)))
+            let end = grid.write(shown, x: fieldX, y: y, style: fieldStyle, limit: fieldWidth)
+            grid.write(after, x: end, y: y, style: fieldStyle, limit: fieldX + fieldWidth - end)
+            if index == focus { caret = (end, y) }
+        }
+        if let message {
+            grid.write(DisplayText.truncate(message, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 2, style: errorStyle)
+        }
+        let hint = " Tab: next field · Enter: save · Esc: cancel "
+        grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: frame)
+        return caret
+    }
+}

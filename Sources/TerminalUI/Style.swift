@@ -1,0 +1,45 @@
+/// One of the eight colours every colour terminal has.
+public enum TerminalColor: Int16, Hashable, Sendable, CaseIterable {
+    case black = 0, red, green, yellow, blue, magenta, cyan, white
+}
+
+/// How a cell is drawn: colours (nil: the terminal's default) and attributes.
+public struct Style: Hashable, Sendable {
+    public var foreground: TerminalColor?
+    public var background: TerminalColor?
+    public var bold: Bool
+    public var reverse: Bool
+    public var dim: Bool
+    public var underline: Bool
+
+    public init(foreground: TerminalColor? = nil, background: TerminalColor? = nil, bold: Bool = false, reverse: Bool = false, dim: Bool = false, underline: Bool = false) {
+        self.foreground = foreground
+        self.background = background
+        self.bold = bold
+        self.reverse = reverse
+        self.dim = dim
+        self.underline = underline
+    }
+
+    /// The terminal's default look.
+    public static let plain = Style()
+
+    /// The same style without colours, for terminals (or users) without them.
+    public var withoutColor: Style {
+        var style = self
+        style.foreground = nil
+        style.background = nil
+        return style
+    }
+}
+
+/// Text in one style.
+public struct Span: Hashable, Sendable {
+    public var text: String
+    public var style: Style
+
+    public init(_ text: String, style: Style = .plain) {
+        self.text = text
+        self.style = style
+    }
+}

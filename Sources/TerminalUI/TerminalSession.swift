@@ -1,0 +1,265 @@
+import CNCursesW
+import Glibc
+
+/// Why a terminal session could not start.
+public struct TerminalError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+}
+
+/// Something the event loop must handle.
+public enum TerminalEvent: Equatable, Sendable {
+    case key(Key)
+    /// SIGINT, SIGTERM or SIGHUP arrived: the program should end, restoring the terminal.
+    case signal(Int32)
+    /// Another thread called `wakeUp()`.
+    case wake
+}
+
+/// The terminal, in curses mode for the lifetime of the session.
+///
+/// Set-up: locale, curses, cbreak, no echo, keypad, a short Esc delay, colours when wanted.
+/// Tear-down (`end()`, also on deinit) restores the terminal; signals that would kill the
+/// program arrive as events instead, so the loop can end it cleanly.
+/// Only the thread that created the session may use it, except for `wakeUp`.
+public final class TerminalSession {
+    /// Whether colours are in use.
+    public let usesColor: Bool
+    private var screen: OpaquePointer?
+    private var shown: Grid?
+    private var pairs: [Style.ColorKey: Int16] = [:]
+    private let signalPipe: (read: Int32, write: Int32)
+    private let wakePipe: (read: Int32, write: Int32)
+
+    /// Starts curses on standard input and output.
+    /// - Parameters:
+    ///   - color: use colours when the terminal has them.
+    ///   - escapeDelay: how long, in milliseconds, a lone Esc waits for the rest of a key sequence.
+    public init(color: Bool = true, escapeDelay: Int32 = 25) throws {
+        try Self.checkInteractive()
+        let term = getenv("TERM").map { String(cString: $0) } ?? ""
+        setlocale(LC_ALL, "")
+        signalPipe = Self.makePipe()
+        wakePipe = Self.makePipe()
+        guard let screen = cn_newterm() else {
+            throw TerminalError(description: "The terminal type “\(term)” is unknown to this system; try TERM=xterm-256color.")
+        }
+        self.screen = screen
+        set_term(screen)
+        cn_install_signal_pipe(signalPipe.write)
+        cbreak()
+        noecho()
+        nonl()
+        keypad(cn_stdscr(), true)
+        set_escdelay(escapeDelay)
+        nodelay(cn_stdscr(), true)
+        curs_set(0)
+        if color, has_colors() {
+            start_color()
+            use_default_colors()
+            usesColor = true
+        } else {
+            usesColor = false
+        }
+    }
+
+    deinit { end() }
+
+    /// Throws unless standard input and output are a terminal of a type that can show a
+    /// full-screen program. Call it before doing anything a failed start should not leave behind.
+    public static func checkInteractive() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw TerminalError(description: "This needs an interactive terminal: standard input and output must both be a terminal.")
+        }
+        let term = getenv("TERM").map { String(cString: $0) } ?? ""
+        guard !term.isEmpty, term != "dumb" else {
+            throw TerminalError(description: "The terminal type “\(term.isEmpty ? "(unset)" : term)” cannot show a full-screen program; set TERM, for example TERM=xterm-256color.")
+        }
+    }
+
+    /// Restores the terminal. Safe to call more than once.
+    public func end() {
+        guard let screen else { return }
+        curs_set(1)
+        endwin()
+        delscreen(screen)
+        self.screen = nil
+        cn_restore_default_signals()
+        for fd in [signalPipe.read, signalPipe.write, wakePipe.read, wakePipe.write] { close(fd) }
+    }
+
+    /// The size of the terminal, in cells.
+    public var size: (width: Int, height: Int) {
+        (Int(cn_cols()), Int(cn_lines()))
+    }
+
+    /// A function any thread may call to make `nextEvents` return `.wake`.
+    public var wakeUp: @Sendable () -> Void {
+        let fd = wakePipe.write
+        return {
+            var byte: UInt8 = 1
+            _ = write(fd, &byte, 1)
+        }
+    }
+
+    // MARK: - Input
+
+    /// Waits up to `timeout` seconds (nil: forever) for input, a signal or a wake-up,
+    /// and returns everything that is ready.
+    public func nextEvents(timeout: Double?) -> [TerminalEvent] {
+        var fds = [
+            pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: signalPipe.read, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
+        ]
+        let milliseconds = timeout.map { Int32(max(0, min($0 * 1000, 3_600_000)).rounded(.up)) } ?? -1
+        _ = poll(&fds, nfds_t(fds.count), milliseconds)
+        var events: [TerminalEvent] = []
+        if fds[1].revents & Int16(POLLIN) != 0 {
+            for byte in drain(signalPipe.read) { events.append(.signal(Int32(byte))) }
+        }
+        if fds[2].revents & Int16(POLLIN) != 0, !drain(wakePipe.read).isEmpty {
+            events.append(.wake)
+        }
+        // Keys: curses also reports a resize (SIGWINCH) as a key, even when poll was interrupted.
+        while let key = readKey() { events.append(.key(key)) }
+        return events
+    }
+
+    private func drain(_ fd: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return bytes
+    }
+
+    private func readKey() -> Key? {
+        var value: Int32 = 0
+        let result = cn_get_wch(&value)
+        if result == cn_err() { return nil }
+        if result == KEY_CODE_YES { return Self.key(code: value) }
+        return Self.key(character: value)
+    }
+
+    static func key(character value: Int32) -> Key {
+        switch value {
+        case 10, 13: return .enter
+        case 9: return .tab
+        case 27: return .escape
+        case 8, 127: return .backspace
+        case 1...26: return .control(Character(Unicode.Scalar(UInt8(value) + 96)))
+        default:
+            guard let scalar = Unicode.Scalar(UInt32(bitPattern: value)) else { return .unknown(value) }
+            return .character(Character(scalar))
+        }
+    }
+
+    static func key(code: Int32) -> Key {
+        switch code {
+        case KEY_UP: return .up
+        case KEY_DOWN: return .down
+        case KEY_LEFT: return .left
+        case KEY_RIGHT: return .right
+        case KEY_PPAGE: return .pageUp
+        case KEY_NPAGE: return .pageDown
+        case KEY_HOME: return .home
+        case KEY_END: return .end
+        case KEY_ENTER: return .enter
+        case KEY_BACKSPACE: return .backspace
+        case KEY_DC: return .delete
+        case KEY_BTAB: return .backTab
+        case KEY_RESIZE: return .resize
+        case KEY_MOUSE: return .mouse
+        case cn_key_f(1)...cn_key_f(63): return .function(Int(code - cn_key_f(0)))
+        default: return .unknown(code)
+        }
+    }
+
+    // MARK: - Output
+
+    /// Shows a grid, writing only the cells that differ from the grid shown before.
+    /// `caret` places the visible text caret (nil hides it).
+    public func present(_ grid: Grid, caret: (x: Int, y: Int)? = nil) {
+        let previous = shown.flatMap { $0.width == grid.width && $0.height == grid.height ? $0 : nil }
+        if previous == nil { erase() }
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                let cell = grid[x, y]
+                if cell.isContinuation { continue }
+                if let previous, previous[x, y] == cell, x + 1 >= grid.width || previous[x + 1, y] == grid[x + 1, y] { continue }
+                // The bottom-right cell cannot be written without scrolling on some terminals.
+                if y == grid.height - 1, x == grid.width - 1 { continue }
+                put(cell, x: x, y: y)
+            }
+        }
+        shown = grid
+        if let caret {
+            curs_set(1)
+            move(Int32(caret.y), Int32(caret.x))
+        } else {
+            curs_set(0)
+        }
+        refresh()
+    }
+
+    /// Forgets what is on screen, so the next `present` redraws everything.
+    public func invalidate() {
+        shown = nil
+        clearok(cn_stdscr(), true)
+    }
+
+    private func put(_ cell: Grid.Cell, x: Int, y: Int) {
+        var text = cell.text.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
+        text.append(0)
+        let style = usesColor ? cell.style : cell.style.withoutColor
+        _ = text.withUnsafeBufferPointer { buffer in
+            cn_put_cell(Int32(y), Int32(x), buffer.baseAddress, attributes(style), pair(for: style))
+        }
+    }
+
+    private func attributes(_ style: Style) -> attr_t {
+        var value = cn_attr_normal()
+        if style.bold { value |= cn_attr_bold() }
+        if style.reverse { value |= cn_attr_reverse() }
+        if style.dim { value |= cn_attr_dim() }
+        if style.underline { value |= cn_attr_underline() }
+        return value
+    }
+
+    private func pair(for style: Style) -> Int16 {
+        let key = style.colorKey
+        if key.foreground == -1, key.background == -1 { return 0 }
+        if let pair = pairs[key] { return pair }
+        let next = Int16(pairs.count + 1)
+        guard Int32(next) < cn_color_pairs() else { return 0 }
+        init_pair(next, key.foreground, key.background)
+        pairs[key] = next
+        return next
+    }
+
+    private static func makePipe() -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        _ = pipe(&fds)
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        return (fds[0], fds[1])
+    }
+}
+
+extension Style {
+    struct ColorKey: Hashable {
+        var foreground: Int16
+        var background: Int16
+    }
+
+    var colorKey: ColorKey {
+        ColorKey(foreground: foreground?.rawValue ?? -1, background: background?.rawValue ?? -1)
+    }
+}

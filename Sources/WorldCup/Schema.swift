@@ -1,0 +1,28 @@
+import GRDB
+
+/// The database schema, as migrations.
+public enum Schema {
+    /// The version the latest migration brings the schema to.
+    public static let version = "v1"
+
+    /// The migrations, oldest first.
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "team") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("teamName", .text).notNull()
+                    .check(sql: "length(trim(teamName)) > 0")
+                t.column("qualifyingZone", .text).notNull()
+                    .check(sql: "length(trim(qualifyingZone)) > 0")
+                t.column("imageName", .text).notNull()
+                t.column("wins", .integer).notNull().defaults(to: 0)
+                    .check { $0 >= 0 }
+                // Names are unique ignoring case: the app stores the folded name beside it.
+                t.column("nameKey", .text).notNull().unique()
+            }
+            try db.create(index: "team_on_zone_wins_name", on: "team", columns: ["qualifyingZone", "wins", "teamName"])
+        }
+        return migrator
+    }
+}

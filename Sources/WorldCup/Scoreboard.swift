@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+
+/// The World Cup store: opens the database, seeds it once, and changes teams.
+///
+/// Every change is one short transaction; a tap is a single `UPDATE ... SET wins = wins + 1`,
+/// so taps from several processes all count.
+public final class Scoreboard: Sendable {
+    /// The database, in WAL mode.
+    public let database: DatabasePool
+
+    /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
+    /// up to date, and imports the seed at `seedURL` if the database holds no team yet.
+    public init(databaseURL url: URL, seedURL: URL?) throws {
+        database = try Store.openPool(at: url)
+        try Store.readable {
+            try Schema.migrator.migrate(database)
+        }
+        if try teamCount() == 0, let seedURL {
+            try importSeed(Seed.load(from: seedURL))
+        }
+    }
+
+    /// Imports teams in one transaction, all or none, if the database holds no team yet.
+    /// Returns whether anything was imported.
+    @discardableResult
+    public func importSeed(_ teams: [SeedTeam]) throws -> Bool {
+        try Store.readable {
+            try database.write { db in
+                guard try Team.fetchCount(db) == 0 else { return false }
+                for seed in teams {
+                    var team = Team(teamName: TeamValidation.trimmed(seed.teamName), qualifyingZone: TeamValidation.trimmed(seed.qualifyingZone), imageName: seed.imageName, wins: seed.wins)
+                    try team.insert(db)
+                }
+                return true
+            }
+        }
+    }
+
+    /// The number of teams.
+    public func teamCount() throws -> Int {
+        try Store.readable { try database.read { try Team.fetchCount($0) } }
+    }
+
+    /// Every team, in scoreboard order: zone, then most wins, then name (byte order, as SQLite sorts).
+    public func teams() throws -> [Team] {
+        try Store.readable {
+            try database.read { db in
+                try Team.fetchAll(db, sql: """
+                    SELECT * FROM team
+                    ORDER BY qualifyingZone COLLATE BINARY, wins DESC, teamName COLLATE BINARY, id
+                    """)
+            }
+        }
+    }
+
+    /// The team with this name (case ignored), if any.
+    public func team(named name: String) throws -> Team? {
+        try Store.readable {
+            try database.read { db in
+                try Team.filter(Column("nameKey") == Team.nameKey(TeamValidation.trimmed(name))).fetchOne(db)
+            }
+        }
+    }
+
+    /// Adds one win to a team, atomically. Returns the team as saved.
+    @discardableResult
+    public func tap(teamID: Int64) throws -> Team {
+        try Store.readable {
+            try database.write { db in
+                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [teamID])
+                guard db.changesCount == 1, let team = try Team.fetchOne(db, key: teamID) else {
+                    throw WorldCupError("That team no longer exists.")
+                }
+                return team
+            }
+        }
+    }
+
+    /// Adds one win to the team with this name (case ignored). Returns the team as saved.
+    @discardableResult
+    public func tap(named name: String) throws -> Team {
+        guard let id = try team(named: name)?.id else { throw WorldCupError("There is no team named “\(name)”.") }
+        return try tap(teamID: id)
+    }
+
+    /// Adds a secret team with no wins. Refuses blank, overlong or duplicate names and zones.
+    @discardableResult
+    public func add(name: String, zone: String) throws -> Team {
+        try TeamValidation.checkName(name)
+        try TeamValidation.checkZone(zone)
+        var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
+        return try Store.readable {
+            try database.write { db in
+                if try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchCount(db) > 0 {
+                    throw WorldCupError("A team named “\(team.teamName)” already exists.")
+                }
+                try team.insert(db)
+                return team
+            }
+        }
+    }
+
+    /// Deletes a team.
+    public func delete(teamID: Int64) throws {
+        try Store.readable {
+            try database.write { db in
+                guard try Team.deleteOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }
+            }
+        }
+    }
+
+    /// Deletes the team with this name (case ignored).
+    public func delete(named name: String) throws {
+        guard let id = try team(named: name)?.id else { throw WorldCupError("There is no team named “\(name)”.") }
+        try delete(teamID: id)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+
+/// A World Cup team: one row of the `team` table.
+public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "team"
+
+    /// The row id; nil until the team is saved.
+    public var id: Int64?
+    public var teamName: String
+    public var qualifyingZone: String
+    /// The name of the team's flag picture in the original sample, such as "algeria-flag".
+    public var imageName: String
+    public var wins: Int
+
+    public init(id: Int64? = nil, teamName: String, qualifyingZone: String, imageName: String, wins: Int = 0) {
+        self.id = id
+        self.teamName = teamName
+        self.qualifyingZone = qualifyingZone
+        self.imageName = imageName
+        self.wins = wins
+    }
+
+    /// The image name every secret team gets.
+    public static let secretImageName = "wenderland-flag"
+
+    public enum Columns {
+        public static let teamName = Column(CodingKeys.teamName)
+        public static let qualifyingZone = Column(CodingKeys.qualifyingZone)
+        public static let wins = Column(CodingKeys.wins)
+    }
+
+    /// The key under which names are unique: case and Unicode normalisation ignored.
+    public static func nameKey(_ name: String) -> String {
+        name.precomposedStringWithCanonicalMapping.lowercased()
+    }
+
+    public func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["teamName"] = teamName
+        container["qualifyingZone"] = qualifyingZone
+        container["imageName"] = imageName
+        container["wins"] = wins
+        container["nameKey"] = Team.nameKey(teamName)
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
