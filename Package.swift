@@ -24,8 +24,7 @@ let package = Package(
         ),
         .target(
             name: "WorldCup",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
-            resources: [.copy("Resources/seed.json")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "TerminalUI",

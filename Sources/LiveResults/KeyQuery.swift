@@ -4,7 +4,7 @@ import GRDB
 struct KeyQuery: Sendable {
     let tableName: String
     let predicate: SQL?
-    let sortDescriptors: [SortDescriptor]
+    let sortDescriptors: [SortColumn]
     let sectionColumn: String?
 
     /// Largest number of ids bound in one point query.

@@ -15,7 +15,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// The database the records live in.
     public let database: any DatabaseWriter
     /// What to fetch. A change takes effect at the next `performFetch()`.
-    public var fetchRequest: FetchRequest<Record>
+    public var fetchRequest: ResultsRequest<Record>
     /// The column whose value splits the result into sections; nil for one unnamed section.
     public let sectionNameKeyPath: String?
     /// Receives the changes. Tracking happens only when a delegate is set at `performFetch()`.
@@ -27,9 +27,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     private var index: SectionedIndex
     private var tracker: ChangeTracker?
     private var records: [RecordID: Record] = [:]
-    private var fetchedRequest: FetchRequest<Record>?
+    private var fetchedRequest: ResultsRequest<Record>?
 
-    public init(database: any DatabaseWriter, fetchRequest: FetchRequest<Record>, sectionNameKeyPath: String? = nil) {
+    public init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil) {
         self.database = database
         self.fetchRequest = fetchRequest
         self.sectionNameKeyPath = sectionNameKeyPath
@@ -65,7 +65,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         fetchedRequest = request
     }
 
-    private func checkColumns(_ db: Database, request: FetchRequest<Record>) throws {
+    private func checkColumns(_ db: Database, request: ResultsRequest<Record>) throws {
         guard try db.tableExists(request.tableName) else {
             throw LiveResultsError(.unknownColumn(request.tableName), "There is no table named “\(request.tableName)”.")
         }

@@ -97,7 +97,7 @@ public struct FormDialog: Sendable {
     @discardableResult
     public func render(into grid: inout Grid, area: Rect, frame: Style, field fieldStyle: Style, error errorStyle: Style) -> (x: Int, y: Int) {
         let labelWidth = fields.map { DisplayText.width($0.label) }.max() ?? 0
-        let width = min(area.width, max(44, labelWidth + 30))
+        let width = min(area.width, max(52, labelWidth + 30))
         let height = min(area.height, 6 + fields.count * 2)
         let box = Rect(x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width: width, height: height)
         grid.fill(box, style: frame)

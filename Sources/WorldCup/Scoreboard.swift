@@ -12,12 +12,15 @@ public final class Scoreboard: Sendable {
     /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
     /// up to date, and imports the seed at `seedURL` if the database holds no team yet.
     public init(databaseURL url: URL, seedURL: URL?) throws {
+        // A new database gets its seed read first, so a bad seed leaves no file behind.
+        let isNew = !FileManager.default.fileExists(atPath: url.path)
+        let preloadedSeed = isNew ? try seedURL.map(Seed.load(from:)) : nil
         database = try Store.openPool(at: url)
         try Store.readable {
             try Schema.migrator.migrate(database)
         }
-        if try teamCount() == 0, let seedURL {
-            try importSeed(Seed.load(from: seedURL))
+        if try teamCount() == 0, let seed = try preloadedSeed ?? seedURL.map(Seed.load(from:)) {
+            try importSeed(seed)
         }
     }
 
@@ -92,8 +95,8 @@ public final class Scoreboard: Sendable {
         var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
         return try Store.readable {
             try database.write { db in
-                if try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchCount(db) > 0 {
-                    throw WorldCupError("A team named “\(team.teamName)” already exists.")
+                if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
+                    throw WorldCupError("A team named “\(existing.teamName)” already exists.")
                 }
                 try team.insert(db)
                 return team
@@ -110,9 +113,11 @@ public final class Scoreboard: Sendable {
         }
     }
 
-    /// Deletes the team with this name (case ignored).
-    public func delete(named name: String) throws {
-        guard let id = try team(named: name)?.id else { throw WorldCupError("There is no team named “\(name)”.") }
+    /// Deletes the team with this name (case ignored). Returns the team as it was.
+    @discardableResult
+    public func delete(named name: String) throws -> Team {
+        guard let team = try team(named: name), let id = team.id else { throw WorldCupError("There is no team named “\(name)”.") }
         try delete(teamID: id)
+        return team
     }
 }

@@ -6,13 +6,26 @@ public struct SeedTeam: Codable, Hashable, Sendable {
     public var qualifyingZone: String
     public var imageName: String
     public var wins: Int
+
+    public init(teamName: String, qualifyingZone: String, imageName: String, wins: Int) {
+        self.teamName = teamName
+        self.qualifyingZone = qualifyingZone
+        self.imageName = imageName
+        self.wins = wins
+    }
 }
 
 /// Reads seed files: JSON arrays of teams, trailing commas allowed as in the original sample.
 public enum Seed {
-    /// The seed that ships with the program (the repository's `seed.json`).
+    /// The seed that ships with the program: the repository's `seed.json`, the one copy there is,
+    /// found from this source file's place so the binary finds it from any working directory.
     public static var defaultURL: URL? {
-        Bundle.module.url(forResource: "seed", withExtension: "json")
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // Sources/WorldCup
+            .deletingLastPathComponent()  // Sources
+            .deletingLastPathComponent()  // the package root
+            .appendingPathComponent("seed.json")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
     /// Reads and checks the teams of a seed file.

@@ -4,7 +4,7 @@ import GRDB
 ///
 /// Text is always compared with SQLite's BINARY collation (byte order of the UTF-8
 /// encoding), both in the query and in memory, so the two orders can never disagree.
-public struct SortDescriptor: Hashable, Sendable {
+public struct SortColumn: Hashable, Sendable {
     /// The column to order by.
     public var column: String
     /// True for ascending order (the default), false for descending.
@@ -17,16 +17,16 @@ public struct SortDescriptor: Hashable, Sendable {
 }
 
 /// What a results controller fetches: rows of one table, an optional predicate and an order.
-public struct FetchRequest<Record: FetchableRecord & TableRecord> {
+public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
     /// An SQL condition on the table's columns, such as `"wins > \(3)"`; nil matches every row.
     public var predicate: SQL?
     /// The order of the rows. At least one is required; the row id breaks ties.
-    public var sortDescriptors: [SortDescriptor]
+    public var sortDescriptors: [SortColumn]
     /// How many whole records are loaded at once when they are accessed.
     /// Zero loads the whole result on first access.
     public var fetchBatchSize: Int
 
-    public init(predicate: SQL? = nil, sortDescriptors: [SortDescriptor], fetchBatchSize: Int = 0) {
+    public init(predicate: SQL? = nil, sortDescriptors: [SortColumn], fetchBatchSize: Int = 0) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
         self.fetchBatchSize = fetchBatchSize

@@ -1,0 +1,251 @@
+import Foundation
+import GRDB
+import LiveResults
+import TerminalUI
+import WorldCup
+
+/// The scoreboard: the live, sectioned table of teams, its keys, and how it draws.
+///
+/// This is the "CoreDataTableViewController" of the app: it binds a `ResultsController<Team>`
+/// to a `TableView`, turning each batch of the controller into a table update, so a tap moves
+/// one row instead of reloading the table. It draws into a `Grid`, so tests can read it.
+public final class ScoreboardScreen: ResultsControllerDelegate {
+    public typealias Record = Team
+
+    /// The fetch request of the scoreboard: zones in order, then most wins, then name.
+    public static var fetchRequest: ResultsRequest<Team> {
+        ResultsRequest(sortDescriptors: [
+            SortColumn("qualifyingZone"),
+            SortColumn("wins", ascending: false),
+            SortColumn("teamName"),
+        ], fetchBatchSize: 64)
+    }
+
+    let scoreboard: Scoreboard
+    let controller: ResultsController<Team>
+    let theme: Theme
+    private(set) var table = TableView()
+    private(set) var dialog: FormDialog?
+    private(set) var status: (text: String, isError: Bool)?
+    /// True once the user asked to quit.
+    public private(set) var wantsToQuit = false
+    private var update: TableUpdate?
+    private var leader: Team?
+    private let clock: () -> Double
+
+    /// Fetches the teams and starts following changes.
+    /// - Parameters:
+    ///   - usesColor: draw with colours.
+    ///   - clock: seconds on a monotonic clock, for flashes.
+    ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
+    public init(scoreboard: Scoreboard, usesColor: Bool, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds, onChangesAvailable: (@Sendable () -> Void)? = nil) throws {
+        self.scoreboard = scoreboard
+        self.theme = Theme(usesColor: usesColor)
+        self.clock = clock
+        controller = ResultsController(database: scoreboard.database, fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone")
+        controller.onChangesAvailable = onChangesAvailable
+        controller.delegate = self
+        try controller.performFetch()
+        table.reload(tableSections)
+        refreshLeader()
+    }
+
+    /// Seconds since an arbitrary moment, never going back.
+    public static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private var tableSections: [TableSection] {
+        controller.sections.map { TableSection(title: $0.name, rowCount: $0.numberOfObjects) }
+    }
+
+    /// The team under the cursor.
+    public var selectedTeam: Team? {
+        table.cursor.flatMap { try? controller.object(at: IndexPath(row: $0.row, section: $0.section)) }
+    }
+
+    // MARK: - Changes
+
+    /// Shows the changes committed since the last call, as moves, inserts and flashes.
+    public func processChanges() {
+        do {
+            try controller.processPendingChanges()
+        } catch {
+            report(error)
+        }
+    }
+
+    public func controllerWillChangeContent(_ controller: ResultsController<Team>) {
+        update = TableUpdate()
+    }
+
+    public func controller(_ controller: ResultsController<Team>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind) {
+        switch type {
+        case .insert: update?.insertedSections.insert(sectionIndex)
+        case .delete: update?.deletedSections.insert(sectionIndex)
+        case .move, .update: break
+        }
+    }
+
+    public func controller(_ controller: ResultsController<Team>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?) {
+        func position(_ path: IndexPath?) -> TablePosition? {
+            path.map { TablePosition(section: $0.section, row: $0.row) }
+        }
+        switch (type, position(indexPath), position(newIndexPath)) {
+        case let (.insert, _, new?): update?.insertedRows.append(new)
+        case let (.delete, old?, _): update?.deletedRows.append(old)
+        case let (.move, old?, new?): update?.movedRows.append((old, new))
+        case let (.update, old?, new?): update?.reloadedRows.append((old, new))
+        default: break
+        }
+    }
+
+    public func controllerDidChangeContent(_ controller: ResultsController<Team>) {
+        guard let update else { return }
+        table.apply(update, sections: tableSections, now: clock())
+        self.update = nil
+        refreshLeader()
+    }
+
+    /// The team with the most wins: the best of the sections' first rows.
+    private func refreshLeader() {
+        let firsts = controller.sections.indices.compactMap { try? controller.object(at: IndexPath(row: 0, section: $0)) }
+        leader = firsts.min { a, b in a.wins != b.wins ? a.wins > b.wins : a.teamName < b.teamName }
+    }
+
+    // MARK: - Keys
+
+    /// Handles one key: in the dialog when it is open, on the table otherwise.
+    public func handle(_ key: Key) {
+        if dialog != nil {
+            handleDialog(key)
+            return
+        }
+        switch key {
+        case .up, .character("k"): table.moveCursor(by: -1)
+        case .down, .character("j"): table.moveCursor(by: 1)
+        case .pageUp, .control("b"): table.page(by: -1)
+        case .pageDown, .control("f"): table.page(by: 1)
+        case .home, .character("g"): table.moveCursorToStart()
+        case .end, .character("G"): table.moveCursorToEnd()
+        case .enter: tapSelectedTeam()
+        case .character("+"): openAddDialog()
+        case .character("q"), .escape: wantsToQuit = true
+        default: break
+        }
+    }
+
+    /// Ends the program at the next turn of the loop.
+    public func quit() {
+        wantsToQuit = true
+    }
+
+    private func tapSelectedTeam() {
+        guard let position = table.cursor else { return }
+        let id = controller.id(at: IndexPath(row: position.row, section: position.section))
+        do {
+            let team = try scoreboard.tap(teamID: id)
+            processChanges()
+            status = ("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", false)
+        } catch {
+            report(error)
+        }
+    }
+
+    private func openAddDialog() {
+        dialog = FormDialog(title: "Secret Team", subtitle: "Add a new team", fields: [
+            FormDialog.Field(label: "Team Name", maxLength: TeamValidation.maximumLength),
+            FormDialog.Field(label: "Qualifying Zone", text: selectedTeam?.qualifyingZone ?? "", maxLength: TeamValidation.maximumLength),
+        ])
+    }
+
+    private func handleDialog(_ key: Key) {
+        guard var form = dialog else { return }
+        switch form.handle(key) {
+        case .editing:
+            dialog = form
+        case .cancelled:
+            dialog = nil
+            status = ("No team added.", false)
+        case .submitted:
+            do {
+                let team = try scoreboard.add(name: form.values[0], zone: form.values[1])
+                dialog = nil
+                processChanges()
+                if let id = team.id, let path = controller.indexPath(for: id) {
+                    table.select(TablePosition(section: path.section, row: path.row))
+                }
+                status = ("Added \(team.teamName) to \(team.qualifyingZone).", false)
+            } catch {
+                form.message = "\(error)"
+                dialog = form
+            }
+        }
+    }
+
+    private func report(_ error: any Error) {
+        status = ("\(error)", true)
+    }
+
+    // MARK: - Time
+
+    /// When the screen next changes by itself (a flash ending), if ever.
+    public var nextDeadline: Double? { table.nextFlashExpiry }
+
+    /// Lets time pass: flashes that are over end.
+    public func tick() {
+        table.expireFlashes(now: clock())
+    }
+
+    // MARK: - Drawing
+
+    /// Draws the whole screen. Returns the grid and where the text caret belongs (nil: hidden).
+    public func render(width: Int, height: Int) -> (grid: Grid, caret: (x: Int, y: Int)?) {
+        var grid = Grid(width: width, height: height)
+        guard width >= 40, height >= 10 else {
+            grid.write(DisplayText.truncate("Terminal too small: need 40×10, q quits", toWidth: width), x: 0, y: 0, style: theme.error)
+            return (grid, nil)
+        }
+        drawTitle(into: &grid)
+        let now = clock()
+        table.render(into: &grid, area: Rect(x: 0, y: 1, width: width, height: height - 3), theme: theme.table, now: now) { position in
+            self.cell(at: position)
+        }
+        if table.rowCount == 0 {
+            grid.write("No teams yet: press + to add one.", x: 2, y: 2, style: theme.status)
+        }
+        if let status {
+            grid.write(DisplayText.truncate(status.text, toWidth: width - 1), x: 1, y: height - 2, style: status.isError ? theme.error : theme.status)
+        }
+        grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
+        let keys = "↑↓/jk move  PgUp/PgDn page  Enter tap  + add team  q quit"
+        grid.write(DisplayText.truncate(keys, toWidth: width - 1), x: 1, y: height - 1, style: theme.footer)
+        var caret: (x: Int, y: Int)?
+        if let dialog {
+            caret = dialog.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, field: theme.dialogField, error: theme.error)
+        }
+        return (grid, caret)
+    }
+
+    private func drawTitle(into grid: inout Grid) {
+        var x = grid.write("World Cup", x: 1, y: 0, style: theme.title)
+        if let leader, leader.wins > 0 {
+            x = grid.write("  Leader: ", x: x, y: 0)
+            x = grid.write(DisplayText.truncate(leader.teamName, toWidth: 24), x: x, y: 0, style: Style(bold: true))
+            x = grid.write(" (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))", x: x, y: 0)
+        }
+        let count = controller.numberOfObjects
+        let teams = "\(count) \(count == 1 ? "team" : "teams")"
+        grid.write(teams, x: max(x + 2, grid.width - DisplayText.width(teams) - 1), y: 0, style: Style(dim: true))
+    }
+
+    private func cell(at position: TablePosition) -> TableCell {
+        guard let team = try? controller.object(at: IndexPath(row: position.row, section: position.section)) else {
+            return TableCell(title: "…")
+        }
+        let badge = FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)
+        return TableCell(badge: badge.spans(usesColor: theme.usesColor), title: team.teamName, detail: "Wins: \(team.wins)")
+    }
+}

@@ -1,0 +1,24 @@
+import TerminalUI
+
+/// The scoreboard's look: readable on dark and light backgrounds, because it uses the
+/// terminal's own foreground and background for text and colours only for accents.
+struct Theme {
+    let usesColor: Bool
+
+    var title: Style { Style(foreground: usesColor ? .cyan : nil, bold: true) }
+    var status: Style { Style(foreground: usesColor ? .green : nil) }
+    var error: Style { Style(foreground: usesColor ? .red : nil, bold: true) }
+    var footer: Style { Style(reverse: true) }
+    var dialog: Style { Style(reverse: true) }
+    var dialogField: Style { Style(underline: true) }
+
+    var table: TableTheme {
+        TableTheme(
+            header: Style(foreground: usesColor ? .yellow : nil, bold: true, underline: !usesColor),
+            row: .plain,
+            detail: Style(dim: true),
+            cursor: Style(bold: true, reverse: true),
+            flash: usesColor ? Style(foreground: .black, background: .yellow) : Style(bold: true, underline: true)
+        )
+    }
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import TerminalUI
+import WorldCup
+import WorldCupApp
+
+/// `worldcup`: the scoreboard, and commands that read and change it from a shell.
+@main
+struct WorldCupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worldcup",
+        abstract: "The World Cup scoreboard: a live, sectioned table of teams in your terminal.",
+        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self],
+        defaultSubcommand: Board.self
+    )
+}
+
+/// The options every command shares: where the database and the seed are.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "path"))
+    var database: String?
+
+    @Option(name: .long, help: ArgumentHelp("The seed imported into an empty database (default: the bundled seed.json).", valueName: "path"))
+    var seed: String?
+
+    /// Opens the scoreboard, importing the seed on first use.
+    func open() throws -> Scoreboard {
+        let databaseURL = database.map { URL(fileURLWithPath: $0) } ?? Store.defaultDatabaseURL()
+        let seedURL = try seed.map { URL(fileURLWithPath: $0) } ?? Seed.defaultURL.orThrow(WorldCupError("The bundled seed.json is missing; pass --seed PATH."))
+        return try Scoreboard(databaseURL: databaseURL, seedURL: seedURL)
+    }
+}
+
+extension Optional {
+    func orThrow(_ error: @autoclosure () -> any Error) throws -> Wrapped {
+        guard let self else { throw error() }
+        return self
+    }
+}
+
+extension WorldCupCommand {
+    struct Board: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "board", abstract: "Open the scoreboard (the default).")
+
+        @OptionGroup var store: StoreOptions
+
+        @Flag(name: .customLong("no-color"), help: "Draw without colours (also when NO_COLOR is set).")
+        var noColor = false
+
+        func run() throws {
+            try TerminalSession.checkInteractive()
+            let scoreboard = try store.open()
+            let noColorEnvironment = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the teams in scoreboard order.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Flag(help: "Print a JSON array of teams (teamName, qualifyingZone, imageName, wins).")
+        var json = false
+
+        func run() throws {
+            let teams = try store.open().teams()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+                let seeds = teams.map { SeedTeam(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins) }
+                print(String(decoding: try encoder.encode(seeds), as: UTF8.self))
+                return
+            }
+            var zone: String?
+            for team in teams {
+                if team.qualifyingZone != zone {
+                    print(team.qualifyingZone)
+                    zone = team.qualifyingZone
+                }
+                print("  \(team.teamName)\tWins: \(team.wins)")
+            }
+        }
+    }
+
+    struct Tap: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add one win to a team.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The team's name (case ignored).")
+        var name: String
+
+        func run() throws {
+            let team = try store.open().tap(named: name)
+            print("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a secret team with no wins.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The new team's name.")
+        var name: String
+
+        @Option(help: "The qualifying zone; a new zone becomes a new section.")
+        var zone: String
+
+        func run() throws {
+            let team = try store.open().add(name: name, zone: zone)
+            print("Added \(team.teamName) to \(team.qualifyingZone).")
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a team.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The team's name (case ignored).")
+        var name: String
+
+        func run() throws {
+            let team = try store.open().delete(named: name)
+            print("Deleted \(team.teamName) from \(team.qualifyingZone).")
+        }
+    }
+}
