@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// The built binary, in a real terminal, used as a person would.
+@Suite(.serialized)
+struct ScoreboardEndToEndTests {
+    struct ListedTeam: Decodable, Equatable {
+        var teamName: String
+        var qualifyingZone: String
+        var imageName: String
+        var wins: Int
+    }
+
+    func listedTeams(_ database: String) throws -> [ListedTeam] {
+        let result = try Binary.run(["list", "--json", "--database", database])
+        try #require(result.status == 0, "list failed: \(result.err)")
+        return try JSONDecoder().decode([ListedTeam].self, from: Data(result.out.utf8))
+    }
+
+    @Test func tapAddQuitThenTheDatabaseAgrees() throws {
+        let database = temporaryDatabase()
+        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", database])
+        try #require(terminal.waitFor("32 teams"))
+        #expect(terminal.screen.contains("World Cup"))
+        #expect(terminal.inAlternateScreen)
+
+        // Africa: Algeria, Cameroon, Ghana, ... Move to Ghana and tap it twice.
+        try terminal.send("Down", "Down")
+        try terminal.send("Enter")
+        try #require(terminal.waitFor("Wins: 1"))
+        try terminal.send("Enter")
+        try #require(terminal.waitFor("Ghana: 2 wins"))
+        let lines = terminal.screen.split(separator: "\n").map(String.init)
+        let africa = try #require(lines.firstIndex { $0.hasPrefix(" Africa") })
+        #expect(lines[africa + 1].contains("Ghana"), "Ghana should have moved to the top of Africa:\n\(terminal.screen)")
+        #expect(lines[africa + 1].contains("▶"), "the cursor should have stayed on Ghana")
+        #expect(lines[africa + 1].hasSuffix("Wins: 2"))
+        #expect(terminal.screen.contains("Leader: Ghana (2 wins)"))
+
+        // Add a secret team in a zone that does not exist yet.
+        try terminal.send("+")
+        try #require(terminal.waitFor("Secret Team"))
+        try terminal.send("Atlantis", literal: true)
+        try terminal.send("Tab", "C-u")
+        try terminal.send("Oceania", literal: true)
+        try terminal.send("Enter")
+        try #require(terminal.waitFor("Added Atlantis to Oceania."))
+        #expect(terminal.screen.contains(" Oceania"))
+        #expect(terminal.line(containing: "Atlantis")?.contains("▶") == true)
+        #expect(terminal.screen.contains("33 teams"))
+
+        try terminal.send("q")
+        try #require(terminal.waitFor("[exited 0]"))
+        #expect(!terminal.inAlternateScreen, "the terminal must be restored")
+
+        let teams = try listedTeams(database)
+        #expect(teams.count == 33)
+        #expect(teams.first { $0.teamName == "Ghana" }?.wins == 2)
+        #expect(teams.first { $0.teamName == "Atlantis" } == ListedTeam(teamName: "Atlantis", qualifyingZone: "Oceania", imageName: "wenderland-flag", wins: 0))
+        // Zones in order: Oceania sorts between North... and South America.
+        let zones = teams.map(\.qualifyingZone).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(zones == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "Oceania", "South America"])
+    }
+
+    @Test func theDialogRefusesBadInputAndEscCancels() throws {
+        let database = temporaryDatabase()
+        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", database])
+        try #require(terminal.waitFor("32 teams"))
+        try terminal.send("+")
+        try #require(terminal.waitFor("Secret Team"))
+        try terminal.send("BRAZIL", literal: true)
+        try terminal.send("Enter")
+        try #require(terminal.waitFor("A team named “Brazil” already exists."))
+        try terminal.send("Escape")
+        try #require(terminal.waitFor("No team added."))
+        try terminal.send("C-c")
+        try #require(terminal.waitFor("[exited 0]"))
+        #expect(!terminal.inAlternateScreen)
+        #expect(try listedTeams(database).count == 32)
+    }
+
+    @Test func ctrlCRestoresTheTerminal() throws {
+        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", temporaryDatabase()])
+        try #require(terminal.waitFor("32 teams"))
+        try terminal.send("C-c")
+        try #require(terminal.waitFor("[exited 0]"))
+        #expect(!terminal.inAlternateScreen)
+    }
+
+    @Test func withoutATerminalItSaysSoAndFails() throws {
+        let database = temporaryDatabase()
+        let result = try Binary.run(["--database", database])
+        #expect(result.status != 0)
+        #expect(result.err.contains("interactive terminal"))
+        #expect(result.out.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: database), "nothing is created when the screen cannot start")
+    }
+
+    @Test func commandsChangeTheStoreAndReportErrorsInOneSentence() throws {
+        let database = temporaryDatabase()
+        #expect(try Binary.run(["tap", "brazil", "--database", database]).out == "Brazil: 1 win\n")
+        #expect(try Binary.run(["add", "Atlantis", "--zone", "Oceania", "--database", database]).status == 0)
+        let missing = try Binary.run(["tap", "Narnia", "--database", database])
+        #expect(missing.status != 0)
+        #expect(missing.err.split(separator: "\n").count == 1)
+        #expect(missing.err.contains("There is no team named “Narnia”."))
+        #expect(try Binary.run(["delete", "atlantis", "--database", database]).status == 0)
+        let teams = try listedTeams(database)
+        #expect(teams.count == 32)
+        #expect(teams.first { $0.teamName == "Brazil" }?.wins == 1)
+    }
+
+    @Test func theOriginalSampleSeedLoadsAsIs() throws {
+        let bookSeed = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/reference/book-seed.json")
+        try #require(FileManager.default.fileExists(atPath: bookSeed.path), "the reference seed is at \(bookSeed.path)")
+        let database = temporaryDatabase()
+        let result = try Binary.run(["list", "--json", "--database", database, "--seed", bookSeed.path])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(try listedTeams(database).count == 32)
+    }
+}

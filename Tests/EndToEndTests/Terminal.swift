@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// The built `worldcup` binary, next to this test bundle (or `WORLDCUP_BINARY`).
+enum Binary {
+    static var url: URL {
+        if let path = ProcessInfo.processInfo.environment["WORLDCUP_BINARY"] {
+            return URL(fileURLWithPath: path)
+        }
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return me.deletingLastPathComponent().appendingPathComponent("worldcup")
+    }
+
+    /// Runs the binary to completion: its exit status, standard output and standard error.
+    static func run(_ arguments: [String], stdin: FileHandle? = nil) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = stdin ?? FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A real terminal: a tmux server of its own, running one command.
+final class TmuxTerminal {
+    let socket = "worldcup-e2e-\(UUID().uuidString.prefix(8))"
+
+    init(command: [String], width: Int = 100, height: Int = 30) throws {
+        let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        // After the program ends, print its status and keep the pane so the test can read it.
+        let script = "\(quoted); echo \"[exited $?]\"; sleep 600"
+        try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-e", "TERM=xterm-256color", script])
+    }
+
+    deinit {
+        _ = try? tmux(["kill-server"])
+    }
+
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Sends tmux key names (Enter, Down, C-c) or, with `literal`, text.
+    func send(_ keys: String..., literal: Bool = false) throws {
+        try tmux(["send-keys", "-t", "0"] + (literal ? ["-l"] : []) + keys)
+    }
+
+    var screen: String {
+        (try? tmux(["capture-pane", "-p", "-t", "0"])) ?? ""
+    }
+
+    /// Whether the terminal is in the alternate screen (curses mode).
+    var inAlternateScreen: Bool {
+        ((try? tmux(["display-message", "-p", "-t", "0", "#{alternate_on}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
+    /// Waits until `text` is on screen; fails the test with the screen if it never is.
+    @discardableResult
+    func waitFor(_ text: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if screen.contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("“\(text)” never appeared; the screen:\n\(screen)", sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// The line of the screen that contains `text`.
+    func line(containing text: String) -> String? {
+        screen.split(separator: "\n").first { $0.contains(text) }.map(String.init)
+    }
+}
+
+/// A fresh database path in a temporary folder.
+func temporaryDatabase() -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worldcup-e2e-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("WorldCup.sqlite").path
+}
