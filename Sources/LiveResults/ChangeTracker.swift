@@ -27,10 +27,14 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // `touche
     private let query: KeyQuery
     private let notify: @Sendable () -> Void
     private var touched: Set<RecordID> = []
+    private var rowIDsMayChange = false
+    /// The names under which the rowid can be updated: rowid, its aliases, and an INTEGER PRIMARY KEY column.
+    private let rowIDColumns: Set<String>
     private let queue = Mutex<[TrackedChange]>([])
 
-    init(query: KeyQuery, notify: @escaping @Sendable () -> Void) {
+    init(query: KeyQuery, rowIDColumn: String?, notify: @escaping @Sendable () -> Void) {
         self.query = query
+        self.rowIDColumns = Set(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0.lowercased()] } ?? []))
         self.notify = notify
     }
 
@@ -43,7 +47,14 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // `touche
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        eventKind.tableName.lowercased() == query.tableName.lowercased()
+        guard eventKind.tableName.lowercased() == query.tableName.lowercased() else { return false }
+        // The update hook reports only the new rowid: an UPDATE that may change rowids
+        // hides where rows came from, so such a commit is described as unknown.
+        if case .update(_, let columns) = eventKind {
+            let names = Set(columns.map { $0.lowercased() })
+            if !names.isDisjoint(with: rowIDColumns) { rowIDsMayChange = true }
+        }
+        return true
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
@@ -55,11 +66,16 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // `touche
         let ids = touched.sorted()
         touched.removeAll()
         let change: TrackedChange
-        do {
-            let keys = try query.fetchKeys(db, ids: ids)
-            change = .rows(CommittedChange(rows: ids.map { ($0, keys[$0]) }))
-        } catch {
+        if rowIDsMayChange {
+            rowIDsMayChange = false
             change = .unknown
+        } else {
+            do {
+                let keys = try query.fetchKeys(db, ids: ids)
+                change = .rows(CommittedChange(rows: ids.map { ($0, keys[$0]) }))
+            } catch {
+                change = .unknown
+            }
         }
         queue.withLock { $0.append(change) }
         notify()
@@ -67,5 +83,6 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // `touche
 
     func databaseDidRollback(_ db: Database) {
         touched.removeAll()
+        rowIDsMayChange = false
     }
 }

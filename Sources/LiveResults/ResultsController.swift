@@ -28,6 +28,10 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     private var tracker: ChangeTracker?
     private var records: [RecordID: Record] = [:]
     private var fetchedRequest: ResultsRequest<Record>?
+    /// Set when changes could not be applied; the next `processPendingChanges` refetches.
+    private var needsRefetch = false
+    /// Rows touched by commits that could not be delivered; reported by the next refetch.
+    private var unreportedIDs: Set<RecordID> = []
 
     public init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil) {
         self.database = database
@@ -48,14 +52,18 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             throw LiveResultsError(.missingSortDescriptor, "The fetch request has no sort descriptor: a result needs at least one to have an order.")
         }
         let query = KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
-        let newTracker = delegate == nil ? nil : ChangeTracker(query: query) { [onChangesAvailable] in onChangesAvailable?() }
+        let tracking = delegate != nil
+        let notify = onChangesAvailable
         let ascending = request.sortDescriptors.map(\.ascending)
-        let newIndex: SectionedIndex = try withReadableErrors {
+        let (newIndex, newTracker): (SectionedIndex, ChangeTracker?) = try withReadableErrors {
             try database.writeWithoutTransaction { db in
                 try checkColumns(db, request: request)
+                let rowIDColumn = try db.primaryKey(request.tableName).rowIDColumn
+                let newTracker = tracking ? ChangeTracker(query: query, rowIDColumn: rowIDColumn) { notify?() } : nil
                 // Observe before reading, on the writer, so no commit falls between the two.
                 if let newTracker { db.add(transactionObserver: newTracker, extent: .observerLifetime) }
-                return try SectionedIndex(ascending: ascending, sortedRows: query.fetchAll(db), sectionName: Self.sectionName)
+                let index = try SectionedIndex(ascending: ascending, sortedRows: query.fetchAll(db), sectionName: Self.sectionName)
+                return (index, newTracker)
             }
         }
         if let tracker { database.remove(transactionObserver: tracker) }
@@ -63,6 +71,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         index = newIndex
         records.removeAll()
         fetchedRequest = request
+        needsRefetch = false
+        unreportedIDs.removeAll()
     }
 
     private func checkColumns(_ db: Database, request: ResultsRequest<Record>) throws {
@@ -106,44 +116,57 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// the changes are dropped and the result stays as it was fetched.
     public func processPendingChanges() throws {
         guard let tracker else { return }
-        for change in tracker.takeChanges() {
-            guard delegate != nil else { continue }
-            switch change {
-            case .rows(let commit):
-                do {
-                    try apply(commit.rows)
-                } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
-                    // The partially applied index cannot be trusted: start again from the database.
+        var changes = tracker.takeChanges()[...]
+        guard delegate != nil else { return }
+        do {
+            if needsRefetch { try refetchAndDiff() }
+            while let change = changes.popFirst() {
+                switch change {
+                case .rows(let commit):
+                    do {
+                        for row in commit.rows { records[row.id] = nil }
+                        deliver(try index.apply(commit.rows, sectionName: Self.sectionName))
+                    } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
+                        // The commit split a section; the index is as it was. A refetch says whether
+                        // the database really is out of order (then the error stands) or not.
+                        unreportedIDs.formUnion(commit.rows.map(\.id))
+                        try refetchAndDiff()
+                    }
+                case .unknown:
                     try refetchAndDiff()
                 }
-            case .unknown:
-                try refetchAndDiff()
             }
+        } catch {
+            // Remember what the undelivered commits touched, to report it once a refetch works.
+            needsRefetch = true
+            for case .rows(let commit) in changes { unreportedIDs.formUnion(commit.rows.map(\.id)) }
+            throw error
         }
     }
 
-    private func apply(_ rows: [(id: RecordID, key: RowKey?)]) throws {
-        for row in rows { records[row.id] = nil }
-        let batch = try index.apply(rows, sectionName: Self.sectionName)
-        deliver(batch)
-    }
-
     /// The fallback when a commit cannot be applied row by row: fetches the whole result and
-    /// reports the rows whose place changed.
+    /// reports the rows whose place changed. Throws (and tries again at the next call) when
+    /// the fresh result is itself invalid, such as a section out of order.
     private func refetchAndDiff() throws {
-        let query = KeyQuery(tableName: fetchRequest.tableName, predicate: fetchedRequest?.predicate, sortDescriptors: fetchedRequest?.sortDescriptors ?? [], sectionColumn: sectionNameKeyPath)
+        guard let request = fetchedRequest else { return }
+        needsRefetch = true
+        let query = KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
         let fresh = try withReadableErrors { try database.read { db in try query.fetchAll(db) } }
+        _ = try SectionedIndex(ascending: index.ascending, sortedRows: fresh, sectionName: Self.sectionName)
+        // Changed: rows whose place changed, and rows commits touched that were never reported.
         var changes: [(id: RecordID, key: RowKey?)] = []
         var present = Set<RecordID>()
         for (id, key) in fresh {
             present.insert(id)
-            if index.key(for: id) != key { changes.append((id, key)) }
+            if index.key(for: id) != key || unreportedIDs.contains(id) { changes.append((id, key)) }
         }
         for section in index.sections {
             for entry in section.entries where !present.contains(entry.id) { changes.append((entry.id, nil)) }
         }
         records.removeAll()
         let batch = try index.apply(changes, sectionName: Self.sectionName)
+        needsRefetch = false
+        unreportedIDs.removeAll()
         deliver(batch)
     }
 
@@ -193,9 +216,11 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         if let record = records[id] { return record }
         let entries = index.sections[indexPath.section].entries
         let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : entries.count
-        let batch = entries[indexPath.row..<min(entries.count, indexPath.row + batchSize)].map(\.id)
-        try load(batch)
-        guard let record = records[id] else {
+        let batch = try load(entries[indexPath.row..<min(entries.count, indexPath.row + batchSize)].map(\.id))
+        // Keep memory bounded: forget what was loaded before once there is much of it.
+        if records.count + batch.count > max(4096, 64 * fetchRequest.fetchBatchSize) { records.removeAll() }
+        records.merge(batch) { _, new in new }
+        guard let record = batch[id] else {
             throw LiveResultsError(.database, "The row \(id) is no longer in the database.")
         }
         return record
@@ -205,28 +230,29 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     public var fetchedObjects: [Record] {
         get throws {
             let ids = index.sections.flatMap { $0.entries.map(\.id) }
-            try load(ids.filter { records[$0] == nil })
-            return ids.compactMap { records[$0] }
+            let loaded = try load(ids.filter { records[$0] == nil })
+            return ids.compactMap { records[$0] ?? loaded[$0] }
         }
     }
 
-    private func load(_ ids: [RecordID]) throws {
-        guard !ids.isEmpty else { return }
-        // Keep memory bounded: forget loaded records once there are many.
-        if records.count > max(4096, 64 * fetchRequest.fetchBatchSize), ids.count < records.count { records.removeAll() }
+    /// Reads whole records by id.
+    private func load(_ ids: [RecordID]) throws -> [RecordID: Record] {
+        guard !ids.isEmpty else { return [:] }
         let table = fetchRequest.tableName.quotedDatabaseIdentifier
-        try withReadableErrors {
+        return try withReadableErrors {
             try database.read { db in
+                var loaded: [RecordID: Record] = [:]
                 var start = 0
                 while start < ids.count {
                     let chunk = ids[start..<min(start + 500, ids.count)]
                     let sql = "SELECT rowid AS \"liveresults_rowid\", * FROM \(table) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))"
                     let cursor = try Row.fetchCursor(db, sql: sql)
                     while let row = try cursor.next() {
-                        records[row[0]] = try Record(row: row)
+                        loaded[row[0]] = try Record(row: row)
                     }
                     start += 500
                 }
+                return loaded
             }
         }
     }

@@ -49,9 +49,42 @@ enum SQLiteOrdering {
         let dx = Double(x)
         if dx < y { return -1 }
         if dx > y { return 1 }
-        // Equal as doubles: decide exactly where the double is an integer in range.
-        guard y >= -9.223372036854775808e18, y < 9.223372036854775808e18 else { return 0 }
+        // Equal as doubles: decide exactly. Doubles at or beyond ±2^63 lie outside Int64.
+        if y >= 9.223372036854775808e18 { return -1 }
+        if y < -9.223372036854775808e18 { return 1 }
         let iy = Int64(y)
         return x < iy ? -1 : (x == iy ? 0 : 1)
+    }
+}
+
+/// A database value that is equal to another exactly when SQLite's BINARY comparison says so:
+/// canonically equivalent strings with different bytes are different values, 1 and 1.0 are one.
+/// (DatabaseValue's own `==` compares strings the way Swift does, canonically.)
+struct ExactValue: Hashable {
+    let value: DatabaseValue
+
+    init(_ value: DatabaseValue) {
+        self.value = value
+    }
+
+    static func == (a: ExactValue, b: ExactValue) -> Bool {
+        SQLiteOrdering.compare(a.value, b.value) == 0
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch value.storage {
+        case .null:
+            hasher.combine(0)
+        case .int64(let int):
+            hasher.combine(Double(int))
+        case .double(let double):
+            hasher.combine(double)
+        case .string(var string):
+            hasher.combine(2)
+            string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .blob(let data):
+            hasher.combine(3)
+            data.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 }

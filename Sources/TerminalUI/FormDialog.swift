@@ -35,6 +35,7 @@ public struct FormDialog: Sendable {
     public var message: String?
 
     public init(title: String, subtitle: String = "", fields: [Field]) {
+        precondition(!fields.isEmpty, "a form needs at least one field")
         self.title = title
         self.subtitle = subtitle
         self.fields = fields
@@ -70,6 +71,7 @@ public struct FormDialog: Sendable {
         case .control("u"):
             fields[focus].text = ""
             fields[focus].caret = 0
+            message = nil
         case .character(let character):
             insert(character)
         default: break
@@ -87,9 +89,13 @@ public struct FormDialog: Sendable {
             message = "\(fields[focus].label) is limited to \(fields[focus].maxLength) characters."
             return
         }
+        // A combining mark or a flag half can merge with the character before the caret,
+        // so the caret is recounted rather than advanced by one.
         let text = fields[focus].text
-        fields[focus].text.insert(character, at: text.index(text.startIndex, offsetBy: fields[focus].caret))
-        fields[focus].caret += 1
+        let split = text.index(text.startIndex, offsetBy: min(fields[focus].caret, text.count))
+        let before = String(text[..<split]) + String(character)
+        fields[focus].text = before + String(text[split...])
+        fields[focus].caret = min(before.count, fields[focus].text.count)
         message = nil
     }
 
@@ -133,7 +139,7 @@ public struct FormDialog: Sendable {
         if let message {
             grid.write(DisplayText.truncate(message, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 2, style: errorStyle)
         }
-        let hint = " Tab: next field · Enter: save · Esc: cancel "
+        let hint = " Tab: field · Enter: save · Esc: cancel "
         grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: frame)
         return caret
     }

@@ -42,8 +42,8 @@ public struct Grid: Equatable, Sendable {
     /// Fills a rectangle with spaces in a style.
     public mutating func fill(_ rect: Rect, style: Style = .plain) {
         let blank = Cell(text: " ", style: style, isContinuation: false)
-        for y in max(0, rect.y)..<min(height, rect.y + rect.height) {
-            for x in max(0, rect.x)..<min(width, rect.x + rect.width) { cells[y * width + x] = blank }
+        for y in clampedRange(rect.y, rect.height, height) {
+            for x in clampedRange(rect.x, rect.width, width) { cells[y * width + x] = blank }
         }
     }
 
@@ -77,7 +77,7 @@ public struct Grid: Equatable, Sendable {
         if cells[index].isContinuation, x > 0, !cell.isContinuation {
             cells[index - 1] = Cell(text: " ", style: cells[index - 1].style, isContinuation: false)
         }
-        if !cell.isContinuation, x + 1 < width, cells[index + 1].isContinuation {
+        if x + 1 < width, cells[index + 1].isContinuation {
             cells[index + 1] = Cell(text: " ", style: cells[index + 1].style, isContinuation: false)
         }
         cells[index] = cell
@@ -85,9 +85,15 @@ public struct Grid: Equatable, Sendable {
 
     /// Applies a style to every cell of a rectangle, keeping the text.
     public mutating func restyle(_ rect: Rect, _ change: (inout Style) -> Void) {
-        for y in max(0, rect.y)..<min(height, rect.y + rect.height) {
-            for x in max(0, rect.x)..<min(width, rect.x + rect.width) { change(&cells[y * width + x].style) }
+        for y in clampedRange(rect.y, rect.height, height) {
+            for x in clampedRange(rect.x, rect.width, width) { change(&cells[y * width + x].style) }
         }
+    }
+
+    /// The part of start..<start+length that lies inside 0..<limit (possibly empty).
+    private func clampedRange(_ start: Int, _ length: Int, _ limit: Int) -> Range<Int> {
+        let lower = max(0, start)
+        return lower..<max(lower, min(limit, start + length))
     }
 
     /// The text of one line, as a terminal would show it.

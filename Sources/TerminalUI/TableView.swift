@@ -247,6 +247,7 @@ public struct TableView: Sendable {
         for offset in 0..<area.height {
             guard let item = item(atLine: topLine + offset) else { break }
             let y = area.y + offset
+            // Sticky header: the top line always names the section scrolled into.
             if offset == 0, item.row != nil {
                 drawHeader(sections[item.section].title, into: &grid, area: area, y: y, theme: theme)
                 continue
@@ -284,10 +285,12 @@ public struct TableView: Sendable {
 }
 
 extension Style {
-    /// This style on top of a row's style: keeps its colours, takes the row's emphasis.
+    /// This style on top of a row's style: keeps its colours, takes the row's emphasis,
+    /// and, when it has no colours of its own, the row's reverse video.
     func merged(into row: Style) -> Style {
         var style = self
         style.bold = style.bold || row.bold
+        if style.foreground == nil, style.background == nil { style.reverse = style.reverse || row.reverse }
         return style
     }
 }

@@ -22,6 +22,11 @@ public enum Schema {
                 t.column("nameKey", .text).notNull().unique()
             }
             try db.create(index: "team_on_zone_wins_name", on: "team", columns: ["qualifyingZone", "wins", "teamName"])
+            // One row once the seed was imported, so a database emptied later is not seeded again.
+            try db.create(table: "seedImport") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("importedAt", .datetime).notNull()
+            }
         }
         return migrator
     }

@@ -16,21 +16,29 @@ public final class Scoreboard: Sendable {
         let isNew = !FileManager.default.fileExists(atPath: url.path)
         let preloadedSeed = isNew ? try seedURL.map(Seed.load(from:)) : nil
         database = try Store.openPool(at: url)
-        try Store.readable {
-            try Schema.migrator.migrate(database)
-        }
-        if try teamCount() == 0, let seed = try preloadedSeed ?? seedURL.map(Seed.load(from:)) {
+        try Store.migrate(database)
+        if try !isSeeded(), let seed = try preloadedSeed ?? seedURL.map(Seed.load(from:)) {
             try importSeed(seed)
         }
     }
 
-    /// Imports teams in one transaction, all or none, if the database holds no team yet.
-    /// Returns whether anything was imported.
+    /// Whether a seed was ever imported, or teams exist anyway.
+    public func isSeeded() throws -> Bool {
+        try Store.readable {
+            try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT 1 FROM seedImport") != nil || Team.fetchCount(db) > 0
+            }
+        }
+    }
+
+    /// Imports teams in one transaction, all or none, if no seed was imported before and the
+    /// database holds no team. Returns whether anything was imported.
     @discardableResult
     public func importSeed(_ teams: [SeedTeam]) throws -> Bool {
         try Store.readable {
             try database.write { db in
-                guard try Team.fetchCount(db) == 0 else { return false }
+                guard try Row.fetchOne(db, sql: "SELECT 1 FROM seedImport") == nil, try Team.fetchCount(db) == 0 else { return false }
+                try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
                 for seed in teams {
                     var team = Team(teamName: TeamValidation.trimmed(seed.teamName), qualifyingZone: TeamValidation.trimmed(seed.qualifyingZone), imageName: seed.imageName, wins: seed.wins)
                     try team.insert(db)

@@ -41,6 +41,26 @@ public enum Store {
         }
     }
 
+    /// Brings the schema up to date. Processes that open a new file at the same moment may
+    /// race to migrate it; the loser finds the work done when it tries again.
+    static func migrate(_ database: DatabasePool) throws {
+        var attempt = 0
+        while true {
+            do {
+                try Schema.migrator.migrate(database)
+                return
+            } catch let error as DatabaseError where attempt < 5 {
+                let raced = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+                    || (error.message ?? "").contains("already exists")
+                guard raced else { throw describe(error, path: database.path) }
+                attempt += 1
+                usleep(UInt32(20_000 * attempt))
+            } catch let error as DatabaseError {
+                throw describe(error, path: database.path)
+            }
+        }
+    }
+
     /// Runs `body`, turning database errors into sentences.
     static func readable<T>(_ body: () throws -> T) throws -> T {
         do {

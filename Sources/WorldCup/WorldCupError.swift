@@ -36,8 +36,13 @@ public enum TeamValidation {
         guard value.count <= maximumLength else {
             throw WorldCupError("The \(what)\(place) is longer than \(maximumLength) characters.")
         }
-        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || isBidiControl($0) }) else {
             throw WorldCupError("The \(what)\(place) contains control characters.")
         }
+    }
+
+    /// Bidi embedding, override and isolate controls: invisible, and they reorder what follows.
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 }

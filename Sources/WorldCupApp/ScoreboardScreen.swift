@@ -205,7 +205,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     public func render(width: Int, height: Int) -> (grid: Grid, caret: (x: Int, y: Int)?) {
         var grid = Grid(width: width, height: height)
         guard width >= 40, height >= 10 else {
-            grid.write(DisplayText.truncate("Terminal too small: need 40×10, q quits", toWidth: width), x: 0, y: 0, style: theme.error)
+            grid.write(DisplayText.truncate("Terminal too small (40×10)", toWidth: width), x: 0, y: 0, style: theme.error)
             return (grid, nil)
         }
         drawTitle(into: &grid)
@@ -221,7 +221,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
         let keys = "↑↓/jk move  PgUp/PgDn page  Enter tap  + add team  q quit"
-        grid.write(DisplayText.truncate(keys, toWidth: width - 1), x: 1, y: height - 1, style: theme.footer)
+        grid.write(DisplayText.truncate(keys, toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
         var caret: (x: Int, y: Int)?
         if let dialog {
             caret = dialog.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, field: theme.dialogField, error: theme.error)

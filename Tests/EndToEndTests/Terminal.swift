@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// The built `worldcup` binary, next to this test bundle (or `WORLDCUP_BINARY`).
@@ -37,25 +38,33 @@ final class TmuxTerminal {
         let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         // After the program ends, print its status and keep the pane so the test can read it.
         let script = "\(quoted); echo \"[exited $?]\"; sleep 600"
-        try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-e", "TERM=xterm-256color", script])
+        // The server this starts outlives the call: it must not inherit a pipe we wait on.
+        try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-e", "TERM=xterm-256color", script], capture: false)
     }
 
     deinit {
         _ = try? tmux(["kill-server"])
     }
 
+    /// Runs tmux with posix_spawn and waitpid. (Foundation's Process can wait forever for a
+    /// command whose daemon, like the tmux server, inherits its descriptors.)
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let redirect = capture ? "'\(output.path)'" : "/dev/null"
+        let command = (["tmux", "-L", socket, "-f", "/dev/null"] + arguments)
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            .joined(separator: " ") + " </dev/null >\(redirect) 2>/dev/null"
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        defer { argv.forEach { free($0) } }
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else {
+            throw CocoaError(.executableLoad)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        return capture ? ((try? String(contentsOf: output, encoding: .utf8)) ?? "") : ""
     }
 
     /// Sends tmux key names (Enter, Down, C-c) or, with `literal`, text.

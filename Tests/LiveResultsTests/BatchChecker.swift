@@ -1,0 +1,271 @@
+import Foundation
+@testable import LiveResults
+
+/// Checks one delivered batch against the contract of the semantics note
+/// (/work/shared/design/results-controller-semantics.md), given the result before and after.
+///
+/// Returns the violations found, as sentences; an empty array means the batch is correct.
+///
+/// - Parameters:
+///   - old: the result before the commit, as a fresh fetch gave it.
+///   - new: the result after the commit, as a fresh fetch gives it.
+///   - events: the delegate calls of the commit (empty when nothing was delivered).
+///   - touched: the rows the transaction wrote, or nil to skip rule 6.
+///   - dataChanged: rows whose stored values changed; those in both results must be reported.
+func batchViolations(
+    old: [Layout],
+    new: [Layout],
+    events: [Recorder.Event],
+    touched: Set<RecordID>? = nil,
+    dataChanged: Set<RecordID> = []
+) -> [String] {
+    var problems: [String] = []
+    let oldIDs = Set(old.flatMap(\.ids))
+    let newIDs = Set(new.flatMap(\.ids))
+    let reportable = dataChanged.intersection(oldIDs).intersection(newIDs)
+
+    if events.isEmpty {
+        if old != new { problems.append("the result changed but no batch was delivered") }
+        if !reportable.isEmpty { problems.append("rows \(reportable.sorted()) changed but no batch was delivered") }
+        return problems
+    }
+
+    // One batch: willChange, section changes, row changes, didChange.
+    guard events.first == .willChange, events.last == .didChange,
+          events.filter({ $0 == .willChange }).count == 1, events.filter({ $0 == .didChange }).count == 1
+    else {
+        return ["the events are not one batch between willChange and didChange: \(events)"]
+    }
+    if events.count == 2 { problems.append("an empty batch was delivered") }
+
+    struct RowEvent {
+        var kind: ChangeKind
+        var id: RecordID
+        var from: IndexPath?
+        var to: IndexPath?
+    }
+    var sectionDeletes: [(index: Int, name: String, count: Int)] = []
+    var sectionInserts: [(index: Int, name: String, count: Int)] = []
+    var rows: [RowEvent] = []
+    var sawRow = false
+    var sawSectionInsert = false
+    for event in events.dropFirst().dropLast() {
+        switch event {
+        case let .section(kind, index, name, count):
+            if sawRow { problems.append("section change \(event) comes after a row change") }
+            switch kind {
+            case .delete:
+                if sawSectionInsert { problems.append("section delete \(event) comes after a section insert") }
+                sectionDeletes.append((index, name, count))
+            case .insert:
+                sawSectionInsert = true
+                sectionInserts.append((index, name, count))
+            default:
+                problems.append("section change of kind \(kind): \(event)")
+            }
+        case let .row(kind, id, from, to):
+            sawRow = true
+            rows.append(RowEvent(kind: kind, id: id, from: from, to: to))
+        default:
+            problems.append("unexpected event inside the batch: \(event)")
+        }
+    }
+    if sectionDeletes.map(\.index) != sectionDeletes.map(\.index).sorted(by: >) {
+        problems.append("section deletes are not in descending order: \(sectionDeletes.map(\.index))")
+    }
+    if sectionInserts.map(\.index) != sectionInserts.map(\.index).sorted() {
+        problems.append("section inserts are not in ascending order: \(sectionInserts.map(\.index))")
+    }
+    let deletedSections = Set(sectionDeletes.map(\.index))
+    let insertedSections = Set(sectionInserts.map(\.index))
+    if deletedSections.count != sectionDeletes.count { problems.append("a section is deleted twice") }
+    if insertedSections.count != sectionInserts.count { problems.append("a section is inserted twice") }
+
+    for section in sectionDeletes {
+        if !old.indices.contains(section.index) {
+            problems.append("section delete at \(section.index) is outside the old result (\(old.count) sections)")
+        } else if Array(old[section.index].name.utf8) != Array(section.name.utf8) {
+            problems.append("section delete at \(section.index) names \(escaped(section.name)), the old section is \(escaped(old[section.index].name))")
+        }
+        if section.count != 0 { problems.append("deleted section \(section.index) reports \(section.count) rows") }
+    }
+    for section in sectionInserts {
+        if !new.indices.contains(section.index) {
+            problems.append("section insert at \(section.index) is outside the new result (\(new.count) sections)")
+        } else {
+            if Array(new[section.index].name.utf8) != Array(section.name.utf8) {
+                problems.append("section insert at \(section.index) names \(escaped(section.name)), the new section is \(escaped(new[section.index].name))")
+            }
+            if section.count != new[section.index].ids.count {
+                problems.append("inserted section \(section.index) reports \(section.count) rows, it has \(new[section.index].ids.count)")
+            }
+        }
+    }
+
+    func id(in layout: [Layout], at path: IndexPath) -> RecordID? {
+        guard path.count == 2, layout.indices.contains(path.section), layout[path.section].ids.indices.contains(path.row) else { return nil }
+        return layout[path.section].ids[path.row]
+    }
+
+    // Each row event on its own: the right index spaces (table of the note, rule 5) and rule 6.
+    for row in rows {
+        let text = "row \(row.kind) of \(row.id) \(row.from.map(pathText) ?? "nil") -> \(row.to.map(pathText) ?? "nil")"
+        switch row.kind {
+        case .insert:
+            if row.from != nil || row.to == nil { problems.append("\(text): an insert has only a new index path") }
+        case .delete:
+            if row.from == nil || row.to != nil { problems.append("\(text): a delete has only an old index path") }
+        case .move:
+            if row.from == nil || row.to == nil { problems.append("\(text): a move needs both index paths") }
+        case .update:
+            if row.from == nil || row.to == nil { problems.append("\(text): an update needs both index paths (rule 5)") }
+            if row.from != row.to { problems.append("\(text): an update whose index path changed should be a move") }
+        }
+        if let from = row.from, id(in: old, at: from) != row.id {
+            problems.append("\(text): the old result holds \(id(in: old, at: from).map(String.init) ?? "nothing") at \(pathText(from))")
+        }
+        if let to = row.to, id(in: new, at: to) != row.id {
+            problems.append("\(text): the new result holds \(id(in: new, at: to).map(String.init) ?? "nothing") at \(pathText(to))")
+        }
+        if let touched, !touched.contains(row.id) {
+            problems.append("\(text): the transaction did not touch row \(row.id) (rule 6)")
+        }
+        if row.kind == .move || row.kind == .update {
+            if let from = row.from, deletedSections.contains(from.section) {
+                problems.append("\(text): a \(row.kind) out of a deleted section (rule 4)")
+            }
+            if let to = row.to, insertedSections.contains(to.section) {
+                problems.append("\(text): a \(row.kind) into an inserted section (rule 4)")
+            }
+        }
+    }
+
+    // Rule 3 and the rest of 4: how often each row is reported.
+    let froms = rows.compactMap(\.from)
+    let tos = rows.compactMap(\.to)
+    if Set(froms).count != froms.count { problems.append("two row changes share an old index path (rule 3): \(froms.map(pathText))") }
+    if Set(tos).count != tos.count { problems.append("two row changes share a new index path (rule 3): \(tos.map(pathText))") }
+    let byID = Dictionary(grouping: rows, by: \.id)
+    for (rowID, changes) in byID.sorted(by: { $0.key < $1.key }) {
+        let kinds = changes.map(\.kind)
+        let wasIn = oldIDs.contains(rowID)
+        let isIn = newIDs.contains(rowID)
+        switch (wasIn, isIn) {
+        case (true, false):
+            if kinds != [.delete] { problems.append("row \(rowID) left the result and is reported as \(kinds) (rule 7)") }
+        case (false, true):
+            if kinds != [.insert] { problems.append("row \(rowID) entered the result and is reported as \(kinds) (rule 7)") }
+        case (false, false):
+            problems.append("row \(rowID) is in neither result and is reported as \(kinds)")
+        case (true, true):
+            if kinds == [.update] || kinds == [.move] { break }
+            if Set(kinds) == [.delete, .insert], kinds.count == 2 {
+                let delete = changes.first { $0.kind == .delete }!
+                let insert = changes.first { $0.kind == .insert }!
+                let acrossSection = delete.from.map { deletedSections.contains($0.section) } == true
+                    || insert.to.map { insertedSections.contains($0.section) } == true
+                if !acrossSection {
+                    problems.append("row \(rowID) is reported as delete + insert without a section insert or delete (rule 3/4)")
+                }
+            } else {
+                problems.append("row \(rowID) is reported as \(kinds) (rule 3)")
+            }
+        }
+    }
+    for rowID in oldIDs.symmetricDifference(newIDs) where byID[rowID] == nil {
+        problems.append("row \(rowID) \(oldIDs.contains(rowID) ? "left" : "entered") the result without being reported (rule 7)")
+    }
+    for rowID in reportable.sorted() where byID[rowID] == nil {
+        problems.append("row \(rowID) changed but is not reported")
+    }
+
+    // Rule 1 and 2: the sections that survive, and their counts.
+    let oldSurvivors = old.indices.filter { !deletedSections.contains($0) }
+    let newSurvivors = new.indices.filter { !insertedSections.contains($0) }
+    if oldSurvivors.count != newSurvivors.count {
+        problems.append("\(old.count) sections - \(deletedSections.count) deleted + \(insertedSections.count) inserted is not \(new.count)")
+    } else {
+        var newIndexOfOld: [Int: Int] = [:]
+        for (o, n) in zip(oldSurvivors, newSurvivors) {
+            newIndexOfOld[o] = n
+            if Array(old[o].name.utf8) != Array(new[n].name.utf8) {
+                problems.append("old section \(o) \(escaped(old[o].name)) becomes new section \(n) \(escaped(new[n].name)) without a section delete and insert")
+            }
+        }
+        func count(_ kinds: Set<ChangeKind>, from section: Int) -> Int {
+            rows.filter { kinds.contains($0.kind) && $0.from?.section == section }.count
+        }
+        func count(_ kinds: Set<ChangeKind>, to section: Int) -> Int {
+            rows.filter { kinds.contains($0.kind) && $0.to?.section == section }.count
+        }
+        for (o, n) in zip(oldSurvivors, newSurvivors) {
+            let expected = old[o].ids.count - count([.delete, .move], from: o) + count([.insert, .move], to: n)
+            if expected != new[n].ids.count {
+                problems.append("section \(escaped(new[n].name)) (old \(o), new \(n)): \(old[o].ids.count) rows - deletes - moves out + inserts + moves in = \(expected), but it holds \(new[n].ids.count) (rule 1)")
+            }
+        }
+        for o in deletedSections where old.indices.contains(o) {
+            if count([.delete, .move], from: o) != old[o].ids.count {
+                problems.append("deleted section \(o) held \(old[o].ids.count) rows, \(count([.delete, .move], from: o)) are reported gone (rule 1)")
+            }
+        }
+        for n in insertedSections where new.indices.contains(n) {
+            if count([.insert, .move], to: n) != new[n].ids.count {
+                problems.append("inserted section \(n) holds \(new[n].ids.count) rows, \(count([.insert, .move], to: n)) are reported in (rule 1)")
+            }
+        }
+        for row in rows {
+            guard let from = row.from, let to = row.to else { continue }
+            let sameSection = newIndexOfOld[from.section] == to.section
+            if row.kind == .move, sameSection, from.row == to.row, from.section == to.section {
+                problems.append("row \(row.id) is reported as a move to itself at \(pathText(from)) (rule 2)")
+            }
+            if row.kind == .update, !sameSection {
+                problems.append("row \(row.id) is reported as an update \(pathText(from)) -> \(pathText(to)) but changed section")
+            }
+        }
+    }
+
+    // Apply the batch to the old result as a batch-updating table view does, and compare.
+    var mirror = old
+    var applicable = true
+    let removals = rows.filter { $0.kind != .insert }.compactMap { row in row.from.map { (row.id, $0) } }
+    for (_, from) in removals.sorted(by: { $0.1 > $1.1 }) {
+        guard mirror.indices.contains(from.section), mirror[from.section].ids.indices.contains(from.row) else {
+            applicable = false
+            break
+        }
+        mirror[from.section].ids.remove(at: from.row)
+    }
+    if applicable {
+        for index in deletedSections.sorted(by: >) {
+            guard mirror.indices.contains(index) else { applicable = false; break }
+            if !mirror[index].ids.isEmpty {
+                problems.append("deleted section \(index) still holds rows \(mirror[index].ids) after the row deletes")
+            }
+            mirror.remove(at: index)
+        }
+    }
+    if applicable {
+        for section in sectionInserts.sorted(by: { $0.index < $1.index }) {
+            guard section.index <= mirror.count else { applicable = false; break }
+            mirror.insert(Layout(section.name, []), at: section.index)
+        }
+    }
+    if applicable {
+        let insertions = rows.filter { $0.kind != .delete }.compactMap { row in row.to.map { (row.id, $0) } }
+        for (rowID, to) in insertions.sorted(by: { $0.1 < $1.1 }) {
+            guard mirror.indices.contains(to.section), to.row <= mirror[to.section].ids.count else {
+                applicable = false
+                break
+            }
+            mirror[to.section].ids.insert(rowID, at: to.row)
+        }
+    }
+    if !applicable {
+        problems.append("the batch cannot be applied to the old result: an index path is out of range")
+    } else if mirror != new {
+        problems.append("the batch applied to the old result gives \(mirror), the database holds \(new)")
+    }
+    return problems
+}

@@ -1,0 +1,230 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+@testable import LiveResults
+
+private let items = [
+    Item(name: "Ann", zone: "africa", score: 5),
+    Item(name: "Bob", zone: "Asia", score: 3),
+    Item(name: "Cid", zone: "Asia", score: 8),
+    Item(name: "Dan", zone: "Europe", score: 4),
+    Item(name: "Eve", zone: "Europe", score: 4),
+]
+
+@Suite("Fetch errors")
+struct FetchErrorTests {
+    private func fetchError(
+        _ sortDescriptors: [SortColumn],
+        section: String? = "zone",
+        predicate: SQL? = nil,
+        items: [Item] = items
+    ) throws -> LiveResultsError? {
+        let database = try makeItemDatabase()
+        try insertItems(items, into: database)
+        let controller = ResultsController<Item>(
+            database: database,
+            fetchRequest: ResultsRequest(predicate: predicate, sortDescriptors: sortDescriptors),
+            sectionNameKeyPath: section)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        return #expect(throws: LiveResultsError.self) { try controller.performFetch() }
+    }
+
+    @Test("A request without sort descriptor fails with missingSortDescriptor")
+    func missingSortDescriptor() throws {
+        let error = try fetchError([])
+        #expect(error?.kind == .missingSortDescriptor)
+        #expect(error?.description.isEmpty == false)
+        // Also without a section key.
+        #expect(try fetchError([], section: nil)?.kind == .missingSortDescriptor)
+    }
+
+    @Test("An unknown sort column fails with unknownColumn naming it")
+    func unknownSortColumn() throws {
+        let error = try fetchError([SortColumn("zone"), SortColumn("colour")])
+        #expect(error?.kind == .unknownColumn("colour"))
+        #expect(error?.description.contains("colour") == true)
+    }
+
+    @Test("An unknown section column fails with unknownColumn naming it")
+    func unknownSectionColumn() throws {
+        let error = try fetchError([SortColumn("zone")], section: "region")
+        #expect(error?.kind == .unknownColumn("region"))
+        #expect(error?.description.contains("region") == true)
+    }
+
+    @Test("A predicate naming an unknown column fails with unknownColumn")
+    func unknownPredicateColumn() throws {
+        let error = try fetchError([SortColumn("zone")], predicate: SQL("colour = 1"))
+        #expect(error?.kind == .unknownColumn("colour"))
+    }
+
+    @Test("Column names are matched ignoring case, as SQLite does")
+    func columnCase() throws {
+        let fixture = try Fixture(items, sortDescriptors: [SortColumn("ZONE"), SortColumn("Score", ascending: false)], sectionNameKeyPath: "Zone")
+        #expect(fixture.controller.sections.map(\.name) == ["Asia", "Europe", "africa"])
+    }
+
+    @Test("A section key out of order with the first sort descriptor fails and names the row")
+    func sectionOutOfOrder() throws {
+        // Sorted by score: Cid 8 (Asia), Ann 5 (africa), Dan 4 (Europe), Eve 4 (Europe), Bob 3 (Asia).
+        let error = try fetchError([SortColumn("score", ascending: false)])
+        #expect(error?.kind == .sectionOutOfOrder)
+        let description = error?.description ?? ""
+        #expect(description.lowercased().contains("out of order section name"), "\(description)")
+        // Bob (row 2) brings back the section "Asia" after "africa" and "Europe" began.
+        #expect(description.contains("row 2"), "\(description)")
+        #expect(description.contains("Asia"), "\(description)")
+    }
+
+    @Test("A failed fetch can be fixed by changing the request and fetching again")
+    func refetchAfterError() throws {
+        let database = try makeItemDatabase()
+        try insertItems(items, into: database)
+        let controller = ResultsController<Item>(database: database, fetchRequest: ResultsRequest(sortDescriptors: []), sectionNameKeyPath: "zone")
+        #expect(throws: LiveResultsError.self) { try controller.performFetch() }
+        controller.fetchRequest.sortDescriptors = zoneScoreName
+        try controller.performFetch()
+        #expect(controller.numberOfObjects == items.count)
+    }
+}
+
+@Suite("Reading the result")
+struct ReadingTests {
+    @Test("sections, object(at:), indexPath(for:) and fetchedObjects follow the sort")
+    func reading() throws {
+        let fixture = try Fixture(items)
+        let controller = fixture.controller
+        // BINARY order: uppercase before lowercase.
+        #expect(controller.sections.map(\.name) == ["Asia", "Europe", "africa"])
+        #expect(controller.sections.map(\.numberOfObjects) == [2, 2, 1])
+        #expect(controller.sections.map(\.indexTitle) == ["A", "E", "A"])
+        #expect(controller.sectionIndexTitles == ["A", "E"])
+        #expect(controller.numberOfObjects == 5)
+        #expect(controller.numberOfObjects(inSection: 1) == 2)
+        #expect(fixture.layout == [Layout("Asia", [3, 2]), Layout("Europe", [4, 5]), Layout("africa", [1])])
+
+        #expect(try controller.object(at: ip(0, 0)).name == "Cid")
+        #expect(try controller.object(at: ip(0, 1)).name == "Bob")
+        #expect(try controller.object(at: ip(1, 1)) == Item(id: 5, name: "Eve", zone: "Europe", score: 4, flag: 1))
+        #expect(try controller.object(at: ip(2, 0)).name == "Ann")
+
+        #expect(controller.indexPath(for: 3) == ip(0, 0))
+        #expect(controller.indexPath(for: 5) == ip(1, 1))
+        #expect(controller.indexPath(for: 1) == ip(2, 0))
+        #expect(controller.indexPath(for: 42) == nil)
+
+        #expect(try controller.fetchedObjects.map(\.name) == ["Cid", "Bob", "Dan", "Eve", "Ann"])
+        #expect(try controller.fetchedObjects.map(\.id) == [3, 2, 4, 5, 1])
+    }
+
+    @Test("Without a section key the result is one section")
+    func oneSection() throws {
+        let fixture = try Fixture(items, sortDescriptors: [SortColumn("score", ascending: false), SortColumn("name")], sectionNameKeyPath: nil)
+        #expect(fixture.controller.sections.count == 1)
+        #expect(fixture.layout.first?.ids == [3, 1, 4, 5, 2])
+        // Ties are broken by id.
+        try fixture.database.write { try $0.execute(sql: "UPDATE item SET name = 'Same', score = 1") }
+        try fixture.controller.processPendingChanges()
+        #expect(fixture.layout.first?.ids == [1, 2, 3, 4, 5])
+    }
+
+    @Test("An empty result has no sections")
+    func emptyResult() throws {
+        let fixture = try Fixture([])
+        #expect(fixture.controller.sections.isEmpty)
+        #expect(try fixture.controller.fetchedObjects.isEmpty)
+        #expect(fixture.controller.sectionIndexTitles.isEmpty)
+    }
+
+    @Test("A predicate filters the result")
+    func predicate() throws {
+        let fixture = try Fixture(items, predicate: "score >= 4")
+        #expect(fixture.layout == [Layout("Asia", [3]), Layout("Europe", [4, 5]), Layout("africa", [1])])
+    }
+
+    @Test("A second performFetch with a changed request replaces the result and keeps tracking")
+    func changeRequest() throws {
+        let fixture = try Fixture(items)
+        fixture.controller.fetchRequest.predicate = SQL("zone = 'Asia'")
+        try fixture.controller.performFetch()
+        #expect(fixture.layout == [Layout("Asia", [3, 2])])
+        let events = try fixture.execute("UPDATE item SET score = 10 WHERE id IN (1, 2)")
+        #expect(events == [.willChange, .row(.move, id: 2, from: ip(0, 1), to: ip(0, 0)), .didChange])
+    }
+
+    @Test("Batches of fetchBatchSize records load on access")
+    func batchLoading() throws {
+        let log = SQLLog()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            db.trace { event in
+                if case .statement(let statement) = event { log.append(statement.sql) }
+            }
+        }
+        let names = (0..<10).map { "n\($0)" }
+        let fixture = try Fixture(names.map { Item(name: $0, zone: "Z", score: 0) }, sortDescriptors: [SortColumn("name")], sectionNameKeyPath: nil, fetchBatchSize: 3, configuration: configuration)
+        func recordLoads() -> [String] { log.take().filter { $0.contains("liveresults_rowid") } }
+        _ = recordLoads()
+
+        #expect(try fixture.controller.object(at: ip(0, 0)).name == "n0")
+        #expect(recordLoads().count == 1)
+        #expect(try fixture.controller.object(at: ip(0, 1)).name == "n1")
+        #expect(try fixture.controller.object(at: ip(0, 2)).name == "n2")
+        #expect(recordLoads().isEmpty, "rows 1 and 2 came with row 0")
+        #expect(try fixture.controller.object(at: ip(0, 3)).name == "n3")
+        #expect(recordLoads().count == 1)
+        #expect(try fixture.controller.object(at: ip(0, 9)).name == "n9")
+        #expect(recordLoads().count == 1)
+    }
+
+    @Test("Loaded records are never stale after processPendingChanges", arguments: [0, 1, 3, 100])
+    func freshAfterChange(batchSize: Int) throws {
+        let fixture = try Fixture((0..<10).map { Item(name: "n\($0)", zone: "Z", score: $0) }, sortDescriptors: [SortColumn("name")], sectionNameKeyPath: nil, fetchBatchSize: batchSize)
+        let controller = fixture.controller
+        // Load some records: the first batch, and all of them.
+        _ = try controller.object(at: ip(0, 0))
+        _ = try controller.object(at: ip(0, 5))
+        // Change values that do not move rows, and a value that does.
+        try fixture.execute("UPDATE item SET score = score + 100, flag = 0 WHERE id IN (1, 2, 6)")
+        #expect(try controller.object(at: ip(0, 0)).score == 100)
+        #expect(try controller.object(at: ip(0, 1)).score == 101)
+        #expect(try controller.object(at: ip(0, 5)).flag == 0)
+        _ = try controller.fetchedObjects
+        try fixture.execute("UPDATE item SET name = 'm' || name WHERE id = 10")
+        #expect(try controller.object(at: ip(0, 0)).name == "mn9")
+        try fixture.execute("UPDATE item SET score = -1")
+        #expect(try controller.fetchedObjects.map(\.score) == Array(repeating: -1, count: 10))
+        let fresh = try fixture.database.read { try Item.fetchAll($0, sql: "SELECT * FROM item ORDER BY name, id") }
+        #expect(try controller.fetchedObjects == fresh)
+    }
+
+    @Test("fetchedObjects holds every row after a change, also when many records are loaded")
+    func fetchedObjectsOfLargeResult() throws {
+        let count = 5000
+        let fixture = try Fixture([], sortDescriptors: [SortColumn("score")], sectionNameKeyPath: nil, setup: { db in
+            try db.execute(sql: """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO item (name, zone, score, flag) SELECT 'n' || i, 'Z', i, 1 FROM n
+                """)
+        })
+        #expect(try fixture.controller.fetchedObjects.count == count)
+        try fixture.execute("UPDATE item SET name = 'changed' WHERE id = 1")
+        let objects = try fixture.controller.fetchedObjects
+        #expect(objects.count == count)
+        #expect(objects.first?.name == "changed")
+    }
+}
+
+/// Collects SQL statements from a trace, thread-safely.
+final class SQLLog: Sendable {
+    private let statements = Mutex<[String]>([])
+    func append(_ sql: String) { statements.withLock { $0.append(sql) } }
+    func take() -> [String] {
+        statements.withLock { statements in
+            defer { statements.removeAll() }
+            return statements
+        }
+    }
+}

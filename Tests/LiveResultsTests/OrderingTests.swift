@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import Testing
+@testable import LiveResults
+
+/// Names whose byte order differs from Swift's `<` or from a human's order.
+private let trickyNames: [String] = [
+    "B", "a", "A", "b", "é" /* U+00E9 */, "e\u{301}", "e", "f", "É", "E\u{301}", "z", "Zoë", "zoe\u{308}",
+    "ß", "ss", "İ", "i\u{307}", "日本", "中国", "한국", "⚽️", "🇧🇷", "😀", "", " ", "a b", "ab", "a\u{0}b",
+    "\u{FFFF}", "\u{10FFFF}", "\u{7F}",
+]
+
+@Suite("SQLite BINARY ordering")
+struct OrderingTests {
+    @Test("Precomposed and decomposed forms are different strings to SQLite")
+    func canonicalFormsDiffer() {
+        let precomposed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(precomposed == decomposed, "Swift says they are equal")
+        #expect(SQLiteOrdering.compare(precomposed.databaseValue, decomposed.databaseValue) == 1)
+        #expect(SQLiteOrdering.compare(decomposed.databaseValue, precomposed.databaseValue) == -1)
+        #expect(SQLiteOrdering.compare("B".databaseValue, "a".databaseValue) == -1)
+    }
+
+    @Test("The fetched order of names is SQLite's ORDER BY name")
+    func fetchedOrderMatchesSQLite() throws {
+        let fixture = try Fixture(trickyNames.map { Item(name: $0, zone: "Z") }, sortDescriptors: [SortColumn("name")], sectionNameKeyPath: nil)
+        let sqlite = try fixture.database.read { try Int64.fetchAll($0, sql: "SELECT id FROM item ORDER BY name, id") }
+        #expect(fixture.layout.first?.ids == sqlite)
+        let byName = Dictionary(grouping: try fixture.controller.fetchedObjects, by: \.id)
+        #expect(fixture.layout.first?.ids.first.flatMap { byName[$0]?.first?.name } == "")
+    }
+
+    @Test("Rows placed in memory by tracked inserts and renames land where SQLite puts them", arguments: [true, false])
+    func trackedOrderMatchesSQLite(ascending: Bool) throws {
+        let fixture = try Fixture([], sortDescriptors: [SortColumn("name", ascending: ascending)], sectionNameKeyPath: nil)
+        let direction = ascending ? "ASC" : "DESC"
+        func sqliteOrder() throws -> [Int64] {
+            try fixture.database.read { try Int64.fetchAll($0, sql: "SELECT id FROM item ORDER BY name \(direction), id") }
+        }
+        // One insert per commit, so each row is placed by the in-memory comparison.
+        for name in trickyNames + trickyNames.reversed() {
+            try fixture.execute("INSERT INTO item (name, zone, score, flag) VALUES (?, 'Z', 0, 1)", [name])
+            #expect(fixture.layout.first?.ids ?? [] == (try sqliteOrder()))
+        }
+        for (offset, name) in trickyNames.enumerated() {
+            try fixture.execute("UPDATE item SET name = ? WHERE id = ?", [name, Int64(offset * 3 % (2 * trickyNames.count)) + 1])
+        }
+        #expect(fixture.layout.first?.ids ?? [] == (try sqliteOrder()))
+    }
+
+    @Test("Sections keyed by text follow byte order")
+    func sectionOrder() throws {
+        let zones = ["b", "B", "a", "A", "É", "Z", "😀", "日本"]
+        let fixture = try Fixture(zones.map { Item(name: "x", zone: $0) })
+        let sqlite = try fixture.database.read { try String.fetchAll($0, sql: "SELECT DISTINCT zone FROM item ORDER BY zone") }
+        #expect(fixture.controller.sections.map(\.name) == sqlite)
+        #expect(try fixture.layout == fixture.freshLayout())
+    }
+
+    /// SQLite has "\u{E9}" and "e\u{301}" as two zones; Swift's `==` on strings (and so on
+    /// `DatabaseValue`) considers them one.
+    @Test("Zones that are canonically equivalent but different bytes are different sections", arguments: [
+        ["\u{E9}", "e\u{301}"],
+        ["\u{E9}", "f", "e\u{301}"],
+        ["A\u{301}sia", "Asia", "\u{C1}sia"],
+    ])
+    func canonicallyEquivalentZones(zones: [String]) throws {
+        let database = try makeItemDatabase()
+        try insertItems(zones.map { Item(name: "x", zone: $0) }, into: database)
+        let controller = ResultsController<Item>(database: database, fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
+        try controller.performFetch()
+        let sqlite = try database.read { try String.fetchAll($0, sql: "SELECT zone FROM item GROUP BY zone ORDER BY zone") }
+        #expect(controller.sections.map { escaped($0.name) } == sqlite.map { escaped($0) })
+    }
+
+    @Test("Tracked zone changes between canonically equivalent forms keep sections apart")
+    func trackedCanonicallyEquivalentZones() throws {
+        let fixture = try Fixture([Item(name: "x", zone: "\u{E9}"), Item(name: "y", zone: "\u{E9}")])
+        let events = try fixture.execute("UPDATE item SET zone = ? WHERE id = 2", ["e\u{301}"])
+        let fresh = try fixture.freshLayout()
+        #expect(fresh.count == 2)
+        #expect(fixture.layout == fresh)
+        let problems = batchViolations(old: [Layout("\u{E9}", [1, 2])], new: fresh, events: events, touched: [2])
+        #expect(problems.isEmpty, "\(problems)")
+    }
+}
+
+@Suite("SQLiteOrdering.compare")
+struct SQLiteOrderingTests {
+    @Test("Storage classes order NULL < numbers < text < blob")
+    func storageClasses() {
+        let ordered: [DatabaseValue] = [.null, 1.databaseValue, 1.5.databaseValue, "".databaseValue, "a".databaseValue, Data().databaseValue, Data([0]).databaseValue]
+        for (i, a) in ordered.enumerated() {
+            for (j, b) in ordered.enumerated() {
+                let expected = i < j ? -1 : (i == j ? 0 : 1)
+                #expect(SQLiteOrdering.compare(a, b) == expected, "\(a) vs \(b)")
+            }
+        }
+    }
+
+    @Test("Integers and reals compare by value")
+    func numbers() {
+        #expect(SQLiteOrdering.compare(1.databaseValue, 1.0.databaseValue) == 0)
+        #expect(SQLiteOrdering.compare(1.0.databaseValue, 1.databaseValue) == 0)
+        #expect(SQLiteOrdering.compare(1.databaseValue, 1.5.databaseValue) == -1)
+        #expect(SQLiteOrdering.compare(2.databaseValue, 1.5.databaseValue) == 1)
+        #expect(SQLiteOrdering.compare((-1).databaseValue, 0.0.databaseValue) == -1)
+        #expect(SQLiteOrdering.compare(0.databaseValue, (-0.0).databaseValue) == 0)
+        #expect(SQLiteOrdering.compare(Int64.max.databaseValue, Double.infinity.databaseValue) == -1)
+        #expect(SQLiteOrdering.compare(Int64.min.databaseValue, (-Double.infinity).databaseValue) == 1)
+        #expect(SQLiteOrdering.compare(Int64.min.databaseValue, (-9.223372036854775808e18).databaseValue) == 0)
+        // 2^53 + 1 is not a double; it is above the double 2^53.
+        #expect(SQLiteOrdering.compare((Int64(1) << 53 + 1).databaseValue, 9007199254740992.0.databaseValue) == 1)
+    }
+
+    @Test("Text compares by UTF-8 bytes; blobs by bytes")
+    func bytes() {
+        #expect(SQLiteOrdering.compare("B".databaseValue, "a".databaseValue) == -1)
+        #expect(SQLiteOrdering.compare("a".databaseValue, "ab".databaseValue) == -1)
+        #expect(SQLiteOrdering.compare("ab".databaseValue, "ab".databaseValue) == 0)
+        #expect(SQLiteOrdering.compare("z".databaseValue, "\u{E9}".databaseValue) == -1)
+        #expect(SQLiteOrdering.compare("e\u{301}".databaseValue, "f".databaseValue) == -1)
+        #expect(SQLiteOrdering.compare("\u{FFFF}".databaseValue, "😀".databaseValue) == -1)
+        #expect(SQLiteOrdering.compare(Data([1, 2]).databaseValue, Data([1, 3]).databaseValue) == -1)
+        #expect(SQLiteOrdering.compare(Data([1, 2]).databaseValue, Data([1]).databaseValue) == 1)
+        #expect(SQLiteOrdering.compare(Data([0xFF]).databaseValue, Data([0x00, 0x00]).databaseValue) == 1)
+    }
+
+    @Test("compare agrees with SQLite's own comparison for every pair of values")
+    func agreesWithSQLite() throws {
+        let values: [DatabaseValue] = [
+            .null,
+            Int64.min.databaseValue, (-1).databaseValue, 0.databaseValue, 1.databaseValue, 2.databaseValue,
+            (Int64(1) << 53).databaseValue, (Int64(1) << 53 + 1).databaseValue,
+            (Int64.max - 1).databaseValue, Int64.max.databaseValue,
+            (-Double.infinity).databaseValue, (-9.223372036854775808e18).databaseValue, (-1.5).databaseValue,
+            (-0.0).databaseValue, 0.0.databaseValue, 1.0.databaseValue, 1.5.databaseValue,
+            9007199254740992.0.databaseValue, 9.223372036854775807e18.databaseValue, 1e300.databaseValue,
+            Double.infinity.databaseValue,
+            "".databaseValue, " ".databaseValue, "B".databaseValue, "a".databaseValue, "ab".databaseValue,
+            "\u{E9}".databaseValue, "e\u{301}".databaseValue, "😀".databaseValue, "日本".databaseValue,
+            Data().databaseValue, Data([0]).databaseValue, Data([1, 2]).databaseValue, Data([0xFF]).databaseValue,
+        ]
+        // Rank the values with ORDER BY itself: peers (equal values) share a rank.
+        let database = try DatabaseQueue()
+        let ranks: [Int] = try database.write { db in
+            try db.execute(sql: "CREATE TABLE v (i INTEGER, x)") // no type: values keep their storage class
+            for (i, value) in values.enumerated() {
+                try db.execute(sql: "INSERT INTO v (i, x) VALUES (?, ?)", arguments: [i, value])
+            }
+            let rows = try Row.fetchAll(db, sql: "SELECT i, DENSE_RANK() OVER (ORDER BY x) AS r FROM v")
+            var ranks = Array(repeating: 0, count: values.count)
+            for row in rows { ranks[row["i"]] = row["r"] }
+            return ranks
+        }
+        let sqlite = ranks.map { a in ranks.map { b in a < b ? -1 : (a == b ? 0 : 1) } }
+        var disagreements: [String] = []
+        for (i, a) in values.enumerated() {
+            for (j, b) in values.enumerated() where SQLiteOrdering.compare(a, b) != sqlite[i][j] {
+                disagreements.append("compare(\(a), \(b)) = \(SQLiteOrdering.compare(a, b)), SQLite says \(sqlite[i][j])")
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")
+    }
+}

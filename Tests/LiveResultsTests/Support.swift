@@ -1,0 +1,285 @@
+import Foundation
+import GRDB
+@testable import LiveResults
+
+// MARK: - The test record
+
+/// A test-local record: one row of the `item` table.
+struct Item: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "item"
+
+    var id: Int64?
+    var name: String?
+    var zone: String?
+    var score: Int
+    var flag: Int
+
+    init(id: Int64? = nil, name: String?, zone: String?, score: Int = 0, flag: Int = 1) {
+        self.id = id
+        self.name = name
+        self.zone = zone
+        self.score = score
+        self.flag = flag
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// An empty in-memory database with the `item` table.
+func makeItemDatabase(configuration: Configuration = Configuration()) throws -> DatabaseQueue {
+    let db = try DatabaseQueue(configuration: configuration)
+    try db.write { db in
+        try db.execute(sql: """
+            CREATE TABLE item (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT,
+                zone TEXT,
+                score INTEGER,
+                flag INTEGER
+            )
+            """)
+    }
+    return db
+}
+
+/// Inserts items and returns their ids, in order.
+@discardableResult
+func insertItems(_ items: [Item], into database: some DatabaseWriter) throws -> [Int64] {
+    try database.write { db in
+        var ids: [Int64] = []
+        for item in items {
+            var item = item
+            try item.insert(db)
+            ids.append(item.id!)
+        }
+        return ids
+    }
+}
+
+/// The sort every controller of these tests uses: zone, then most score, then name.
+let zoneScoreName = [SortColumn("zone"), SortColumn("score", ascending: false), SortColumn("name")]
+
+func ip(_ section: Int, _ row: Int) -> IndexPath {
+    IndexPath(row: row, section: section)
+}
+
+// MARK: - Recording delegate
+
+/// Records every delegate call, in order.
+final class Recorder: ResultsControllerDelegate {
+    typealias Record = Item
+
+    enum Event: Equatable, CustomStringConvertible {
+        case willChange
+        case section(ChangeKind, index: Int, name: String, count: Int)
+        case row(ChangeKind, id: RecordID, from: IndexPath?, to: IndexPath?)
+        case didChange
+
+        var description: String {
+            switch self {
+            case .willChange: return "willChange"
+            case .didChange: return "didChange"
+            case let .section(kind, index, name, count):
+                return "section \(kind) #\(index) \(escaped(name)) (\(count))"
+            case let .row(kind, id, from, to):
+                return "row \(kind) id \(id) \(from.map(pathText) ?? "nil") -> \(to.map(pathText) ?? "nil")"
+            }
+        }
+    }
+
+    var events: [Event] = []
+    /// Called at the end of each batch, after `didChange` is recorded.
+    var onDidChange: ((ResultsController<Item>) -> Void)?
+
+    func controllerWillChangeContent(_ controller: ResultsController<Item>) {
+        events.append(.willChange)
+    }
+
+    func controller(_ controller: ResultsController<Item>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind) {
+        events.append(.section(type, index: sectionIndex, name: section.name, count: section.numberOfObjects))
+    }
+
+    func controller(_ controller: ResultsController<Item>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?) {
+        events.append(.row(type, id: id, from: indexPath, to: newIndexPath))
+    }
+
+    func controllerDidChangeContent(_ controller: ResultsController<Item>) {
+        events.append(.didChange)
+        onDidChange?(controller)
+    }
+
+    /// Returns the events recorded so far and forgets them.
+    func take() -> [Event] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    /// The row events of the recorded events, without the batch and section markers.
+    var rowEvents: [Event] {
+        events.filter { if case .row = $0 { return true } else { return false } }
+    }
+}
+
+func pathText(_ path: IndexPath) -> String {
+    "[\(path.section),\(path.row)]"
+}
+
+/// A Swift string literal for `text`, with every non-ASCII or control scalar escaped, so that
+/// NFC and NFD forms print differently.
+func escaped(_ text: String?) -> String {
+    guard let text else { return "nil" }
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case _ where scalar.value >= 0x20 && scalar.value < 0x7F: result.unicodeScalars.append(scalar)
+        default: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        }
+    }
+    return result + "\""
+}
+
+// MARK: - A controller with its delegate
+
+/// A results controller over the `item` table that tracks changes into a `Recorder`.
+struct Fixture {
+    let database: DatabaseQueue
+    let controller: ResultsController<Item>
+    let recorder: Recorder
+    /// The predicate, as SQL; "1" when there is none.
+    let predicate: String
+
+    /// Creates the table, inserts `items`, runs `setup`, and fetches.
+    init(
+        _ items: [Item],
+        predicate: String? = nil,
+        sortDescriptors: [SortColumn] = zoneScoreName,
+        sectionNameKeyPath: String? = "zone",
+        fetchBatchSize: Int = 0,
+        tracking: Bool = true,
+        configuration: Configuration = Configuration(),
+        setup: ((Database) throws -> Void)? = nil
+    ) throws {
+        database = try makeItemDatabase(configuration: configuration)
+        try insertItems(items, into: database)
+        if let setup { try database.write(setup) }
+        controller = ResultsController(
+            database: database,
+            fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sortDescriptors, fetchBatchSize: fetchBatchSize),
+            sectionNameKeyPath: sectionNameKeyPath)
+        recorder = Recorder()
+        self.predicate = predicate ?? "1"
+        if tracking { controller.delegate = recorder }
+        try controller.performFetch()
+    }
+
+    /// Runs `updates` in one transaction, processes the pending changes, and returns the events.
+    @discardableResult
+    func write(_ updates: (Database) throws -> Void) throws -> [Recorder.Event] {
+        try database.write(updates)
+        try controller.processPendingChanges()
+        return recorder.take()
+    }
+
+    /// Runs one SQL statement (its own transaction), processes the changes, and returns the events.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: StatementArguments = []) throws -> [Recorder.Event] {
+        try write { try $0.execute(sql: sql, arguments: arguments) }
+    }
+
+    /// The result as the controller holds it: section names with the ids of their rows.
+    var layout: [Layout] {
+        controller.sections.enumerated().map { s, section in
+            Layout(section.name, (0..<section.numberOfObjects).map { controller.id(at: ip(s, $0)) })
+        }
+    }
+
+    /// The result as SQLite orders it, under the fixture's sort and section key.
+    func freshLayout() throws -> [Layout] {
+        let request = controller.fetchRequest
+        let order = request.sortDescriptors.map { "\($0.column) COLLATE BINARY \($0.ascending ? "ASC" : "DESC")" } + ["id"]
+        let section = controller.sectionNameKeyPath
+        return try database.read { db in
+            var result: [Layout] = []
+            var lastKey: DatabaseValue?
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, \(section ?? "NULL") AS sectionKey FROM item WHERE \(predicate)
+                ORDER BY \(order.joined(separator: ", "))
+                """)
+            for row in rows {
+                let key: DatabaseValue = row["sectionKey"]
+                if let lastKey, sameBytes(lastKey, key) {
+                    result[result.count - 1].ids.append(row["id"])
+                } else {
+                    result.append(Layout(String.fromDatabaseValue(key) ?? "", [row["id"]]))
+                }
+                lastKey = key
+            }
+            return result
+        }
+    }
+}
+
+/// One section of a result, for comparisons: the name, compared byte by byte, and the row ids.
+struct Layout: Equatable, CustomStringConvertible {
+    var name: String
+    var ids: [RecordID]
+
+    init(_ name: String, _ ids: [RecordID]) {
+        self.name = name
+        self.ids = ids
+    }
+
+    static func == (a: Layout, b: Layout) -> Bool {
+        Array(a.name.utf8) == Array(b.name.utf8) && a.ids == b.ids
+    }
+
+    var description: String { "\(escaped(name)): \(ids)" }
+}
+
+/// Whether two values are the same to SQLite's BINARY collation (unlike `==` on `DatabaseValue`,
+/// which treats canonically equivalent strings as equal).
+func sameBytes(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
+    switch (a.storage, b.storage) {
+    case let (.string(x), .string(y)): return Array(x.utf8) == Array(y.utf8)
+    default: return a.storage == b.storage
+    }
+}
+
+// MARK: - Seeded randomness
+
+/// SplitMix64: a small, fast, seedable generator, so every run of a seed is the same.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func int(_ range: Range<Int>) -> Int {
+        Int.random(in: range, using: &self)
+    }
+
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        Int.random(in: range, using: &self)
+    }
+
+    mutating func chance(_ probability: Double) -> Bool {
+        Double.random(in: 0..<1, using: &self) < probability
+    }
+
+    mutating func pick<T>(_ elements: [T]) -> T {
+        elements[int(0..<elements.count)]
+    }
+}

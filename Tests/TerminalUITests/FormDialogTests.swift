@@ -1,0 +1,293 @@
+import Testing
+@testable import TerminalUI
+
+func teamForm(zone: String = "Africa") -> FormDialog {
+    FormDialog(title: "Secret Team", subtitle: "Add a new team", fields: [
+        FormDialog.Field(label: "Team Name"),
+        FormDialog.Field(label: "Qualifying Zone", text: zone),
+    ])
+}
+
+@discardableResult
+func type(_ text: String, into form: inout FormDialog) -> [FormDialog.Outcome] {
+    text.map { form.handle(.character($0)) }
+}
+
+@Suite("FormDialog: editing")
+struct FormDialogEditingTests {
+    @Test("Typing fills the focused field")
+    func typing() {
+        var form = teamForm()
+        #expect(type("Wakanda", into: &form).allSatisfy { $0 == .editing })
+        #expect(form.values == ["Wakanda", "Africa"])
+        #expect(form.fields[0].caret == 7)
+        #expect(form.focus == 0)
+        #expect(form.message == nil)
+    }
+
+    @Test("A prefilled field starts with its caret at the end")
+    func prefilledCaret() {
+        let form = teamForm(zone: "Asia")
+        #expect(form.fields[1].caret == 4)
+    }
+
+    @Test("Backspace removes the character before the caret")
+    func backspace() {
+        var form = teamForm()
+        type("Wakandaa", into: &form)
+        #expect(form.handle(.backspace) == .editing)
+        #expect(form.values[0] == "Wakanda")
+        _ = form.handle(.home)
+        _ = form.handle(.backspace)
+        #expect(form.values[0] == "Wakanda")
+        _ = form.handle(.right)
+        _ = form.handle(.backspace)
+        #expect(form.values[0] == "akanda")
+        #expect(form.fields[0].caret == 0)
+    }
+
+    @Test("Arrows, home and end move the caret; typing inserts at the caret; delete removes after it")
+    func caretEditing() {
+        var form = teamForm()
+        type("ac", into: &form)
+        _ = form.handle(.left)
+        type("b", into: &form)
+        #expect(form.values[0] == "abc")
+        _ = form.handle(.control("a"))
+        type(">", into: &form)
+        _ = form.handle(.control("e"))
+        type("<", into: &form)
+        #expect(form.values[0] == ">abc<")
+        _ = form.handle(.home)
+        _ = form.handle(.delete)
+        #expect(form.values[0] == "abc<")
+        _ = form.handle(.end)
+        _ = form.handle(.delete)
+        #expect(form.values[0] == "abc<")
+        _ = form.handle(.right)
+        #expect(form.fields[0].caret == 4)
+        for _ in 0..<10 { _ = form.handle(.left) }
+        #expect(form.fields[0].caret == 0)
+    }
+
+    @Test("Tab and arrows switch fields, wrapping around")
+    func switchFields() {
+        var form = teamForm()
+        #expect(form.handle(.tab) == .editing)
+        #expect(form.focus == 1)
+        type("!", into: &form)
+        #expect(form.values == ["", "Africa!"])
+        _ = form.handle(.tab)
+        #expect(form.focus == 0)
+        _ = form.handle(.backTab)
+        #expect(form.focus == 1)
+        _ = form.handle(.up)
+        #expect(form.focus == 0)
+        _ = form.handle(.down)
+        #expect(form.focus == 1)
+    }
+
+    @Test("Ctrl-U clears the focused field")
+    func controlU() {
+        var form = teamForm()
+        _ = form.handle(.tab)
+        _ = form.handle(.control("u"))
+        #expect(form.values == ["", ""])
+        #expect(form.fields[1].caret == 0)
+        type("Oceania", into: &form)
+        #expect(form.values == ["", "Oceania"])
+    }
+
+    @Test("Enter submits and Esc cancels, leaving the text as it was")
+    func submitAndCancel() {
+        var form = teamForm()
+        type("Wakanda", into: &form)
+        #expect(form.handle(.enter) == .submitted)
+        #expect(form.values == ["Wakanda", "Africa"])
+        #expect(form.handle(.escape) == .cancelled)
+        #expect(form.values == ["Wakanda", "Africa"])
+    }
+
+    @Test("Other keys are ignored", arguments: [Key.function(1), .pageUp, .pageDown, .mouse, .resize, .unknown(999), .control("x")])
+    func ignoredKeys(_ key: Key) {
+        var form = teamForm()
+        type("ab", into: &form)
+        #expect(form.handle(key) == .editing)
+        #expect(form.values == ["ab", "Africa"])
+        #expect(form.focus == 0)
+    }
+
+    @Test("Control characters are refused with a message", arguments: ["\u{1B}", "\u{7}", "\0", "\u{7F}", "\u{9B}", "\u{85}", "\r\n"] as [Character])
+    func controlRefused(_ character: Character) {
+        var form = teamForm()
+        type("ab", into: &form)
+        #expect(form.handle(.character(character)) == .editing)
+        #expect(form.values[0] == "ab")
+        #expect(form.fields[0].caret == 2)
+        #expect(form.message == "Control characters are not allowed.")
+        type("c", into: &form)
+        #expect(form.values[0] == "abc")
+        #expect(form.message == nil)
+    }
+
+    @Test("An escape sequence typed character by character keeps only its printable part")
+    func escapeSequence() {
+        var form = teamForm()
+        type("\u{1B}[31mRed", into: &form)
+        #expect(form.values[0] == "[31mRed")
+        #expect(!form.values[0].unicodeScalars.contains { $0.properties.generalCategory == .control })
+    }
+
+    @Test("The maximum length is enforced with a message")
+    func maxLength() {
+        var form = FormDialog(title: "Code", fields: [FormDialog.Field(label: "Code", maxLength: 3)])
+        type("abcd", into: &form)
+        #expect(form.values == ["abc"])
+        #expect(form.message == "Code is limited to 3 characters.")
+        _ = form.handle(.backspace)
+        #expect(form.message == nil)
+        type("dé日", into: &form)
+        #expect(form.values == ["abd"])
+    }
+
+    @Test("The default maximum is 64 characters")
+    func defaultMaxLength() {
+        var form = teamForm()
+        type(String(repeating: "x", count: 65), into: &form)
+        #expect(form.values[0].count == 64)
+        #expect(form.message == "Team Name is limited to 64 characters.")
+    }
+
+    @Test("Emoji and CJK are typed as single characters")
+    func wideCharacters() {
+        var form = teamForm()
+        type("日本😀", into: &form)
+        #expect(form.values[0] == "日本😀")
+        #expect(form.fields[0].caret == 3)
+        _ = form.handle(.backspace)
+        #expect(form.values[0] == "日本")
+    }
+
+    @Test("A combining mark typed after its letter keeps the caret within the text")
+    func combiningMarkKeepsCaretValid() {
+        // A terminal delivers one scalar per key, so pasting a decomposed "é" (e, U+0301),
+        // a flag (two regional indicators) or a ZWJ emoji sends several keys that merge into
+        // one Character: the caret counts keys and ends up past the end of the text.
+        var form = teamForm()
+        type("e", into: &form)
+        _ = form.handle(.character("\u{301}"))
+        #expect(form.values[0] == "e\u{301}")
+        #expect(form.fields[0].caret <= form.fields[0].text.count)
+    }
+
+    @Test("Typing after a merged scalar does not crash")
+    func combiningMarkThenTyping() async {
+        await #expect(processExitsWith: .success) {
+            var form = FormDialog(title: "T", fields: [FormDialog.Field(label: "Name")])
+            _ = form.handle(.character("🇫"))
+            _ = form.handle(.character("🇷"))  // merges with 🇫 into one flag Character
+            _ = form.handle(.character("x"))
+        }
+    }
+}
+
+@Suite("FormDialog: rendering")
+struct FormDialogRenderTests {
+    @Test("The title, labels, values and hint are drawn in a centred box")
+    func render() {
+        var form = teamForm()
+        type("Wakanda", into: &form)
+        var grid = Grid(width: 60, height: 14)
+        let caret = form.render(into: &grid, area: Rect(x: 0, y: 0, width: 60, height: 14), frame: Style(reverse: true), field: Style(underline: true), error: Style(bold: true))
+        let text = lines(grid)
+        // A 52×10 box at (4, 2).
+        #expect(text[0] == "")
+        #expect(text[1] == "")
+        #expect(text[2].hasPrefix("    ┌─ Secret Team: Add a new team ─"))
+        #expect(text[2].hasSuffix("─┐"))
+        #expect(DisplayText.width(text[2]) == 56)
+        #expect(text[4] == "    │ Team Name       Wakanda" + String(repeating: " ", count: 26) + "│")
+        #expect(text[6] == "    │ Qualifying Zone Africa" + String(repeating: " ", count: 27) + "│")
+        #expect(text[11].hasPrefix("    └─ Tab: "))
+        #expect(text[11].contains(" · Enter: save · Esc: cancel "))
+        #expect(text[11].hasSuffix("┘"))
+        #expect(text[12] == "")
+        for y in 3...10 {
+            #expect(text[y].hasPrefix("    │"), "line \(y)")
+            #expect(text[y].hasSuffix("│"), "line \(y)")
+            #expect(DisplayText.width(text[y]) == 56, "line \(y)")
+        }
+        // The caret is after the typed name, in the focused field.
+        #expect(caret.x == 22 + 7)
+        #expect(caret.y == 4)
+        // Styles: the frame in reverse, the field underlined, the labels bold.
+        #expect(grid[4, 2].style.reverse)
+        #expect(grid[22, 4].style == Style(underline: true))
+        #expect(grid[6, 4].style.bold)
+    }
+
+    @Test("The message is drawn inside the box, above the bottom border")
+    func message() {
+        var form = teamForm()
+        _ = form.handle(.character("\u{1B}"))
+        var grid = Grid(width: 60, height: 14)
+        form.render(into: &grid, area: Rect(x: 0, y: 0, width: 60, height: 14), frame: Style(reverse: true), field: Style(underline: true), error: Style(bold: true))
+        let text = lines(grid)
+        #expect(text[10].hasPrefix("    │ Control characters are not allowed."))
+        #expect(text[10].hasSuffix("│"))
+        #expect(grid[6, 10].style == Style(bold: true))
+    }
+
+    @Test("A long value shows its end, where the caret is")
+    func longValue() {
+        var form = teamForm()
+        type(String(repeating: "漢", count: 40), into: &form)
+        var grid = Grid(width: 60, height: 14)
+        let caret = form.render(into: &grid, area: Rect(x: 0, y: 0, width: 60, height: 14), frame: .plain, field: .plain, error: .plain)
+        #expect(caret.y == 4)
+        #expect(caret.x <= 54)
+        #expect(caret.x >= 22)
+        #expect(lines(grid)[4].contains(String(repeating: "漢", count: 15)))
+        #expect(!lines(grid)[4].contains(String(repeating: "漢", count: 16)))
+        #expect(lines(grid)[4].hasSuffix("│"))
+        #expect(wideGlyphProblems(grid).isEmpty)
+        for line in lines(grid) { #expect(DisplayText.width(line) <= 60) }
+    }
+
+    @Test("Hostile text in the fields is drawn safely")
+    func hostileValues() {
+        var form = FormDialog(title: "T\u{1B}[2J", subtitle: "\u{202E}evil", fields: [FormDialog.Field(label: "Name", text: "a\u{1B}[31mb\u{9B}c")])
+        form.message = "bad\nmessage"
+        var grid = Grid(width: 60, height: 10)
+        form.render(into: &grid, area: Rect(x: 0, y: 0, width: 60, height: 10), frame: .plain, field: .plain, error: .plain)
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                #expect(!grid[x, y].text.unicodeScalars.contains(where: isUnsafe), "cell (\(x), \(y))")
+            }
+        }
+        #expect(grid.text.contains("T\u{241B}[2J: evil"))
+        #expect(grid.text.contains("bad\u{240A}message"))
+    }
+
+    @Test("In a small area the box shrinks to fit", arguments: [(40, 10), (52, 10), (80, 24)])
+    func fits(width: Int, height: Int) {
+        var form = teamForm()
+        type("Wakanda", into: &form)
+        var grid = Grid(width: width, height: height)
+        form.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: .plain, field: .plain, error: .plain)
+        #expect(grid.text.contains("Secret Team"))
+        #expect(grid.text.contains("Team Name"))
+        #expect(grid.text.contains("Wakanda"))
+        #expect(wideGlyphProblems(grid).isEmpty)
+    }
+
+    @Test("A box narrower than its labels does not crash")
+    func narrowerThanLabels() async {
+        // fieldX = box.x + 3 + labelWidth lies beyond the grid, and Grid.fill traps on it.
+        await #expect(processExitsWith: .success) {
+            let form = FormDialog(title: "T", fields: [FormDialog.Field(label: "Qualifying Zone")])
+            var grid = Grid(width: 16, height: 8)
+            form.render(into: &grid, area: Rect(x: 0, y: 0, width: 16, height: 8), frame: .plain, field: .plain, error: .plain)
+        }
+    }
+}

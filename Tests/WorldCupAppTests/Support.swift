@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import LiveResults
+import TerminalUI
+import WorldCup
+@testable import WorldCupApp
+
+/// A clock the tests move by hand, so flashes are deterministic.
+final class FakeClock {
+    var now: Double = 1000
+}
+
+/// A scoreboard on a fresh temporary database seeded with the 32 teams, and its screen.
+/// The database files are removed when the fixture goes away.
+final class ScreenFixture {
+    let databaseURL: URL
+    let scoreboard: Scoreboard
+    let clock: FakeClock
+    let screen: ScoreboardScreen
+
+    init(usesColor: Bool = false) throws {
+        let seed = try #require(Seed.defaultURL, "the repository's seed.json")
+        databaseURL = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite")
+        scoreboard = try Scoreboard(databaseURL: databaseURL, seedURL: seed)
+        let clock = FakeClock()
+        self.clock = clock
+        screen = try ScoreboardScreen(scoreboard: scoreboard, usesColor: usesColor, clock: { clock.now })
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: databaseURL.path + suffix)
+        }
+    }
+
+    /// Renders the screen (80×24 unless told) and returns the grid.
+    func render(width: Int = 80, height: Int = 24) -> Grid {
+        screen.render(width: width, height: height).grid
+    }
+
+    /// Sends every character of a text as a key.
+    func type(_ text: String) {
+        for character in text { screen.handle(.character(character)) }
+    }
+
+    func press(_ key: Key, times: Int = 1) {
+        for _ in 0..<times { screen.handle(key) }
+    }
+}
+
+/// The lines of a grid, trailing spaces removed.
+func lines(_ grid: Grid) -> [String] {
+    grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+}
+
+/// The expected line of a table row (trailing spaces removed) on an 80-column screen:
+/// the marker, the badge, the title, and the detail ending one cell before the edge.
+func rowLine(cursor: Bool = false, badge: String, title: String, detail: String, width: Int = 80) -> String {
+    let text = (cursor ? "▶ " : "  ") + badge + " " + title
+    let pad = width - 1 - DisplayText.width(detail) - DisplayText.width(text)
+    return text + String(repeating: " ", count: max(0, pad)) + detail
+}
+
+/// The section headers shown in the table area (between the title line and the status line).
+func headers(_ grid: Grid) -> [String] {
+    lines(grid)[1..<(grid.height - 2)].compactMap { line in
+        guard line.hasPrefix(" "), line.count > 1, line.dropFirst().first != " " else { return nil }
+        return String(line.dropFirst())
+    }
+}
+
+/// The y and text of the row that shows a team, found by its badge and title.
+func row(_ name: String, in grid: Grid) -> (y: Int, line: String)? {
+    for (y, line) in lines(grid).enumerated() where y > 0 && y < grid.height - 2 {
+        if line.contains("] \(name)  ") { return (y, line) }
+    }
+    return nil
+}
+
+/// True when a scalar must never reach the terminal raw.
+func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .format: return true
+    default: return false
+    }
+}
+
+/// Problems that would make a grid draw wrongly: raw control or format characters in a cell,
+/// lines wider than the grid, and broken wide glyphs.
+func drawingProblems(_ grid: Grid) -> [String] {
+    var problems: [String] = []
+    for y in 0..<grid.height {
+        if DisplayText.width(grid.line(y)) != grid.width { problems.append("line \(y) is \(DisplayText.width(grid.line(y))) cells wide") }
+        for x in 0..<grid.width {
+            let cell = grid[x, y]
+            if cell.text.unicodeScalars.contains(where: isUnsafe) { problems.append("raw control or format character at (\(x), \(y))") }
+            if cell.isContinuation {
+                if x == 0 || DisplayText.width(grid[x - 1, y].text) != 2 || grid[x - 1, y].isContinuation { problems.append("orphan continuation at (\(x), \(y))") }
+            } else if DisplayText.width(cell.text) == 2, x + 1 >= grid.width || !grid[x + 1, y].isContinuation {
+                problems.append("wide glyph without continuation at (\(x), \(y))")
+            }
+        }
+    }
+    for line in lines(grid) where DisplayText.width(line) > grid.width {
+        problems.append("a line of \(DisplayText.width(line)) cells: \(line)")
+    }
+    return problems
+}
+
+/// The teams in scoreboard order, as the seed lists them per zone.
+let zoneOrder = ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "South America"]

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import WorldCup
+
+/// Files the tests read, found from this file's place in the repository.
+enum Paths {
+    /// Tests/WorldCupTests
+    static let testDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    /// The package root (/work/main).
+    static let packageRoot = testDirectory.deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository's seed: 32 teams.
+    static let seed = packageRoot.appendingPathComponent("seed.json")
+    /// The original book's seed, with trailing commas: ../../../shared/reference/book-seed.json
+    /// from the test directory.
+    static let bookSeed = testDirectory
+        .appendingPathComponent("../../../shared/reference/book-seed.json")
+        .standardizedFileURL
+
+    static var bookSeedExists: Bool { FileManager.default.fileExists(atPath: bookSeed.path) }
+}
+
+/// A fresh folder under the temporary directory, removed by `remove()`.
+struct TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("WorldCupTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// A path inside the folder.
+    func file(_ name: String) -> URL {
+        url.appendingPathComponent(name)
+    }
+
+    /// A database path inside the folder (which does not exist yet).
+    var database: URL { file("WorldCup.sqlite") }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// The teams of the repository's seed, as JSON objects.
+func seedObjects() throws -> [[String: Any]] {
+    try JSONSerialization.jsonObject(with: Data(contentsOf: Paths.seed)) as! [[String: Any]]
+}
+
+/// Writes `objects` as a JSON seed file and returns its URL.
+func writeSeed(_ objects: [[String: Any]], in folder: TemporaryFolder, name: String = "seed.json") throws -> URL {
+    let url = folder.file(name)
+    try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted]).write(to: url)
+    return url
+}
+
+/// Whether a message is one sentence: not empty, starts with a capital, ends with a period,
+/// one line, and no sentence ends inside it.
+func isOneSentence(_ text: String) -> Bool {
+    guard let first = text.first, first.isUppercase, text.hasSuffix("."), !text.contains("\n") else { return false }
+    let body = text.dropLast()
+    for terminator in [". ", "! ", "? "] where body.contains(terminator) { return false }
+    return !body.hasSuffix(".")
+}
+
+/// Runs `body` and returns the WorldCupError it throws (recording an issue when it throws
+/// nothing or something else).
+func worldCupError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> WorldCupError? {
+    #expect(throws: WorldCupError.self, sourceLocation: sourceLocation) { try body() }
+}
