@@ -46,6 +46,21 @@ struct KeyQuery: Sendable {
         return result
     }
 
+    /// Every matching row, in result order, straight into an index: no key is held twice.
+    func fetchIndex(_ db: Database, sectionName: (DatabaseValue) -> String) throws -> SectionedIndex {
+        var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending))
+        let countRequest = SQLRequest<Int>(literal: SQL(sql: "SELECT COUNT(*) FROM " + tableName.quotedDatabaseIdentifier) + filter)
+        index.reserveCapacity(try countRequest.fetchOne(db) ?? 0)
+        let request = SQLRequest<Row>(literal: SQL(sql: selection) + filter + SQL(sql: ordering))
+        let cursor = try Row.fetchCursor(db, request)
+        let sectionOffset = sortDescriptors.count + 1
+        while let row = try cursor.next() {
+            let section: DatabaseValue = sectionColumn == nil ? .null : row[sectionOffset]
+            try index.appendSorted(id: row[0], section: section, sectionName: sectionName) { row[$0 + 1] }
+        }
+        return index
+    }
+
     /// The keys of those of `ids` that exist and match the predicate.
     func fetchKeys(_ db: Database, ids: [RecordID]) throws -> [RecordID: RowKey] {
         var keys: [RecordID: RowKey] = [:]

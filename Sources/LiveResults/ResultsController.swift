@@ -54,7 +54,6 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         let query = KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
         let tracking = delegate != nil
         let notify = onChangesAvailable
-        let ascending = request.sortDescriptors.map(\.ascending)
         let (newIndex, newTracker): (SectionedIndex, ChangeTracker?) = try withReadableErrors {
             try database.writeWithoutTransaction { db in
                 try checkColumns(db, request: request)
@@ -62,7 +61,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
                 let newTracker = tracking ? ChangeTracker(query: query, rowIDColumn: rowIDColumn) { notify?() } : nil
                 // Observe before reading, on the writer, so no commit falls between the two.
                 if let newTracker { db.add(transactionObserver: newTracker, extent: .observerLifetime) }
-                let index = try SectionedIndex(ascending: ascending, sortedRows: query.fetchAll(db), sectionName: Self.sectionName)
+                let index = try query.fetchIndex(db, sectionName: Self.sectionName)
                 return (index, newTracker)
             }
         }
@@ -160,9 +159,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             present.insert(id)
             if index.key(for: id) != key || unreportedIDs.contains(id) { changes.append((id, key)) }
         }
-        for section in index.sections {
-            for entry in section.entries where !present.contains(entry.id) { changes.append((entry.id, nil)) }
-        }
+        for id in index.allIDs where !present.contains(id) { changes.append((id, nil)) }
         records.removeAll()
         let batch = try index.apply(changes, sectionName: Self.sectionName)
         needsRefetch = false
@@ -174,7 +171,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         guard let delegate, !batch.isEmpty else { return }
         delegate.controllerWillChangeContent(self)
         for change in batch.sectionChanges {
-            let count = change.kind == .insert ? index.sections[change.index].entries.count : 0
+            let count = change.kind == .insert ? index.rowCount(inSection: change.index) : 0
             let info = SectionInfo(name: change.name, indexTitle: Self.indexTitle(for: change.name), numberOfObjects: count)
             delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.kind)
         }
@@ -188,12 +185,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     /// The sections of the result, in order.
     public var sections: [SectionInfo] {
-        index.sections.map { SectionInfo(name: $0.name, indexTitle: Self.indexTitle(for: $0.name), numberOfObjects: $0.entries.count) }
+        index.sections.map { SectionInfo(name: $0.name, indexTitle: Self.indexTitle(for: $0.name), numberOfObjects: $0.slots.count) }
     }
 
     /// The number of rows in a section.
     public func numberOfObjects(inSection section: Int) -> Int {
-        index.sections[section].entries.count
+        index.rowCount(inSection: section)
     }
 
     /// The number of rows in the whole result.
@@ -214,9 +211,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     public func object(at indexPath: IndexPath) throws -> Record {
         let id = index.id(at: indexPath)
         if let record = records[id] { return record }
-        let entries = index.sections[indexPath.section].entries
-        let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : entries.count
-        let batch = try load(entries[indexPath.row..<min(entries.count, indexPath.row + batchSize)].map(\.id))
+        let rowCount = index.rowCount(inSection: indexPath.section)
+        let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : rowCount
+        let batch = try load(index.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + batchSize)))
         // Keep memory bounded: forget what was loaded before once there is much of it.
         if records.count + batch.count > max(4096, 64 * fetchRequest.fetchBatchSize) { records.removeAll() }
         records.merge(batch) { _, new in new }
@@ -229,7 +226,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// All records of the result, in order.
     public var fetchedObjects: [Record] {
         get throws {
-            let ids = index.sections.flatMap { $0.entries.map(\.id) }
+            let ids = index.allIDs
             let loaded = try load(ids.filter { records[$0] == nil })
             return ids.compactMap { records[$0] ?? loaded[$0] }
         }

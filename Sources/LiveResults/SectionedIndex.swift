@@ -18,27 +18,28 @@ struct RowKey: Equatable {
 /// The sorted, sectioned order of a result, holding ids and sort keys only.
 ///
 /// Rows are ordered by their sort values under the directions of the sort descriptors,
-/// then by id; sections by the order of their rows. Applying a set of changed rows costs
-/// O(k log n) comparisons plus the moves of array elements, and yields the change batch.
+/// then by id; sections by the order of their rows. Sort values live in a `KeyStore`;
+/// sections hold slots. Applying a set of changed rows costs O(k log n) comparisons plus
+/// the moves of array elements (for one row moving within its section, only the rows it
+/// passes), and yields the change batch.
 struct SectionedIndex {
-    struct Entry {
-        var id: RecordID
-        var sort: [DatabaseValue]
-    }
-
     struct Section {
+        var intern: Int32
         var value: DatabaseValue
         var name: String
-        var entries: [Entry]
+        var slots: [Int32]
     }
 
-    let ascending: [Bool]
+    private(set) var store: KeyStore
     private(set) var sections: [Section] = []
-    private var keys: [RecordID: RowKey] = [:]
-    private var sectionIndexByValue: [ExactValue: Int] = [:]
+    private var internNumbers: [ExactValue: Int32] = [:]
+    private var internedValues: [DatabaseValue] = []
+    private var positionOfIntern: [Int32: Int] = [:]
+
+    var ascending: [Bool] { store.ascending }
 
     init(ascending: [Bool]) {
-        self.ascending = ascending
+        store = KeyStore(ascending: ascending)
     }
 
     /// Builds the index from rows already in result order.
@@ -46,19 +47,35 @@ struct SectionedIndex {
     /// Fails with `sectionOutOfOrder` when a section value comes back after another section began.
     init<Rows: Sequence>(ascending: [Bool], sortedRows: Rows, sectionName: (DatabaseValue) -> String) throws
     where Rows.Element == (id: RecordID, key: RowKey) {
-        self.ascending = ascending
+        self.init(ascending: ascending)
         for (id, key) in sortedRows {
-            if let last = sections.last, SQLiteOrdering.compare(last.value, key.section) == 0 {
-                sections[sections.count - 1].entries.append(Entry(id: id, sort: key.sort))
-            } else {
-                if sectionIndexByValue[ExactValue(key.section)] != nil {
-                    throw Self.outOfOrder(sectionName(key.section), id: id)
-                }
-                sectionIndexByValue[ExactValue(key.section)] = sections.count
-                sections.append(Section(value: key.section, name: sectionName(key.section), entries: [Entry(id: id, sort: key.sort)]))
-            }
-            keys[id] = key
+            try appendSorted(id: id, section: key.section, sectionName: sectionName) { key.sort[$0] }
         }
+    }
+
+    /// Adds a row after all others; rows must come in result order.
+    mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String, sortValues: (Int) -> DatabaseValue) throws {
+        let intern = self.intern(value)
+        if sections.last?.intern != intern {
+            if positionOfIntern[intern] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
+            positionOfIntern[intern] = sections.count
+            sections.append(Section(intern: intern, value: value, name: sectionName(value), slots: []))
+        }
+        let slot = store.store(id: id, section: intern, sortValues: sortValues)
+        sections[sections.count - 1].slots.append(Int32(slot))
+    }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        store.reserveCapacity(capacity)
+    }
+
+    private mutating func intern(_ value: DatabaseValue) -> Int32 {
+        let exact = ExactValue(value)
+        if let number = internNumbers[exact] { return number }
+        let number = Int32(internedValues.count)
+        internNumbers[exact] = number
+        internedValues.append(value)
+        return number
     }
 
     private static func outOfOrder(_ name: String, id: RecordID) -> LiveResultsError {
@@ -68,58 +85,67 @@ struct SectionedIndex {
             """)
     }
 
-    var count: Int { keys.count }
+    // MARK: - Reading
 
-    func key(for id: RecordID) -> RowKey? { keys[id] }
+    var count: Int { store.count }
+
+    func rowCount(inSection section: Int) -> Int { sections[section].slots.count }
 
     func id(at indexPath: IndexPath) -> RecordID {
-        sections[indexPath.section].entries[indexPath.row].id
+        store.ids[Int(sections[indexPath.section].slots[indexPath.row])]
+    }
+
+    /// The ids of a range of rows of a section.
+    func ids(inSection section: Int, rows: Range<Int>) -> [RecordID] {
+        sections[section].slots[rows].map { store.ids[Int($0)] }
+    }
+
+    /// Every id, in result order.
+    var allIDs: [RecordID] {
+        sections.flatMap { $0.slots.map { store.ids[Int($0)] } }
+    }
+
+    func key(for id: RecordID) -> RowKey? {
+        guard let slot = store.slot(for: id) else { return nil }
+        return RowKey(section: internedValues[Int(store.sectionOfSlot[slot])], sort: store.sortValues(at: slot))
     }
 
     /// The place of a row, found by binary search on its sort key.
     func indexPath(for id: RecordID) -> IndexPath? {
-        guard let key = keys[id], let section = sectionIndexByValue[ExactValue(key.section)] else { return nil }
-        let row = insertionIndex(of: id, key.sort, in: sections[section].entries)
-        return IndexPath(row: row, section: section)
+        guard let slot = store.slot(for: id), let section = positionOfIntern[store.sectionOfSlot[slot]] else { return nil }
+        return IndexPath(row: insertionIndex(of: slot, in: sections[section].slots), section: section)
     }
 
     // MARK: - Ordering
 
-    /// Compares (sort values, id) pairs in result order.
-    func compare(_ a: [DatabaseValue], _ aID: RecordID, _ b: [DatabaseValue], _ bID: RecordID) -> Int {
-        for i in 0..<ascending.count {
-            let c = SQLiteOrdering.compare(a[i], b[i])
-            if c != 0 { return ascending[i] ? c : -c }
-        }
-        return aID < bID ? -1 : (aID == bID ? 0 : 1)
-    }
-
-    /// The first index whose entry does not sort before (sort, id).
-    private func insertionIndex(of id: RecordID, _ sort: [DatabaseValue], in entries: [Entry]) -> Int {
+    /// The first index whose row does not sort before the row in `slot`.
+    private func insertionIndex(of slot: Int, in slots: [Int32], skipping skipped: Int? = nil) -> Int {
+        // With `skipped`, search as if the element at that index were absent.
+        let count = slots.count - (skipped == nil ? 0 : 1)
         var low = 0
-        var high = entries.count
+        var high = count
         while low < high {
             let mid = (low + high) / 2
-            if compare(entries[mid].sort, entries[mid].id, sort, id) < 0 { low = mid + 1 } else { high = mid }
+            let index = skipped.map { mid >= $0 ? mid + 1 : mid } ?? mid
+            if store.compare(Int(slots[index]), slot) < 0 { low = mid + 1 } else { high = mid }
         }
         return low
     }
 
-    /// The index at which a new section starting with (sort, id) belongs.
-    private func sectionInsertionIndex(of id: RecordID, _ sort: [DatabaseValue]) -> Int {
+    /// The index at which a new section starting with the row in `slot` belongs.
+    private func sectionInsertionIndex(of slot: Int) -> Int {
         var low = 0
         var high = sections.count
         while low < high {
             let mid = (low + high) / 2
-            let first = sections[mid].entries[0]
-            if compare(first.sort, first.id, sort, id) < 0 { low = mid + 1 } else { high = mid }
+            if store.compare(Int(sections[mid].slots[0]), slot) < 0 { low = mid + 1 } else { high = mid }
         }
         return low
     }
 
     private mutating func reindexSections() {
-        sectionIndexByValue.removeAll(keepingCapacity: true)
-        for (index, section) in sections.enumerated() { sectionIndexByValue[ExactValue(section.value)] = index }
+        positionOfIntern.removeAll(keepingCapacity: true)
+        for (index, section) in sections.enumerated() { positionOfIntern[section.intern] = index }
     }
 
     // MARK: - Applying changes
@@ -132,16 +158,19 @@ struct SectionedIndex {
         // The last word on each row wins.
         var newKeys: [RecordID: RowKey?] = [:]
         for change in changes { newKeys[change.id] = change.key }
-        let changed = newKeys.filter { id, key in keys[id] != nil || key != nil }
-        guard !changed.isEmpty else { return ChangeBatch() }
+        let changed = newKeys.filter { id, key in store.slot(for: id) != nil || key != nil }
+        guard let first = changed.first else { return ChangeBatch() }
+        if changed.count == 1, let key = first.value, let batch = moveWithinSection(first.key, to: key) {
+            return batch
+        }
 
-        let oldSections = sections.map { (value: $0.value, name: $0.name, count: $0.entries.count) }
+        let oldSections = sections.map { (value: $0.value, name: $0.name) }
         var oldPaths: [RecordID: IndexPath] = [:]
         var oldKeys: [RecordID: RowKey] = [:]
         for id in changed.keys {
             if let path = indexPath(for: id) {
                 oldPaths[id] = path
-                oldKeys[id] = keys[id]
+                oldKeys[id] = key(for: id)
             }
         }
         place(changed, oldPaths: oldPaths, sectionName: sectionName)
@@ -149,9 +178,9 @@ struct SectionedIndex {
             try checkSectionOrder()
         } catch {
             // Put every changed row back where it was; the old order was valid.
-            let undo = changed.keys.map { ($0, oldKeys[$0]) }
+            let undo = Dictionary(uniqueKeysWithValues: changed.keys.map { ($0, oldKeys[$0]) })
             let newPaths = Dictionary(uniqueKeysWithValues: changed.keys.compactMap { id in indexPath(for: id).map { (id, $0) } })
-            place(Dictionary(uniqueKeysWithValues: undo), oldPaths: newPaths, sectionName: sectionName)
+            place(undo, oldPaths: newPaths, sectionName: sectionName)
             throw error
         }
 
@@ -163,7 +192,7 @@ struct SectionedIndex {
         }
         // Keep in place the sections holding the most untouched rows: those rows never moved.
         let weights = survivors.map { survivor in
-            sections[survivor.new].entries.reduce(0) { $0 + (changed[$1.id] == nil ? 1 : 0) }
+            sections[survivor.new].slots.reduce(0) { $0 + (changed[store.ids[Int($1)]] == nil ? 1 : 0) }
         }
         let stable = Set(Self.heaviestIncreasingRun(survivors.map(\.old), weights: weights))
         var deletedSections = Set(oldSections.indices)
@@ -209,12 +238,12 @@ struct SectionedIndex {
         }
         // Unchanged rows of a section deleted and inserted again go with it.
         for survivor in survivors where !stable.contains(survivor.old) {
-            let oldEntries = reconstructOldEntries(ofSection: survivor.new, changed: changed, oldPaths: oldPaths, oldKeys: oldKeys)
-            for (row, entry) in oldEntries.enumerated() where changed[entry.id] == nil {
-                deletes.append(RowChange(kind: .delete, id: entry.id, indexPath: IndexPath(row: row, section: survivor.old), newIndexPath: nil))
+            let oldOrder = oldOrder(ofSection: survivor.new, changed: changed, oldKeys: oldKeys)
+            for (row, id) in oldOrder.enumerated() where changed[id] == nil {
+                deletes.append(RowChange(kind: .delete, id: id, indexPath: IndexPath(row: row, section: survivor.old), newIndexPath: nil))
             }
-            for (row, entry) in sections[survivor.new].entries.enumerated() where changed[entry.id] == nil {
-                inserts.append(RowChange(kind: .insert, id: entry.id, indexPath: nil, newIndexPath: IndexPath(row: row, section: survivor.new)))
+            for (row, slot) in sections[survivor.new].slots.enumerated() where changed[store.ids[Int(slot)]] == nil {
+                inserts.append(RowChange(kind: .insert, id: store.ids[Int(slot)], indexPath: nil, newIndexPath: IndexPath(row: row, section: survivor.new)))
             }
         }
         deletes.sort { $0.indexPath! > $1.indexPath! }
@@ -225,39 +254,82 @@ struct SectionedIndex {
         return batch
     }
 
+    /// The common case, one row changing within its section (a tap): the row is moved past
+    /// the rows it overtakes, and nothing else moves. Nil when the case does not apply.
+    private mutating func moveWithinSection(_ id: RecordID, to key: RowKey) -> ChangeBatch? {
+        guard let slot = store.slot(for: id) else { return nil }
+        let intern = store.sectionOfSlot[slot]
+        guard SQLiteOrdering.compare(internedValues[Int(intern)], key.section) == 0, let s = positionOfIntern[intern] else { return nil }
+        let oldRow = insertionIndex(of: slot, in: sections[s].slots)
+        let oldSort = store.sortValues(at: slot)
+        store.store(id: id, section: intern) { key.sort[$0] }
+        let newRow = insertionIndex(of: slot, in: sections[s].slots, skipping: oldRow)
+        // The row must stay between the neighbouring sections; otherwise take the general path.
+        let last = sections[s].slots.count - 1
+        if (newRow == 0 && s > 0 && store.compare(Int(sections[s - 1].slots[sections[s - 1].slots.count - 1]), slot) > 0)
+            || (newRow == last && s < sections.count - 1 && store.compare(slot, Int(sections[s + 1].slots[0])) > 0) {
+            store.store(id: id, section: intern) { oldSort[$0] }
+            return nil
+        }
+        sections[s].slots.withUnsafeMutableBufferPointer { slots in
+            if newRow < oldRow {
+                for i in stride(from: oldRow, to: newRow, by: -1) { slots[i] = slots[i - 1] }
+            } else if newRow > oldRow {
+                for i in oldRow..<newRow { slots[i] = slots[i + 1] }
+            }
+            slots[newRow] = Int32(slot)
+        }
+        let old = IndexPath(row: oldRow, section: s)
+        let new = IndexPath(row: newRow, section: s)
+        return ChangeBatch(rowChanges: [RowChange(kind: oldRow == newRow ? .update : .move, id: id, indexPath: old, newIndexPath: new)])
+    }
+
     /// Takes the changed rows out of their old places and puts those still in the result
     /// at their new places, creating and removing sections as needed.
     private mutating func place(_ changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], sectionName: (DatabaseValue) -> String) {
         // Last place first, so earlier places stay valid.
-        for (id, path) in oldPaths.sorted(by: { $0.value > $1.value }) {
-            sections[path.section].entries.remove(at: path.row)
-            keys[id] = nil
+        for path in oldPaths.values.sorted(by: >) {
+            sections[path.section].slots.remove(at: path.row)
         }
-        sections.removeAll { $0.entries.isEmpty }
+        sections.removeAll { $0.slots.isEmpty }
         reindexSections()
         for (id, key) in changed {
-            guard let key else { continue }
-            let entry = Entry(id: id, sort: key.sort)
-            if let s = sectionIndexByValue[ExactValue(key.section)] {
-                sections[s].entries.insert(entry, at: insertionIndex(of: id, key.sort, in: sections[s].entries))
+            guard let key else {
+                store.remove(id: id)
+                continue
+            }
+            let intern = self.intern(key.section)
+            let slot = store.store(id: id, section: intern) { key.sort[$0] }
+            if let s = positionOfIntern[intern] {
+                sections[s].slots.insert(Int32(slot), at: insertionIndex(of: slot, in: sections[s].slots))
             } else {
-                let s = sectionInsertionIndex(of: id, key.sort)
-                sections.insert(Section(value: key.section, name: sectionName(key.section), entries: [entry]), at: s)
+                let s = sectionInsertionIndex(of: slot)
+                sections.insert(Section(intern: intern, value: key.section, name: sectionName(key.section), slots: [Int32(slot)]), at: s)
                 reindexSections()
             }
-            keys[id] = key
         }
     }
 
-    /// The entries a section had before a batch: its rows now, less those that came in,
-    /// plus those that left. Used only when a section changes place among the others.
-    private func reconstructOldEntries(ofSection section: Int, changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], oldKeys: [RecordID: RowKey]) -> [Entry] {
+    /// The ids a section held before a batch, in order: its rows now, less those that came
+    /// in, plus those that left. Used only when a section changes place among the others.
+    private func oldOrder(ofSection section: Int, changed: [RecordID: RowKey?], oldKeys: [RecordID: RowKey]) -> [RecordID] {
         let value = sections[section].value
-        var entries = sections[section].entries.filter { changed[$0.id] == nil }
-        for (id, key) in oldKeys where SQLiteOrdering.compare(key.section, value) == 0 {
-            entries.append(Entry(id: id, sort: key.sort))
+        var rows: [(id: RecordID, sort: [DatabaseValue])] = sections[section].slots.compactMap { slot in
+            let id = store.ids[Int(slot)]
+            return changed[id] == nil ? (id, store.sortValues(at: Int(slot))) : nil
         }
-        return entries.sorted { compare($0.sort, $0.id, $1.sort, $1.id) < 0 }
+        for (id, key) in oldKeys where SQLiteOrdering.compare(key.section, value) == 0 {
+            rows.append((id, key.sort))
+        }
+        let ascending = store.ascending
+        func precedes(_ a: (id: RecordID, sort: [DatabaseValue]), _ b: (id: RecordID, sort: [DatabaseValue])) -> Bool {
+            for i in ascending.indices {
+                let c = SQLiteOrdering.compare(a.sort[i], b.sort[i])
+                if c != 0 { return ascending[i] ? c < 0 : c > 0 }
+            }
+            return a.id < b.id
+        }
+        return rows.sorted(by: precedes).map(\.id)
     }
 
     /// The elements of a strictly increasing subsequence of `values` with the largest total
@@ -276,7 +348,7 @@ struct SectionedIndex {
                 }
             }
         }
-        var i = values.indices.max { best[$0] < best[$1] }!
+        var i = values.indices.max { best[$0] < best[$1] } ?? 0
         var run: [Int] = []
         while i >= 0 {
             run.append(values[i])
@@ -288,10 +360,10 @@ struct SectionedIndex {
     /// Every section's rows must sort after the previous section's rows.
     private func checkSectionOrder() throws {
         for s in sections.indices.dropFirst() {
-            let last = sections[s - 1].entries[sections[s - 1].entries.count - 1]
-            let first = sections[s].entries[0]
-            if compare(last.sort, last.id, first.sort, first.id) > 0 {
-                throw Self.outOfOrder(sections[s].name, id: first.id)
+            let last = Int(sections[s - 1].slots[sections[s - 1].slots.count - 1])
+            let first = Int(sections[s].slots[0])
+            if store.compare(last, first) > 0 {
+                throw Self.outOfOrder(sections[s].name, id: store.ids[first])
             }
         }
     }
@@ -300,18 +372,18 @@ struct SectionedIndex {
     func _checkInvariants() {
         var seen = 0
         for (s, section) in sections.enumerated() {
-            precondition(!section.entries.isEmpty, "empty section \(s)")
-            precondition(sectionIndexByValue[ExactValue(section.value)] == s, "section lookup out of date")
-            for (r, entry) in section.entries.enumerated() {
-                precondition(keys[entry.id] == RowKey(section: section.value, sort: entry.sort), "key of \(entry.id) out of date")
+            precondition(!section.slots.isEmpty, "empty section \(s)")
+            precondition(positionOfIntern[section.intern] == s, "section lookup out of date")
+            for (r, slot) in section.slots.enumerated() {
+                precondition(store.sectionOfSlot[Int(slot)] == section.intern, "section of slot \(slot) out of date")
+                precondition(store.slot(for: store.ids[Int(slot)]) == Int(slot), "slot map out of date")
                 if r > 0 {
-                    let previous = section.entries[r - 1]
-                    precondition(compare(previous.sort, previous.id, entry.sort, entry.id) < 0, "rows out of order in section \(s)")
+                    precondition(store.compare(Int(section.slots[r - 1]), Int(slot)) < 0, "rows out of order in section \(s)")
                 }
                 seen += 1
             }
         }
-        precondition(seen == keys.count, "keys hold rows that are not in a section")
-        precondition(sectionIndexByValue.count == sections.count)
+        precondition(seen == store.count, "the store holds rows that are not in a section")
+        precondition(positionOfIntern.count == sections.count)
     }
 }
