@@ -23,6 +23,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Called, on the database's writer thread, when committed changes wait to be processed.
     /// Set it before `performFetch()`.
     public var onChangesAvailable: (@Sendable () -> Void)?
+    /// Receives, after each batch, a snapshot of the whole result (the snapshot form of the
+    /// delegate). Building one costs O(n); the row-by-row delegate does not pay it.
+    public var onSnapshot: ((ResultsSnapshot) -> Void)?
 
     private var index: SectionedIndex
     private var tracker: ChangeTracker?
@@ -168,11 +171,16 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     }
 
     private func deliver(_ batch: ChangeBatch) {
-        guard let delegate, !batch.isEmpty else { return }
+        guard !batch.isEmpty else { return }
+        if let onSnapshot {
+            let reloaded = batch.rowChanges.filter { $0.kind == .update || $0.kind == .move }.map(\.id)
+            onSnapshot(snapshot(reloading: Set(reloaded)))
+        }
+        guard let delegate else { return }
         delegate.controllerWillChangeContent(self)
         for change in batch.sectionChanges {
             let count = change.kind == .insert ? index.rowCount(inSection: change.index) : 0
-            let info = SectionInfo(name: change.name, indexTitle: Self.indexTitle(for: change.name), numberOfObjects: count)
+            let info = SectionInfo(name: change.name, indexTitle: sectionIndexTitle(forSectionName: change.name), numberOfObjects: count)
             delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.kind)
         }
         for change in batch.rowChanges {
@@ -185,7 +193,23 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     /// The sections of the result, in order.
     public var sections: [SectionInfo] {
-        index.sections.map { SectionInfo(name: $0.name, indexTitle: Self.indexTitle(for: $0.name), numberOfObjects: $0.slots.count) }
+        index.sections.map { SectionInfo(name: $0.name, indexTitle: sectionIndexTitle(forSectionName: $0.name), numberOfObjects: $0.slots.count) }
+    }
+
+    /// The records of one section, in order (loaded now if they are not in memory).
+    public func objects(inSection section: Int) throws -> [Record] {
+        let ids = index.ids(inSection: section, rows: 0..<index.rowCount(inSection: section))
+        let loaded = try load(ids.filter { records[$0] == nil })
+        return ids.compactMap { records[$0] ?? loaded[$0] }
+    }
+
+    /// The whole result as section names and ids; `reloading` names the rows updated in place.
+    public func snapshot(reloading: Set<RecordID> = []) -> ResultsSnapshot {
+        ResultsSnapshot(
+            sectionIdentifiers: index.sections.map(\.name),
+            itemIdentifiers: index.sections.indices.map { index.ids(inSection: $0, rows: 0..<index.rowCount(inSection: $0)) },
+            reloadedItemIdentifiers: reloading
+        )
     }
 
     /// The number of rows in a section.
@@ -256,13 +280,27 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     // MARK: - Section index
 
-    /// The titles of the section index, one per section, without repeats.
+    /// The titles of the section index, in section order, without repeats.
     public var sectionIndexTitles: [String] {
         var seen = Set<String>()
-        return index.sections.map { Self.indexTitle(for: $0.name) }.filter { seen.insert($0).inserted }
+        return index.sections.map { sectionIndexTitle(forSectionName: $0.name) }.filter { seen.insert($0).inserted }
     }
 
-    /// The index title of a section name: its capitalised first letter.
+    /// The index title of a section name: the delegate's, or the name's capitalised first letter.
+    public func sectionIndexTitle(forSectionName sectionName: String) -> String {
+        delegate?.controller(self, sectionIndexTitleForSectionName: sectionName) ?? Self.indexTitle(for: sectionName)
+    }
+
+    /// The section a tap on an index title should show: the first section with that title.
+    /// `sectionIndex` is the title's place in `sectionIndexTitles`, used when no section has it.
+    public func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
+        if let section = index.sections.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) {
+            return section
+        }
+        return max(0, min(sectionIndex, index.sections.count - 1))
+    }
+
+    /// The default index title of a section name: its capitalised first letter.
     public static func indexTitle(for sectionName: String) -> String {
         sectionName.first.map { String($0).uppercased() } ?? ""
     }

@@ -21,6 +21,9 @@ public protocol ResultsControllerDelegate<Record>: AnyObject {
 
     /// A batch ends; the controller now answers with the new result.
     func controllerDidChangeContent(_ controller: ResultsController<Record>)
+
+    /// The index title of a section; nil keeps the default, the name's capitalised first letter.
+    func controller(_ controller: ResultsController<Record>, sectionIndexTitleForSectionName sectionName: String) -> String?
 }
 
 extension ResultsControllerDelegate {
@@ -28,6 +31,7 @@ extension ResultsControllerDelegate {
     public func controller(_ controller: ResultsController<Record>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind) {}
     public func controller(_ controller: ResultsController<Record>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?) {}
     public func controllerDidChangeContent(_ controller: ResultsController<Record>) {}
+    public func controller(_ controller: ResultsController<Record>, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
 }
 
 /// One section of a result.
@@ -38,4 +42,15 @@ public struct SectionInfo: Hashable, Sendable {
     public var indexTitle: String
     /// How many rows the section holds (zero for a deleted section).
     public var numberOfObjects: Int
+}
+
+/// The whole result after a batch, for consumers that prefer to diff: the sections' names and
+/// the ids of their rows, in order, plus the rows updated in place.
+public struct ResultsSnapshot: Hashable, Sendable {
+    /// The section names, in order.
+    public var sectionIdentifiers: [String]
+    /// The ids of each section's rows, in order.
+    public var itemIdentifiers: [[RecordID]]
+    /// The rows whose content changed without a change of place (updates and moves).
+    public var reloadedItemIdentifiers: Set<RecordID>
 }

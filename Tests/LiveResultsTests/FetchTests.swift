@@ -228,3 +228,48 @@ final class SQLLog: Sendable {
         }
     }
 }
+
+@Suite("Section index and section objects")
+struct SectionIndexTests {
+    final class Titles: ResultsControllerDelegate {
+        typealias Record = Item
+        func controller(_ controller: ResultsController<Item>, sectionIndexTitleForSectionName sectionName: String) -> String? {
+            sectionName == "Europe" ? "EU" : nil
+        }
+    }
+
+    static let items = [
+        Item(name: "Algeria", zone: "Africa", score: 1),
+        Item(name: "Japan", zone: "Asia", score: 2),
+        Item(name: "Iran", zone: "Asia", score: 5),
+        Item(name: "Spain", zone: "Europe", score: 3),
+        Item(name: "Chile", zone: "south america", score: 0),
+    ]
+
+    @Test("Index titles default to the capitalised first letter; a title finds its first section")
+    func defaultTitles() throws {
+        let controller = try Fixture(Self.items).controller
+        #expect(controller.sections.map(\.indexTitle) == ["A", "A", "E", "S"])
+        #expect(controller.sectionIndexTitles == ["A", "E", "S"])
+        #expect(controller.section(forSectionIndexTitle: "A", at: 0) == 0)
+        #expect(controller.section(forSectionIndexTitle: "E", at: 1) == 2)
+        #expect(controller.section(forSectionIndexTitle: "S", at: 2) == 3)
+        #expect(controller.section(forSectionIndexTitle: "Z", at: 9) == 3)
+    }
+
+    @Test("A delegate may override index titles")
+    func customTitles() throws {
+        let fixture = try Fixture(Self.items, tracking: false)
+        let titles = Titles()
+        fixture.controller.delegate = titles
+        #expect(fixture.controller.sectionIndexTitles == ["A", "EU", "S"])
+        #expect(fixture.controller.section(forSectionIndexTitle: "EU", at: 1) == 2)
+    }
+
+    @Test("objects(inSection:) holds the section's records in order")
+    func sectionObjects() throws {
+        let controller = try Fixture(Self.items, fetchBatchSize: 1).controller
+        #expect(try controller.objects(inSection: 1).map(\.name) == ["Iran", "Japan"])
+        #expect(try controller.objects(inSection: 3).map(\.name) == ["Chile"])
+    }
+}

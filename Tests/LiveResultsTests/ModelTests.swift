@@ -331,7 +331,11 @@ final class ModelRun {
         rows = try Self.allRows(fixture.database)
         deliveredRows = rows
         if let problem = checkController() { throw ModelFailure(message: "after performFetch: " + problem) }
+        fixture.controller.onSnapshot = { [weak self] snapshot in self?.snapshots.append(snapshot) }
     }
+
+    /// The snapshots delivered since the last step (the snapshot form of the delegate).
+    private var snapshots: [ResultsSnapshot] = []
 
     var ids: [Int64] { rows.keys.sorted() }
 
@@ -400,6 +404,16 @@ final class ModelRun {
             let inBoth = Set(layout.flatMap(\.ids)).intersection(newLayout.flatMap(\.ids))
             let unreported = changed.intersection(inBoth).subtracting(reported)
             if !unreported.isEmpty { problems.append("rows \(unreported.sorted()) changed but are not reported") }
+
+            // (c) The snapshot form: one per batch, the last one equal to the fresh fetch.
+            if snapshots.count != batches.count { problems.append("\(snapshots.count) snapshots for \(batches.count) batches") }
+            if let snapshot = snapshots.last {
+                let snapshotLayout = zip(snapshot.sectionIdentifiers, snapshot.itemIdentifiers).map { Layout($0, $1) }
+                if snapshotLayout != newLayout { problems.append("the snapshot holds \(snapshotLayout), a fresh fetch gives \(newLayout)") }
+                let strayReloads = snapshot.reloadedItemIdentifiers.subtracting(allTouched)
+                if !strayReloads.isEmpty { problems.append("the snapshot reloads untouched rows \(strayReloads.sorted())") }
+            }
+            snapshots.removeAll()
 
             let oldLayout = layout
             layout = newLayout
