@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "LiveResults", targets: ["LiveResults"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
+        .executable(name: "worldcup-bench", targets: ["worldcup-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -38,6 +39,14 @@ let package = Package(
             name: "worldcup",
             dependencies: [
                 "WorldCup", "WorldCupApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "worldcup-bench",
+            dependencies: [
+                "LiveResults", "WorldCup", "WorldCupApp",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -67,9 +67,12 @@ struct KeyQuery: Sendable {
         var start = 0
         while start < ids.count {
             let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
-            let list = chunk.map(String.init).joined(separator: ",")
-            let request = SQLRequest<Row>(literal: SQL(sql: selection) + filter + SQL(sql: " AND rowid IN (\(list))"))
-            let cursor = try Row.fetchCursor(db, request)
+            // A cached statement per chunk size: one prepared query serves every tap.
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let statement = try db.cachedStatement(literal: SQL(sql: selection) + filter + SQL(sql: " AND rowid IN (\(placeholders))"))
+            let (_, predicateArguments) = try filter.build(db)
+            statement.setUncheckedArguments(predicateArguments + StatementArguments(Array(chunk)))
+            let cursor = try Row.fetchCursor(statement)
             while let row = try cursor.next() {
                 let (id, key) = decode(row)
                 keys[id] = key

@@ -79,10 +79,8 @@ public final class Scoreboard: Sendable {
     public func tap(teamID: Int64) throws -> Team {
         try Store.readable {
             try database.write { db in
-                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [teamID])
-                guard db.changesCount == 1, let team = try Team.fetchOne(db, key: teamID) else {
-                    throw WorldCupError("That team no longer exists.")
-                }
+                let tapped = try Team.fetchOne(db, sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING *", arguments: [teamID])
+                guard let team = tapped else { throw WorldCupError("That team no longer exists.") }
                 return team
             }
         }

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import GRDB
+
+/// `worldcup-bench`: measures the results controller against the refetch-and-diff a GRDB
+/// user would write instead, on generated scoreboards of 1,000, 100,000 and 1,000,000 teams.
+@main
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worldcup-bench",
+        abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory.",
+        usage: "worldcup-bench [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>]",
+        subcommands: [RSSProbeCommand.self]
+    )
+
+    @Option(help: ArgumentHelp("Run one size only: this many teams (default: 1000, 100000 and 1000000).", valueName: "n"))
+    var rows: Int?
+
+    @Flag(help: "Print only a JSON array, one object per size, on standard output.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Measured taps of the results controller (default: 2000 up to 100000 teams, 1000 above).", valueName: "n"))
+    var taps: Int?
+
+    @Option(name: .customLong("peer-taps"), help: ArgumentHelp("Measured taps of the peer (default: 200 up to 100000 teams, 30 above).", valueName: "n"))
+    var peerTaps: Int?
+
+    @Option(help: ArgumentHelp("Seed of the random wins, zones and tapped teams.", valueName: "n"))
+    var seed: UInt64 = 2014
+
+    func validate() throws {
+        if let rows, rows < 1 { throw ValidationError("--rows must be at least 1.") }
+        if let taps, taps < 1 { throw ValidationError("--taps must be at least 1.") }
+        if let peerTaps, peerTaps < 1 { throw ValidationError("--peer-taps must be at least 1.") }
+    }
+
+    func run() throws {
+        let sizes = rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
+        let results = try BenchError.readable {
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            return try sizes.map { size in
+                try SizeBenchmark(
+                    rows: size,
+                    taps: taps ?? (size > 100_000 ? 1_000 : 2_000),
+                    peerTaps: peerTaps ?? (size > 100_000 ? 30 : 200),
+                    seed: seed,
+                    folder: workspace.folder(for: size)
+                ).run()
+            }
+        }
+        print(json ? Report.json(results) : Report.table(results))
+    }
+}
+
+/// `worldcup-bench rss-probe --database PATH`: run by the benchmark in a child process, so that
+/// only a process holding one controller is measured. Prints `key value` lines (kB).
+struct RSSProbeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rss-probe",
+        abstract: "Hold a controller over the database and print the resident memory (used by the benchmark).",
+        shouldDisplay: false
+    )
+
+    @Option(help: ArgumentHelp("The database to open.", valueName: "path"))
+    var database: String
+
+    func run() throws {
+        try BenchError.readable {
+            for line in try MemoryProbe.measureHere(databasePath: database) { print(line) }
+        }
+    }
+}
+
+/// A failure of the benchmark, described in one sentence.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+
+    /// Runs `body`, turning every error into a `BenchError` whose text is one sentence.
+    static func readable<T>(_ body: () throws -> T) rethrows -> T {
+        do {
+            return try body()
+        } catch let error as BenchError {
+            throw error
+        } catch let error as DatabaseError {
+            throw BenchError("The database failed: \(error.message ?? "error \(error.resultCode.rawValue)").")
+        } catch let error as CustomStringConvertible {
+            throw BenchError("\(error)")
+        }
+    }
+}
+
+/// Progress lines, on standard error so standard output stays machine-readable.
+enum Progress {
+    static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

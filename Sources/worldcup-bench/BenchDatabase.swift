@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import WorldCup
+
+/// A fast, seedable random number generator (SplitMix64), so every run taps the same teams.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The temporary folder of one run; each size gets a subfolder, and everything goes at the end.
+struct Workspace {
+    let root: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("worldcup-bench-\(getpid())-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError("Cannot create the temporary folder \(root.path).")
+        }
+    }
+
+    /// The folder for the database of one size.
+    func folder(for rows: Int) -> URL {
+        root.appendingPathComponent("rows-\(rows)", isDirectory: true)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// Builds a scoreboard database of generated teams: unique names, six zones, random wins.
+enum BenchDatabase {
+    static let zones = ["Africa", "Asia", "Europe", "North America", "Oceania", "South America"]
+
+    /// Creates the database at `url` through the app's own migrations (WAL mode), then inserts
+    /// `rows` teams in one transaction with one prepared statement. Team ids are 1...rows.
+    static func build(rows: Int, at url: URL, seed: UInt64) throws -> Scoreboard {
+        let scoreboard = try Scoreboard(databaseURL: url, seedURL: nil)
+        var random = SplitMix64(seed: seed)
+        let digits = max(7, String(rows).count)
+        try scoreboard.database.write { db in
+            let statement = try db.makeStatement(sql: """
+                INSERT INTO team (teamName, qualifyingZone, imageName, wins, nameKey) VALUES (?, ?, ?, ?, ?)
+                """)
+            for number in 1...rows {
+                let digitsOfNumber = String(number)
+                let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
+                let zone = zones[Int.random(in: 0..<zones.count, using: &random)]
+                let wins = Int.random(in: 0..<1000, using: &random)
+                try statement.execute(arguments: [name, zone, Team.secretImageName, wins, Team.nameKey(name)])
+            }
+        }
+        // Leave the database at rest, as an app finds it: everything in the main file.
+        try scoreboard.database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        let (count, maxID) = try scoreboard.database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), max(id) FROM team")
+            return (row?[0] as Int? ?? 0, row?[1] as Int? ?? 0)
+        }
+        guard count == rows, maxID == rows else {
+            throw BenchError("The generated database holds \(count) teams with ids up to \(maxID) instead of \(rows).")
+        }
+        return scoreboard
+    }
+
+    /// `count` random team ids in 1...rows, the same for every run with the same seed.
+    static func tapPlan(rows: Int, count: Int, seed: UInt64) -> [Int64] {
+        var random = SplitMix64(seed: seed)
+        return (0..<count).map { _ in Int64.random(in: 1...Int64(rows), using: &random) }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import WorldCup
+
+/// The figures of one size, as the report prints them.
+struct SizeResult {
+    var rows: Int
+    var incrementalP50: Double
+    var incrementalP99: Double
+    var peerP50: Double
+    var speedup: Double
+    var fetchColdMs: Double
+    /// Nil: the controller has no persistent cache to measure.
+    var fetchCachedMs: Double?
+    var rssMB: Double
+}
+
+/// Every measurement of one size, on one database built for it and deleted afterwards.
+struct SizeBenchmark {
+    var rows: Int
+    var taps: Int
+    var peerTaps: Int
+    var seed: UInt64
+    var folder: URL
+
+    /// Taps before measuring, to warm caches and code paths.
+    static let warmUpTaps = 20
+    static let peerWarmUpTaps = 3
+    /// `performFetch()` runs whose median is reported.
+    static let fetchRuns = 3
+
+    func run() throws -> SizeResult {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let databaseURL = folder.appendingPathComponent("bench.sqlite")
+        let label = "[\(rows) teams]"
+
+        Progress.say("\(label) building the database in \(folder.path)")
+        let buildStart = Monotonic.now()
+        let scoreboard = try BenchDatabase.build(rows: rows, at: databaseURL, seed: seed)
+        Progress.say("\(label) built in \(Report.format(Monotonic.milliseconds(from: buildStart, to: Monotonic.now()) / 1000, decimals: 2)) s")
+
+        let fetchTimes = try ControllerContender.fetchTimes(scoreboard: scoreboard, rows: rows, runs: Self.fetchRuns)
+        let fetchCold = Percentiles(fetchTimes).median ?? 0
+        Progress.say("\(label) performFetch cold: \(fetchTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(fetchCold, decimals: 1)) ms")
+        // ResultsController has no cacheName (no persistent cache) yet: nothing honest to time.
+        Progress.say("\(label) performFetch cached: n/a (ResultsController has no cacheName)")
+
+        let plan = BenchDatabase.tapPlan(rows: rows, count: max(taps, peerTaps), seed: seed &+ 1)
+        let warmUp = BenchDatabase.tapPlan(rows: rows, count: Self.warmUpTaps, seed: seed &+ 2)
+
+        Progress.say("\(label) controller: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
+        let ours = Percentiles(try ControllerContender.measure(scoreboard: scoreboard, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps))))
+        let oursP50 = ours.median ?? 0
+        let oursP99 = ours.p99 ?? 0
+        Progress.say("\(label) controller: p50 \(Report.format(oursP50, decimals: 1)) µs, p99 \(Report.format(oursP99, decimals: 1)) µs")
+
+        Progress.say("\(label) peer (ValueObservation + difference(from:)): \(Self.peerWarmUpTaps) warm-up taps, then \(peerTaps) measured")
+        let peerRun = try RefetchDiffPeer.measure(scoreboard: scoreboard, rows: rows, warmUp: Array(warmUp.prefix(Self.peerWarmUpTaps)), taps: Array(plan.prefix(peerTaps)))
+        let peer = Percentiles(peerRun.latencies)
+        let peerP50 = peer.median ?? 0
+        Progress.say("\(label) peer: p50 \(Report.format(peerP50, decimals: 1)) µs, p99 \(Report.format(peer.p99 ?? 0, decimals: 1)) µs (of which difference(from:) p50 \(Report.format(Percentiles(peerRun.diffTimes).median ?? 0, decimals: 1)) µs)")
+
+        let memory = try MemoryProbe.measure(databasePath: databaseURL.path)
+        let rssMB = Double(memory.rssKB) / 1024
+        Progress.say("\(label) memory probe: \(Report.format(rssMB, decimals: 1)) MB resident holding the controller (\(Report.format(Double(memory.baselineKB) / 1024, decimals: 1)) MB before opening the database, peak \(Report.format(Double(memory.peakKB) / 1024, decimals: 1)) MB)")
+
+        return withExtendedLifetime(scoreboard) {
+            SizeResult(
+                rows: rows,
+                incrementalP50: oursP50,
+                incrementalP99: oursP99,
+                peerP50: peerP50,
+                speedup: oursP50 > 0 ? peerP50 / oursP50 : 0,
+                fetchColdMs: fetchCold,
+                fetchCachedMs: nil,
+                rssMB: rssMB
+            )
+        }
+    }
+}

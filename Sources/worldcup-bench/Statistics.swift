@@ -1,0 +1,39 @@
+import Foundation
+
+/// Nanoseconds on the monotonic clock.
+enum Monotonic {
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Microseconds from `start` to `end`.
+    static func microseconds(from start: UInt64, to end: UInt64) -> Double {
+        Double(end &- start) / 1_000
+    }
+
+    /// Milliseconds from `start` to `end`.
+    static func milliseconds(from start: UInt64, to end: UInt64) -> Double {
+        Double(end &- start) / 1_000_000
+    }
+}
+
+/// Percentiles of a sample, by the nearest-rank method.
+struct Percentiles {
+    private let sorted: [Double]
+
+    init(_ sample: [Double]) {
+        sorted = sample.sorted()
+    }
+
+    /// The smallest value with at least `p` percent of the sample at or below it; nil when empty.
+    func value(at p: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+
+    var median: Double? { value(at: 50) }
+    var p99: Double? { value(at: 99) }
+}
