@@ -30,10 +30,12 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // `touche
     private var rowIDsMayChange = false
     /// The names under which the rowid can be updated: rowid, its aliases, and an INTEGER PRIMARY KEY column.
     private let rowIDColumns: Set<String>
+    private let lowercasedTableName: String
     private let queue = Mutex<[TrackedChange]>([])
 
     init(query: KeyQuery, rowIDColumn: String?, notify: @escaping @Sendable () -> Void) {
         self.query = query
+        self.lowercasedTableName = query.tableName.lowercased()
         self.rowIDColumns = Set(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0.lowercased()] } ?? []))
         self.notify = notify
     }
@@ -47,7 +49,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // `touche
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        guard eventKind.tableName.lowercased() == query.tableName.lowercased() else { return false }
+        guard eventKind.tableName == query.tableName || eventKind.tableName.lowercased() == lowercasedTableName else { return false }
         // The update hook reports only the new rowid: an UPDATE that may change rowids
         // hides where rows came from, so such a commit is described as unknown.
         if case .update(_, let columns) = eventKind {

@@ -10,6 +10,12 @@ struct KeyQuery: Sendable {
     /// Largest number of ids bound in one point query.
     private static let chunkSize = 500
 
+    /// The point query, built once. Only the writer's queue uses it.
+    private final class Cache: @unchecked Sendable { // Used from one queue at a time: the database writer's.
+        var value: (sql: String, arguments: StatementArguments)?
+    }
+    private let pointQueryCache = Cache()
+
     private var selection: String {
         var columns = ["rowid"] + sortDescriptors.map { $0.column.quotedDatabaseIdentifier }
         if let sectionColumn { columns.append(sectionColumn.quotedDatabaseIdentifier) }
@@ -46,6 +52,14 @@ struct KeyQuery: Sendable {
         return result
     }
 
+    /// The SQL (without the id list) and predicate arguments of point queries.
+    private func pointQuery(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
+        if let cached = pointQueryCache.value { return cached }
+        let built = try (SQL(sql: selection) + filter).build(db)
+        pointQueryCache.value = built
+        return built
+    }
+
     /// Every matching row, in result order, straight into an index: no key is held twice.
     func fetchIndex(_ db: Database, sectionName: (DatabaseValue) -> String) throws -> SectionedIndex {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending))
@@ -68,9 +82,9 @@ struct KeyQuery: Sendable {
         while start < ids.count {
             let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
             // A cached statement per chunk size: one prepared query serves every tap.
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let statement = try db.cachedStatement(literal: SQL(sql: selection) + filter + SQL(sql: " AND rowid IN (\(placeholders))"))
-            let (_, predicateArguments) = try filter.build(db)
+            let (sql, predicateArguments) = try pointQuery(db)
+            let placeholders = chunk.count == 1 ? "?" : Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let statement = try db.cachedStatement(sql: sql + " AND rowid IN (" + placeholders + ")")
             statement.setUncheckedArguments(predicateArguments + StatementArguments(Array(chunk)))
             let cursor = try Row.fetchCursor(statement)
             while let row = try cursor.next() {

@@ -155,6 +155,10 @@ struct SectionedIndex {
     /// `changes` gives, for every row a commit touched, its new key, or nil when it was deleted
     /// or no longer matches. On `sectionOutOfOrder` the index is left as it was.
     mutating func apply(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (DatabaseValue) -> String) throws -> ChangeBatch {
+        // One row changing within its section (a tap) needs no bookkeeping.
+        if changes.count == 1, let key = changes[0].key, let batch = moveWithinSection(changes[0].id, to: key) {
+            return batch
+        }
         // The last word on each row wins.
         var newKeys: [RecordID: RowKey?] = [:]
         for change in changes { newKeys[change.id] = change.key }
