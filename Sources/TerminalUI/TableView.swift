@@ -169,6 +169,25 @@ public struct TableView: Sendable {
     public mutating func moveCursorToStart() { moveCursor(by: -rowCount) }
     public mutating func moveCursorToEnd() { moveCursor(by: rowCount) }
 
+    /// Tab: puts the cursor on the first row of the next section (offset 1), or, with
+    /// offset -1 (Shift-Tab), on the first row of its section, or of the previous one when it
+    /// is there already. Stops at the first and last sections.
+    public mutating func moveCursorToSection(offset: Int) {
+        guard let cursor else { return }
+        var section = cursor.section
+        if offset < 0, cursor.row > 0 {
+            // Back to the top of the cursor's own section first.
+        } else {
+            let step = offset < 0 ? -1 : 1
+            var next = section + step
+            while sections.indices.contains(next), sections[next].rowCount == 0 { next += step }
+            guard sections.indices.contains(next) else { return }
+            section = next
+        }
+        self.cursor = TablePosition(section: section, row: 0)
+        scrollToCursor()
+    }
+
     /// Puts the cursor on a row.
     public mutating func select(_ position: TablePosition) {
         cursor = clamped(position)

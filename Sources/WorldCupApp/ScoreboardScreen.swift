@@ -27,6 +27,8 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     private(set) var table = TableView()
     private(set) var dialog: FormDialog?
     private(set) var status: (text: String, isError: Bool)?
+    /// The team waiting for a y/N answer before it is deleted.
+    private var pendingDeletion: (id: Int64, name: String)?
     /// True once the user asked to quit.
     public private(set) var wantsToQuit = false
     private var update: TableUpdate?
@@ -123,6 +125,11 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             handleDialog(key)
             return
         }
+        if let deletion = pendingDeletion {
+            pendingDeletion = nil
+            confirmDeletion(of: deletion, answer: key)
+            return
+        }
         switch key {
         case .up, .character("k"): table.moveCursor(by: -1)
         case .down, .character("j"): table.moveCursor(by: 1)
@@ -130,8 +137,11 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         case .pageDown, .control("f"): table.page(by: 1)
         case .home, .character("g"): table.moveCursorToStart()
         case .end, .character("G"): table.moveCursorToEnd()
+        case .tab: table.moveCursorToSection(offset: 1)
+        case .backTab: table.moveCursorToSection(offset: -1)
         case .enter: tapSelectedTeam()
         case .character("+"): openAddDialog()
+        case .character("d"), .delete: askToDeleteSelectedTeam()
         case .character("q"), .escape: wantsToQuit = true
         default: break
         }
@@ -149,6 +159,26 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             let team = try scoreboard.tap(teamID: id)
             processChanges()
             status = ("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", false)
+        } catch {
+            report(error)
+        }
+    }
+
+    private func askToDeleteSelectedTeam() {
+        guard let team = selectedTeam, let id = team.id else { return }
+        pendingDeletion = (id, team.teamName)
+        status = ("Delete \(team.teamName)? y/N", true)
+    }
+
+    private func confirmDeletion(of team: (id: Int64, name: String), answer: Key) {
+        guard answer == .character("y") || answer == .character("Y") else {
+            status = ("Kept \(team.name).", false)
+            return
+        }
+        do {
+            try scoreboard.delete(teamID: team.id)
+            processChanges()
+            status = ("Deleted \(team.name).", false)
         } catch {
             report(error)
         }
@@ -220,7 +250,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             grid.write(DisplayText.truncate(status.text, toWidth: width - 1), x: 1, y: height - 2, style: status.isError ? theme.error : theme.status)
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
-        let keys = "↑↓/jk move  PgUp/PgDn page  Enter tap  + add team  q quit"
+        let keys = "↑↓/jk move  Tab zone  Enter tap  + add team  d delete  q quit"
         grid.write(DisplayText.truncate(keys, toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
         var caret: (x: Int, y: Int)?
         if let dialog {

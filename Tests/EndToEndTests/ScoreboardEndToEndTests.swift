@@ -79,6 +79,29 @@ struct ScoreboardEndToEndTests {
         #expect(try listedTeams(database).count == 32)
     }
 
+    @Test func deleteAsksFirstThenRemovesTheTeam() throws {
+        let database = temporaryDatabase()
+        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", database])
+        try #require(terminal.waitFor("32 teams"))
+        // Tab jumps to the first team of the next zone: Asia's Australia.
+        try terminal.send("Tab")
+        try terminal.send("d")
+        try #require(terminal.waitFor("Delete Australia? y/N"))
+        try terminal.send("n")
+        try #require(terminal.waitFor("Kept Australia."))
+        try terminal.send("d")
+        try #require(terminal.waitFor("Delete Australia? y/N"))
+        try terminal.send("y")
+        try #require(terminal.waitFor("Deleted Australia."))
+        #expect(terminal.screen.contains("31 teams"))
+        #expect(!terminal.screen.contains("Australia "))
+        try terminal.send("q")
+        try #require(terminal.waitFor("[exited 0]"))
+        let teams = try listedTeams(database)
+        #expect(teams.count == 31)
+        #expect(!teams.contains { $0.teamName == "Australia" })
+    }
+
     @Test func ctrlCRestoresTheTerminal() throws {
         let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", temporaryDatabase()])
         try #require(terminal.waitFor("32 teams"))

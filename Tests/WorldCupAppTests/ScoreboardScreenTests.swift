@@ -34,7 +34,7 @@ struct ScoreboardRenderTests {
         #expect(text[13] == rowLine(badge: "[BEL]", title: "Belgium", detail: "Wins: 0"))
         #expect(text[21] == rowLine(badge: "[NED]", title: "Netherlands", detail: "Wins: 0"))
         #expect(text[22] == "")
-        #expect(text[23].hasPrefix(" ↑↓/jk move  PgUp/PgDn page  Enter tap  + add team"))
+        #expect(text[23].hasPrefix(" ↑↓/jk move  Tab zone  Enter tap  + add team  d delete  q quit"))
 
         #expect(headers(grid) == ["Africa", "Asia", "Europe"])
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
@@ -322,5 +322,48 @@ struct ScoreboardExternalChangeTests {
         #expect(lines(grid)[7] == " Antarctica")
         #expect(lines(grid)[8] == rowLine(badge: "[WND]", title: "Atlantis", detail: "Wins: 0"))
         #expect(lines(grid)[0].hasSuffix("33 teams"))
+    }
+}
+
+@Suite("Scoreboard: delete and section jumps")
+struct DeleteAndSectionTests {
+    @Test("d asks y/N; y deletes the team, and the last team of a zone takes its section with it")
+    func deleteWithConfirmation() throws {
+        let fixture = try ScreenFixture()
+        try fixture.scoreboard.add(name: "Atlantis", zone: "Oceania")
+        fixture.screen.processChanges()
+        #expect(fixture.screen.controller.sections.map(\.name).contains("Oceania"))
+        // Select Atlantis: Tab through the zones until the cursor is there.
+        while fixture.screen.selectedTeam?.teamName != "Atlantis" { fixture.press(.tab) }
+        fixture.press(.character("d"))
+        #expect(fixture.render().text.contains("Delete Atlantis? y/N"))
+        fixture.press(.character("n"))
+        #expect(fixture.render().text.contains("Kept Atlantis."))
+        #expect(try fixture.scoreboard.team(named: "Atlantis") != nil)
+        fixture.press(.delete)
+        fixture.press(.character("y"))
+        #expect(try fixture.scoreboard.team(named: "Atlantis") == nil)
+        #expect(!fixture.screen.controller.sections.map(\.name).contains("Oceania"))
+        let text = fixture.render().text
+        #expect(text.contains("Deleted Atlantis."))
+        #expect(!text.contains(" Oceania"))
+        #expect(fixture.screen.selectedTeam != nil, "the cursor lands on a neighbouring team")
+    }
+
+    @Test("Tab and Shift-Tab move between zones")
+    func sectionJumps() throws {
+        let fixture = try ScreenFixture()
+        #expect(fixture.screen.selectedTeam?.qualifyingZone == "Africa")
+        fixture.press(.tab)
+        #expect(fixture.screen.selectedTeam?.teamName == "Australia")
+        fixture.press(.tab)
+        #expect(fixture.screen.selectedTeam?.qualifyingZone == "Europe")
+        fixture.press(.down)
+        fixture.press(.backTab)
+        #expect(fixture.screen.selectedTeam?.teamName == "Belgium", "Shift-Tab first returns to the top of the zone")
+        fixture.press(.backTab)
+        #expect(fixture.screen.selectedTeam?.teamName == "Australia")
+        for _ in 0..<10 { fixture.press(.tab) }
+        #expect(fixture.screen.selectedTeam?.qualifyingZone == "South America")
     }
 }
