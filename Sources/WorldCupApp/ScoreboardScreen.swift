@@ -27,6 +27,20 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     private(set) var table = TableView()
     private(set) var dialog: FormDialog?
     private(set) var status: (text: String, isError: Bool)?
+    /// Whether the key help covers the table.
+    private(set) var showsHelp = false
+    /// The keys, as the help lists them.
+    static let keyHelp: [(keys: String, action: String)] = [
+        ("↑ ↓  k j", "move"),
+        ("PgUp PgDn  Ctrl-B Ctrl-F", "page"),
+        ("Home End  g G", "first or last team"),
+        ("Tab  Shift-Tab", "next zone, previous zone"),
+        ("Enter", "tap: one more win"),
+        ("+", "add a secret team"),
+        ("d  Delete", "delete the team (asks y/N)"),
+        ("?", "this help"),
+        ("q  Esc  Ctrl-C", "quit"),
+    ]
     /// The team waiting for a y/N answer before it is deleted.
     private var pendingDeletion: (id: Int64, name: String)?
     /// True once the user asked to quit.
@@ -125,6 +139,12 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             handleDialog(key)
             return
         }
+        if showsHelp {
+            // Any key closes the help; q still quits.
+            showsHelp = false
+            if key == .character("q") { wantsToQuit = true }
+            return
+        }
         if let deletion = pendingDeletion {
             pendingDeletion = nil
             confirmDeletion(of: deletion, answer: key)
@@ -142,6 +162,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         case .enter: tapSelectedTeam()
         case .character("+"): openAddDialog()
         case .character("d"), .delete: askToDeleteSelectedTeam()
+        case .character("?"): showsHelp = true
         case .character("q"), .escape: wantsToQuit = true
         default: break
         }
@@ -250,13 +271,29 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             grid.write(DisplayText.truncate(status.text, toWidth: width - 1), x: 1, y: height - 2, style: status.isError ? theme.error : theme.status)
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
-        let keys = "↑↓/jk move  Tab zone  Enter tap  + add team  d delete  q quit"
+        let keys = "↑↓/jk move  Tab zone  Enter tap  + add team  d delete  ? help  q quit"
         grid.write(DisplayText.truncate(keys, toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
         var caret: (x: Int, y: Int)?
+        if showsHelp { drawHelp(into: &grid) }
         if let dialog {
             caret = dialog.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, field: theme.dialogField, error: theme.error)
         }
         return (grid, caret)
+    }
+
+    private func drawHelp(into grid: inout Grid) {
+        let keysWidth = Self.keyHelp.map { DisplayText.width($0.keys) }.max() ?? 0
+        let width = min(grid.width - 2, keysWidth + 34)
+        let height = min(grid.height - 2, Self.keyHelp.count + 4)
+        let box = Rect(x: (grid.width - width) / 2, y: (grid.height - height) / 2, width: width, height: height)
+        grid.fill(box, style: theme.dialog)
+        grid.write(" Keys ", x: box.x + 2, y: box.y, style: Style(bold: true, reverse: true))
+        for (line, entry) in Self.keyHelp.enumerated() where line < box.height - 3 {
+            let y = box.y + 2 + line
+            grid.write(entry.keys, x: box.x + 2, y: y, style: Style(bold: true, reverse: true), limit: keysWidth)
+            grid.write(DisplayText.truncate(entry.action, toWidth: box.width - keysWidth - 6), x: box.x + 4 + keysWidth, y: y, style: theme.dialog)
+        }
+        grid.write(DisplayText.truncate("any key closes", toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: theme.dialog)
     }
 
     private func drawTitle(into grid: inout Grid) {

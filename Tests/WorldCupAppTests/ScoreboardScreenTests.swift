@@ -34,7 +34,7 @@ struct ScoreboardRenderTests {
         #expect(text[13] == rowLine(badge: "[BEL]", title: "Belgium", detail: "Wins: 0"))
         #expect(text[21] == rowLine(badge: "[NED]", title: "Netherlands", detail: "Wins: 0"))
         #expect(text[22] == "")
-        #expect(text[23].hasPrefix(" ↑↓/jk move  Tab zone  Enter tap  + add team  d delete  q quit"))
+        #expect(text[23].hasPrefix(" ↑↓/jk move  Tab zone  Enter tap  + add team  d delete  ? help  q quit"))
 
         #expect(headers(grid) == ["Africa", "Asia", "Europe"])
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
@@ -365,5 +365,23 @@ struct DeleteAndSectionTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Australia")
         for _ in 0..<10 { fixture.press(.tab) }
         #expect(fixture.screen.selectedTeam?.qualifyingZone == "South America")
+    }
+}
+
+@Suite("Scoreboard: help")
+struct HelpTests {
+    @Test("? lists every key; any key closes the help without acting")
+    func help() throws {
+        let fixture = try ScreenFixture()
+        fixture.press(.character("?"))
+        let text = fixture.render().text
+        #expect(text.contains("Keys"))
+        for entry in ScoreboardScreen.keyHelp {
+            #expect(text.contains(entry.keys), "help lists \(entry.keys)")
+        }
+        fixture.press(.enter)  // closes the help; does not tap
+        #expect(!fixture.render().text.contains("any key closes"))
+        #expect(try fixture.scoreboard.teams().allSatisfy { $0.wins == 0 })
+        #expect(!fixture.screen.wantsToQuit)
     }
 }
