@@ -24,12 +24,6 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     /// The image name every secret team gets.
     public static let secretImageName = "wenderland-flag"
 
-    public enum Columns {
-        public static let teamName = Column(CodingKeys.teamName)
-        public static let qualifyingZone = Column(CodingKeys.qualifyingZone)
-        public static let wins = Column(CodingKeys.wins)
-    }
-
     /// The key under which names are unique: case and Unicode normalisation ignored.
     public static func nameKey(_ name: String) -> String {
         name.precomposedStringWithCanonicalMapping.lowercased()
