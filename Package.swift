@@ -25,7 +25,7 @@ let package = Package(
         ),
         .target(
             name: "WorldCup",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LiveResults", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "TerminalUI",

@@ -77,6 +77,27 @@ struct KeyStore {
             kind = .values
         }
 
+        /// The column's values for the given slots, in the most compact form (for the cache).
+        func gather(_ slots: [Int32]) -> Column {
+            var column = Column()
+            column.kind = kind
+            switch kind {
+            case .integers: column.integers = slots.map { integers[Int($0)] }
+            case .texts: column.texts = slots.map { texts[Int($0)] }
+            case .values: column.values = slots.map { values[Int($0)] }
+            }
+            return column
+        }
+
+        /// The stored form, for the cache: exactly one of the three arrays is in use.
+        var contents: (integers: [Int64], texts: [String], values: [DatabaseValue]) { (integers, texts, values) }
+
+        init() {}
+
+        init(integers: [Int64]) { self.integers = integers }
+        init(texts: [String]) { kind = .texts; self.texts = texts }
+        init(values: [DatabaseValue]) { kind = .values; self.values = values }
+
         mutating func reserveCapacity(_ capacity: Int) {
             switch kind {
             case .integers: integers.reserveCapacity(capacity)
@@ -100,6 +121,33 @@ struct KeyStore {
     init(ascending: [Bool]) {
         self.ascending = ascending
         columns = ascending.map { _ in Column() }
+    }
+
+    /// A store holding `ids[i]` with `columns[c]`'s value i in slot i, in section `sectionOfSlot[i]`.
+    /// Nil when the arrays disagree in length or an id repeats.
+    init?(ascending: [Bool], ids: [RecordID], sectionOfSlot: [Int32], columns: [Column]) {
+        guard columns.count == ascending.count, columns.allSatisfy({ $0.count == ids.count }), sectionOfSlot.count == ids.count else { return nil }
+        self.ascending = ascending
+        self.columns = columns
+        self.ids = ids
+        self.sectionOfSlot = sectionOfSlot
+        expectedCount = ids.count
+        count = ids.count
+        if let largest = ids.max(), let smallest = ids.min(), smallest >= 0, largest < Int64(max(1 << 16, 4 * (ids.count + 1))) {
+            var dense = [Int32](repeating: 0, count: Int(largest) + 1)
+            for (slot, id) in ids.enumerated() {
+                guard dense[Int(id)] == 0 else { return nil }
+                dense[Int(id)] = Int32(slot + 1)
+            }
+            denseSlots = dense
+        } else if !ids.isEmpty {
+            var sparse: [RecordID: Int32] = [:]
+            sparse.reserveCapacity(ids.count)
+            for (slot, id) in ids.enumerated() {
+                guard sparse.updateValue(Int32(slot), forKey: id) == nil else { return nil }
+            }
+            sparseSlots = sparse
+        }
     }
 
     /// How many rows are expected, so ids up to a few times that stay in the dense table.

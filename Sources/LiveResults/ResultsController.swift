@@ -11,6 +11,11 @@ import GRDB
 ///
 /// It holds only ids and sort keys for every row; whole records load in batches of
 /// `fetchBatchSize` when they are asked for.
+///
+/// When the table has a `ChangeLog`, commits of other connections and processes are tracked
+/// too (found by polling every `changeLogPollInterval`), and a `cacheName` persists the index
+/// between launches: the third mode. Without a delegate nothing is tracked (the first mode);
+/// with a delegate and no cache name, tracking lives in memory (the second).
 public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// The database the records live in.
     public let database: any DatabaseWriter
@@ -18,6 +23,17 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     public var fetchRequest: ResultsRequest<Record>
     /// The column whose value splits the result into sections; nil for one unnamed section.
     public let sectionNameKeyPath: String?
+    /// The name of the section cache file; nil for no cache. Used only with a `ChangeLog`,
+    /// whose position tells whether the cache is still valid.
+    public let cacheName: String?
+    /// Where cache files live; nil for the user's cache directory (`$XDG_CACHE_HOME/liveresults`
+    /// or `~/.cache/liveresults`).
+    public let cacheDirectory: URL?
+    /// How often the change log is checked for commits of other connections. Set it before
+    /// `performFetch()`; zero turns polling off (`refresh()` still checks).
+    public var changeLogPollInterval: Duration = .milliseconds(50)
+    /// Where the last `performFetch()` took the result from.
+    public private(set) var lastFetchSource: FetchSource?
     /// Receives the changes. Tracking happens only when a delegate is set at `performFetch()`.
     public weak var delegate: (any ResultsControllerDelegate<Record>)?
     /// Called, on the database's writer thread, when committed changes wait to be processed.
@@ -29,6 +45,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     private var index: SectionedIndex
     private var tracker: ChangeTracker?
+    private var poller: ChangeLogPoller?
+    /// The cache file and what it must match, in the third mode.
+    private var cache: (file: SectionCache, stamp: CacheStamp)?
+    /// The change log position the index reflects at least, and the one the cache file has.
+    private var appliedPosition: Int64?
+    private var savedPosition: Int64?
     private var records: [RecordID: Record] = [:]
     private var fetchedRequest: ResultsRequest<Record>?
     /// Set when changes could not be applied; the next `processPendingChanges` refetches.
@@ -36,11 +58,20 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Rows touched by commits that could not be delivered; reported by the next refetch.
     private var unreportedIDs: Set<RecordID> = []
 
-    public init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil) {
+    public init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
+                cacheName: String? = nil, cacheDirectory: URL? = nil) {
         self.database = database
         self.fetchRequest = fetchRequest
         self.sectionNameKeyPath = sectionNameKeyPath
+        self.cacheName = cacheName
+        self.cacheDirectory = cacheDirectory
         self.index = SectionedIndex(ascending: [])
+    }
+
+    deinit {
+        poller?.cancel()
+        if let tracker { database.remove(transactionObserver: tracker) }
+        try? saveCache()
     }
 
     // MARK: - Fetching
@@ -57,24 +88,107 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         let query = KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
         let tracking = delegate != nil
         let notify = onChangesAvailable
-        let (newIndex, newTracker): (SectionedIndex, ChangeTracker?) = try withReadableErrors {
-            try database.writeWithoutTransaction { db in
+        let file = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
+        let fetched = try withReadableErrors {
+            try database.writeWithoutTransaction { db -> Fetched in
                 try checkColumns(db, request: request)
                 let rowIDColumn = try db.primaryKey(request.tableName).rowIDColumn
-                let newTracker = tracking ? ChangeTracker(query: query, rowIDColumn: rowIDColumn) { notify?() } : nil
-                // Observe before reading, on the writer, so no commit falls between the two.
-                if let newTracker { db.add(transactionObserver: newTracker, extent: .observerLifetime) }
-                let index = try query.fetchIndex(db, sectionName: Self.sectionName)
-                return (index, newTracker)
+                var fetched: Fetched?
+                // One snapshot for the log position, the cache check and the rows; on the writer,
+                // so no commit of ours falls between reading and observing.
+                try db.inTransaction(.deferred) {
+                    let position = try ChangeLog.isInstalled(on: request.tableName, in: db) ? try ChangeLog.position(db) : nil
+                    let stamp = try position.flatMap { position in try file.map { _ in try self.stamp(db, request: request, query: query, position: position) } }
+                    var source = FetchSource.database
+                    var index: SectionedIndex
+                    if let file, let stamp, let cached = try Self.loadCache(file, stamp: stamp, query: query, db: db) {
+                        index = cached
+                        source = .cache
+                    } else {
+                        index = try query.fetchIndex(db, sectionName: Self.sectionName)
+                    }
+                    let tracker = tracking ? ChangeTracker(query: query, rowIDColumn: rowIDColumn, logPosition: position) { notify?() } : nil
+                    if let tracker { db.add(transactionObserver: tracker, extent: .observerLifetime) }
+                    fetched = Fetched(index: index, tracker: tracker, position: position, stamp: stamp, source: source)
+                    return .commit
+                }
+                return fetched!
             }
         }
+        poller?.cancel()
+        poller = nil
         if let tracker { database.remove(transactionObserver: tracker) }
-        tracker = newTracker
-        index = newIndex
+        tracker = fetched.tracker
+        index = fetched.index
         records.removeAll()
         fetchedRequest = request
         needsRefetch = false
         unreportedIDs.removeAll()
+        lastFetchSource = fetched.source
+        appliedPosition = fetched.position
+        if let tracker, tracker.readsChangeLog, changeLogPollInterval > .zero {
+            poller = ChangeLogPoller(database: database, tracker: tracker, interval: changeLogPollInterval)
+        }
+        if let file, let stamp = fetched.stamp { cache = (file, stamp) } else { cache = nil }
+        savedPosition = fetched.source == .cache ? fetched.position : nil
+        if fetched.source == .database { try? saveCache() }
+    }
+
+    private struct Fetched {
+        var index: SectionedIndex
+        var tracker: ChangeTracker?
+        var position: Int64?
+        var stamp: CacheStamp?
+        var source: FetchSource
+    }
+
+    /// What a cache for this request must have been made from (position included).
+    private func stamp(_ db: Database, request: ResultsRequest<Record>, query: KeyQuery, position: Int64) throws -> CacheStamp {
+        let predicate = try request.predicate.map { predicate in
+            let (sql, arguments) = try predicate.build(db)
+            return sql + " -- " + arguments.description
+        }
+        return CacheStamp(
+            table: request.tableName,
+            schemaVersion: try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
+            sortDescriptors: request.sortDescriptors.map { $0.column + ($0.ascending ? " ASC" : " DESC") },
+            predicate: predicate ?? "",
+            sectionKeyPath: sectionNameKeyPath,
+            databaseID: try ChangeLog.databaseID(db),
+            position: position)
+    }
+
+    /// The cached index brought up to `stamp`'s position by replaying the change log, or nil
+    /// when there is no usable cache (missing, stale, corrupt, foreign, or too far behind).
+    private static func loadCache(_ file: SectionCache, stamp: CacheStamp, query: KeyQuery, db: Database) throws -> SectionedIndex? {
+        guard let (cached, index) = file.load(matching: stamp, ascending: query.sortDescriptors.map(\.ascending), sectionName: sectionName),
+              let changed = try ChangeLog.changedRowIDs(db, table: stamp.table, after: cached.position, through: stamp.position),
+              changed.count <= max(1000, index.count / 4)
+        else { return nil }
+        var caughtUp = index
+        let ids = changed.sorted()
+        let keys = try query.fetchKeys(db, ids: ids)
+        do {
+            _ = try caughtUp.apply(ids.map { ($0, keys[$0]) }, sectionName: sectionName)
+        } catch {
+            return nil
+        }
+        return caughtUp
+    }
+
+    /// Writes the cache file when the index moved past the one on disk (third mode only).
+    private func saveCache() throws {
+        guard let cache, let position = appliedPosition, position != savedPosition, !needsRefetch else { return }
+        var stamp = cache.stamp
+        stamp.position = position
+        try cache.file.write(SectionCache.encode(index, stamp: stamp))
+        savedPosition = position
+    }
+
+    /// Removes the cache file named `name` (as given to a controller), or every cache file in
+    /// the directory when `name` is nil. Call it before changing a cached controller's request.
+    public static func deleteCache(named name: String?, in directory: URL? = nil) throws {
+        try SectionCache.delete(named: name, directory: directory)
     }
 
     private func checkColumns(_ db: Database, request: ResultsRequest<Record>) throws {
@@ -112,6 +226,13 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     // MARK: - Tracking
 
+    /// Looks for commits of other connections now, without waiting for the poller, then
+    /// processes every pending change.
+    public func refresh() throws {
+        if let tracker { database.writeWithoutTransaction { db in tracker.pollOtherConnections(db) } }
+        try processPendingChanges()
+    }
+
     /// Applies the changes committed since the last call, delivering one batch per commit.
     ///
     /// Each commit costs O(k log n) for the k rows it touched: no refetch. Without a delegate
@@ -128,6 +249,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
                     do {
                         for row in commit.rows { records[row.id] = nil }
                         deliver(try index.apply(commit.rows, sectionName: Self.sectionName))
+                        if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
                     } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
                         // The commit split a section; the index is as it was. A refetch says whether
                         // the database really is out of order (then the error stands) or not.
@@ -153,7 +275,10 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         guard let request = fetchedRequest else { return }
         needsRefetch = true
         let query = KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
-        let fresh = try withReadableErrors { try database.read { db in try query.fetchAll(db) } }
+        let logged = tracker?.readsChangeLog == true
+        let (fresh, position) = try withReadableErrors {
+            try database.read { db in (try query.fetchAll(db), logged ? try ChangeLog.position(db) : nil) }
+        }
         _ = try SectionedIndex(ascending: index.ascending, sortedRows: fresh, sectionName: Self.sectionName)
         // Changed: rows whose place changed, and rows commits touched that were never reported.
         var changes: [(id: RecordID, key: RowKey?)] = []
@@ -167,6 +292,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         let batch = try index.apply(changes, sectionName: Self.sectionName)
         needsRefetch = false
         unreportedIDs.removeAll()
+        if let position { appliedPosition = max(appliedPosition ?? 0, position) }
         deliver(batch)
     }
 

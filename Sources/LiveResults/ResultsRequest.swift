@@ -35,3 +35,11 @@ public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
     /// The table the records live in.
     public var tableName: String { Record.databaseTableName }
 }
+
+/// Where `performFetch()` took a result from.
+public enum FetchSource: Hashable, Sendable {
+    /// A query of the whole result.
+    case database
+    /// The section cache file, brought up to date from the change log.
+    case cache
+}

@@ -69,6 +69,33 @@ struct SectionedIndex {
         store.reserveCapacity(capacity)
     }
 
+    /// The index as plain arrays in result order: each section's value and row count, and one
+    /// entry per row in every array. `init(sections:ids:columns:)` rebuilds it.
+    func exported() -> (sections: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column]) {
+        let slots = sections.flatMap(\.slots)
+        return (sections.map { ($0.value, $0.slots.count) }, slots.map { store.ids[Int($0)] }, store.columns.map { $0.gather(slots) })
+    }
+
+    /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
+    /// not describe an index: counts that disagree, an id or a section value that repeats.
+    init?(ascending: [Bool], sections described: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column], sectionName: (DatabaseValue) -> String) {
+        self.init(ascending: ascending)
+        var sectionOfSlot: [Int32] = []
+        sectionOfSlot.reserveCapacity(ids.count)
+        var start: Int32 = 0
+        for (value, count) in described {
+            let intern = self.intern(value)
+            guard positionOfIntern[intern] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
+            positionOfIntern[intern] = sections.count
+            sections.append(Section(intern: intern, value: value, name: sectionName(value), slots: Array(start..<start + Int32(count))))
+            sectionOfSlot.append(contentsOf: repeatElement(intern, count: count))
+            start += Int32(count)
+        }
+        guard Int(start) == ids.count,
+              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, columns: columns) else { return nil }
+        self.store = store
+    }
+
     private mutating func intern(_ value: DatabaseValue) -> Int32 {
         let exact = ExactValue(value)
         if let number = internNumbers[exact] { return number }

@@ -1,9 +1,10 @@
 import GRDB
+import LiveResults
 
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v1"
+    public static let version = "v2"
 
     /// The migrations, oldest first.
     public static var migrator: DatabaseMigrator {
@@ -27,6 +28,11 @@ public enum Schema {
                 t.primaryKey("id", .integer).check { $0 == 1 }
                 t.column("importedAt", .datetime).notNull()
             }
+        }
+        // The change log: every commit to the team table, from any process, is recorded, so
+        // every open scoreboard shows it and the section cache knows when it is stale.
+        migrator.registerMigration("v2") { db in
+            try ChangeLog.install(on: "team", in: db)
         }
         return migrator
     }
