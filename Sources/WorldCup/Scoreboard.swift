@@ -11,13 +11,14 @@ public final class Scoreboard: Sendable {
 
     /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
     /// up to date, and imports the seed at `seedURL` if the database holds no team yet.
+    ///
+    /// The seed, when given, is read and checked before the database is touched, so a bad seed
+    /// is always reported and leaves the database exactly as it was (or absent).
     public init(databaseURL url: URL, seedURL: URL?) throws {
-        // A new database gets its seed read first, so a bad seed leaves no file behind.
-        let isNew = !FileManager.default.fileExists(atPath: url.path)
-        let preloadedSeed = isNew ? try seedURL.map(Seed.load(from:)) : nil
+        let seed = try seedURL.map(Seed.load(from:))
         database = try Store.openPool(at: url)
         try Store.migrate(database)
-        if try !isSeeded(), let seed = try preloadedSeed ?? seedURL.map(Seed.load(from:)) {
+        if let seed, try !isSeeded() {
             try importSeed(seed)
         }
     }

@@ -17,6 +17,14 @@ public struct SeedTeam: Codable, Hashable, Sendable {
 
 /// Reads seed files: JSON arrays of teams, trailing commas allowed as in the original sample.
 public enum Seed {
+    /// The largest seed file read, in bytes: 4 MiB, room for some 40,000 teams. A larger file
+    /// is refused before it is read (an endless one as soon as it passes the limit), so no
+    /// seed can exhaust memory or time.
+    public static let maximumFileSize = 4 << 20
+
+    /// The most wins a seed may give a team; taps can never overflow from there.
+    public static let maximumWins = 1_000_000_000
+
     /// The seed that ships with the program: the repository's `seed.json`, the one copy there is,
     /// found from this source file's place so the binary finds it from any working directory.
     public static var defaultURL: URL? {
@@ -30,22 +38,22 @@ public enum Seed {
 
     /// Reads and checks the teams of a seed file.
     public static func load(from url: URL) throws -> [SeedTeam] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw WorldCupError("Cannot read the seed file \(url.path): \(Self.reason(error))")
-        }
-        return try decode(data, source: url.path)
+        try decode(contents(of: url), source: WorldCupError.shown(url.path))
     }
 
-    /// Decodes and checks seed JSON.
+    /// Decodes and checks seed JSON; `source` names it in errors.
     public static func decode(_ data: Data, source: String = "the seed") throws -> [SeedTeam] {
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
         let teams: [SeedTeam]
         do {
             teams = try decoder.decode([SeedTeam].self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // Not JSON at all: find the place, which the decoder does not say.
+            guard let problem = JSONSyntax.firstProblem(in: [UInt8](data)) else {
+                throw WorldCupError("The seed file \(source) is not valid JSON.")
+            }
+            throw WorldCupError("The seed file \(source) is not valid JSON: expected \(problem.expected) at line \(problem.line), column \(problem.column).")
         } catch let error as DecodingError {
             throw WorldCupError("The seed file \(source) is not a list of teams: \(Self.describe(error))")
         }
@@ -60,10 +68,43 @@ public enum Seed {
             let entry = "entry \(position + 1) of \(source)"
             try TeamValidation.checkName(team.teamName, context: entry)
             try TeamValidation.checkZone(team.qualifyingZone, context: entry)
+            try TeamValidation.check(team.imageName, what: "image name", context: entry)
             guard team.wins >= 0 else { throw WorldCupError("The team “\(team.teamName)” in \(entry) has negative wins.") }
+            guard team.wins <= maximumWins else {
+                throw WorldCupError("The team “\(team.teamName)” in \(entry) has more than \(maximumWins) wins.")
+            }
             guard seen.insert(Team.nameKey(TeamValidation.trimmed(team.teamName))).inserted else {
                 throw WorldCupError("The team name “\(team.teamName)” appears twice in \(source).")
             }
+        }
+    }
+
+    /// The bytes of a seed file, refusing folders and files over `maximumFileSize`.
+    static func contents(of url: URL) throws -> Data {
+        let path = WorldCupError.shown(url.path)
+        func unreadable() -> WorldCupError {
+            WorldCupError("Cannot read the seed file \(path): \(WorldCupError.phrase(errno: errno)).")
+        }
+        let file = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { throw unreadable() }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0 else { throw unreadable() }
+        if status.st_mode & S_IFMT == S_IFDIR { throw WorldCupError("The seed file \(path) is a folder, not a file.") }
+        let limit = "the \(maximumFileSize >> 20) MB limit for seed files"
+        if status.st_mode & S_IFMT == S_IFREG, status.st_size > maximumFileSize {
+            let megabytes = (Int(status.st_size) + (1 << 20) - 1) >> 20
+            throw WorldCupError("The seed file \(path) is \(megabytes) MB, over \(limit).")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = read(file, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw unreadable() }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[..<count])
+            guard data.count <= maximumFileSize else { throw WorldCupError("The seed file \(path) is over \(limit).") }
         }
     }
 
@@ -72,24 +113,24 @@ public enum Seed {
             let parts = context.codingPath.map { $0.intValue.map { "entry \($0 + 1)" } ?? $0.stringValue }
             return parts.isEmpty ? "" : " at " + parts.joined(separator: ", ")
         }
+        func name(_ type: Any.Type) -> String {
+            switch type {
+            case is String.Type: "text"
+            case is Int.Type: "a whole number"
+            case is SeedTeam.Type, is [String: Any].Type: "a team with teamName, qualifyingZone, imageName and wins"
+            case is [SeedTeam].Type, is [Any].Type: "a list of teams (a JSON array)"
+            default: "a different kind of value"
+            }
+        }
         switch error {
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "it is not valid JSON." : "bad value\(path(context))."
+            return "bad value\(path(context))."
         case .keyNotFound(let key, let context):
             return "the field “\(key.stringValue)” is missing\(path(context))."
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            return "expected \(type == String.self ? "text" : type == Int.self ? "a whole number" : "\(type)")\(path(context))."
+            return "expected \(name(type))\(path(context))."
         @unknown default:
             return "it could not be decoded."
         }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code))).lowercased() + "."
-        }
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file." }
-        return "it could not be read."
     }
 }

@@ -16,19 +16,11 @@ public enum Store {
     }
 
     /// Opens a WAL database at `url`, creating its folder, with a busy timeout so that
-    /// concurrent writers wait for each other instead of failing.
+    /// concurrent writers wait for each other instead of failing. An existing file is checked
+    /// first (see `inspect`), so one that is damaged or not ours is never written to.
     static func openPool(at url: URL) throws -> DatabasePool {
-        let path = url.path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw WorldCupError("The database path \(path) is a folder, not a file.")
-        }
-        let folder = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw WorldCupError("Cannot create the folder \(folder.path) for the database.")
-        }
+        try prepareLocation(of: url)
+        try inspect(url)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         // In WAL mode, NORMAL never corrupts and never loses a commit to a killed process;
@@ -37,13 +29,105 @@ public enum Store {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: url.path, configuration: configuration)
             // Fail now, with a clear message, if the file is not a database.
             _ = try pool.read { try $0.tableExists("team") }
             return pool
         } catch let error as DatabaseError {
-            throw describe(error, path: path)
+            throw describe(error, path: url.path)
         }
+    }
+
+    /// Makes sure a database can live at `url`: the path is not a folder, its folder exists
+    /// (it is created when missing) and is writable, as WAL needs files beside the database.
+    static func prepareLocation(of url: URL) throws {
+        let path = url.path
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists, isDirectory.boolValue {
+            throw WorldCupError("The database path \(WorldCupError.shown(path)) is a folder, not a file.")
+        }
+        let folder = url.deletingLastPathComponent()
+        let shownFolder = WorldCupError.shown(folder.path)
+        if let failure = makeFolder(folder) {
+            let reason = failure == ENOENT ? "the system allows no folder there" : WorldCupError.phrase(errno: failure)
+            throw WorldCupError("Cannot create the folder \(shownFolder) for the database: \(reason).")
+        }
+        guard access(folder.path, W_OK | X_OK) == 0 else {
+            throw WorldCupError("Cannot save a database in the folder \(shownFolder): \(WorldCupError.phrase(errno: errno)).")
+        }
+    }
+
+    /// Creates a folder and its missing parents, like `mkdir -p`; returns the `errno` of the
+    /// step that failed, if one did.
+    private static func makeFolder(_ folder: URL) -> Int32? {
+        var path = ""
+        for component in folder.standardizedFileURL.pathComponents where component != "/" {
+            path += "/" + component
+            if mkdir(path, 0o755) == 0 { continue }
+            let failure = errno
+            var status = stat()
+            guard stat(path, &status) == 0 else { return failure }
+            guard status.st_mode & S_IFMT == S_IFDIR else { return ENOTDIR }
+        }
+        return nil
+    }
+
+    /// The first bytes of every SQLite 3 database file.
+    private static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Checks an existing database file without writing to it: it must be a SQLite database
+    /// that passes `PRAGMA quick_check` and holds either nothing or the World Cup tables.
+    /// A missing or empty file passes: SQLite makes a new database of it.
+    static func inspect(_ url: URL) throws {
+        let path = url.path
+        let shown = WorldCupError.shown(path)
+        let hint = "so it was left untouched (worldcup reset replaces it)"
+        if FileManager.default.fileExists(atPath: path), access(path, R_OK | W_OK) != 0 {
+            throw WorldCupError("Cannot open the database \(shown) for reading and writing: \(WorldCupError.phrase(errno: errno)).")
+        }
+        guard let header = try firstBytes(of: path, count: sqliteHeader.count), !header.isEmpty else { return }
+        guard header == sqliteHeader else { throw WorldCupError("The file \(shown) is not a SQLite database, \(hint).") }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        // Opening a WAL database makes its -wal and -shm files; a refused file keeps no new litter.
+        let sideFiles = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
+        do {
+            let probe = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? probe.close() }
+            try probe.read { db in
+                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                guard check == ["ok"] else { throw WorldCupError("The database \(shown) is damaged (its quick check failed), \(hint).") }
+                let tables = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+                guard tables.isEmpty || tables.isSuperset(of: ["team", "grdb_migrations"]) else {
+                    throw WorldCupError("The file \(shown) is a SQLite database of some other program, \(hint).")
+                }
+            }
+        } catch {
+            sideFiles.forEach { try? FileManager.default.removeItem(atPath: $0) }
+            if let error = error as? DatabaseError { throw describe(error, path: path) }
+            throw error
+        }
+    }
+
+    /// Up to `count` bytes from the start of a file, or nil if it does not exist.
+    private static func firstBytes(of path: String, count: Int) throws -> [UInt8]? {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else {
+            if errno == ENOENT { return nil }
+            throw WorldCupError("Cannot read the database \(WorldCupError.shown(path)): \(WorldCupError.phrase(errno: errno)).")
+        }
+        defer { close(file) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress! + filled, count - filled) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { break }
+            filled += got
+        }
+        return Array(bytes[..<filled])
     }
 
     /// Brings the schema up to date. Processes that open a new file at the same moment may
@@ -76,10 +160,10 @@ public enum Store {
     }
 
     static func describe(_ error: DatabaseError, path: String?) -> WorldCupError {
-        let file = path.map { " \($0)" } ?? ""
+        let file = path.map { " " + WorldCupError.shown($0) } ?? ""
         switch error.resultCode {
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            return WorldCupError("The file\(file) is not a usable World Cup database (\(error.message ?? "corrupt")); it was left untouched.")
+            return WorldCupError("The database\(file) is damaged (\(error.message ?? "corrupt")), so it was left untouched (worldcup reset replaces it).")
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY:
             return WorldCupError("Cannot open the database\(file) for writing: check that the location exists and is writable.")
         case .SQLITE_BUSY, .SQLITE_LOCKED:

@@ -10,7 +10,7 @@ struct WorldCupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worldcup",
         abstract: "The World Cup scoreboard: a live, sectioned table of teams in your terminal.",
-        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self],
+        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self],
         defaultSubcommand: Board.self
     )
 }
@@ -23,11 +23,19 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The seed imported into an empty database (default: the bundled seed.json).", valueName: "path"))
     var seed: String?
 
+    /// The database file: `--database`, or the default place.
+    var databaseURL: URL {
+        database.map { URL(fileURLWithPath: $0) } ?? Store.defaultDatabaseURL()
+    }
+
+    /// The seed file: `--seed`, or the bundled seed.json.
+    func seedURL() throws -> URL {
+        try seed.map { URL(fileURLWithPath: $0) } ?? Seed.defaultURL.orThrow(WorldCupError("The bundled seed.json is missing; pass --seed PATH."))
+    }
+
     /// Opens the scoreboard, importing the seed on first use.
     func open() throws -> Scoreboard {
-        let databaseURL = database.map { URL(fileURLWithPath: $0) } ?? Store.defaultDatabaseURL()
-        let seedURL = try seed.map { URL(fileURLWithPath: $0) } ?? Seed.defaultURL.orThrow(WorldCupError("The bundled seed.json is missing; pass --seed PATH."))
-        return try Scoreboard(databaseURL: databaseURL, seedURL: seedURL)
+        try Scoreboard(databaseURL: databaseURL, seedURL: seedURL())
     }
 }
 
