@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <poll.h>
+#include <termios.h>
 
 // Macros and globals Swift cannot import, as functions.
 static inline attr_t cn_attr_bold(void) { return A_BOLD; }
@@ -50,6 +51,22 @@ static inline int cn_get_wch(int *value) {
     return result;
 }
 
+// Mouse: the masks are macros.
+static inline mmask_t cn_button1_clicked(void) { return BUTTON1_CLICKED; }
+static inline mmask_t cn_button1_double_clicked(void) { return BUTTON1_DOUBLE_CLICKED; }
+static inline mmask_t cn_button4_pressed(void) { return BUTTON4_PRESSED; }
+static inline mmask_t cn_button5_pressed(void) { return BUTTON5_PRESSED; }
+/// Reads the pending mouse event: OK with its buttons and cell, or ERR.
+static inline int cn_get_mouse(mmask_t *buttons, int *x, int *y) {
+    MEVENT event;
+    memset(&event, 0, sizeof event);
+    if (getmouse(&event) != OK) return ERR;
+    *buttons = event.bstate;
+    *x = event.x;
+    *y = event.y;
+    return OK;
+}
+
 // Signals: the handler only writes the signal number to a pipe; the event loop reads it.
 static int cn_signal_fd = -1;
 static inline void cn_signal_handler(int signal_number) {
@@ -73,6 +90,83 @@ static inline void cn_restore_default_signals(void) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     cn_signal_fd = -1;
+}
+
+// Crashes: an async-signal-safe handler restores the terminal with write(2) and tcsetattr,
+// puts the signal's previous action back (the default, or the Swift runtime's backtracer)
+// and raises the signal again. Everything it writes is prepared beforehand.
+#define CN_CRASH_SIGNAL_COUNT 6
+static const int cn_crash_signals[CN_CRASH_SIGNAL_COUNT] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP };
+struct cn_crash_state {
+    struct sigaction previous_actions[CN_CRASH_SIGNAL_COUNT];
+    char restore_bytes[512];
+    size_t restore_length;
+    struct termios saved_termios;
+    int has_saved_termios;
+    int installed;
+};
+/// The crash path's state. (A function's static: Swift's importer emits no file-level arrays.)
+static inline struct cn_crash_state *cn_crash(void) {
+    static struct cn_crash_state state;
+    return &state;
+}
+
+static inline void cn_append_restore(const char *bytes) {
+    struct cn_crash_state *crash = cn_crash();
+    if (bytes == NULL || bytes == (const char *)-1) return;
+    size_t length = strlen(bytes);
+    if (crash->restore_length + length > sizeof crash->restore_bytes) return;
+    memcpy(crash->restore_bytes + crash->restore_length, bytes, length);
+    crash->restore_length += length;
+}
+
+static inline void cn_crash_handler(int signal_number) {
+    struct cn_crash_state *crash = cn_crash();
+    int saved = errno;
+    if (crash->restore_length > 0) { ssize_t ignored = write(STDOUT_FILENO, crash->restore_bytes, crash->restore_length); (void)ignored; }
+    if (crash->has_saved_termios) tcsetattr(STDIN_FILENO, TCSANOW, &crash->saved_termios);
+    for (int i = 0; i < CN_CRASH_SIGNAL_COUNT; i++) {
+        if (cn_crash_signals[i] == signal_number) sigaction(signal_number, &crash->previous_actions[i], NULL);
+    }
+    errno = saved;
+    raise(signal_number);
+}
+
+/// Remembers the terminal's modes as they are now (call before curses changes them).
+static inline void cn_save_terminal_modes(void) {
+    struct cn_crash_state *crash = cn_crash();
+    crash->has_saved_termios = tcgetattr(STDIN_FILENO, &crash->saved_termios) == 0;
+}
+
+/// Prepares what a crash writes (mouse off, attributes off, cursor shown, keypad off, leave the
+/// alternate screen) from the current terminal's description, and installs the handler for
+/// SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL (Swift's traps) and SIGTRAP.
+static inline void cn_install_crash_handlers(void) {
+    struct cn_crash_state *crash = cn_crash();
+    crash->restore_length = 0;
+    cn_append_restore("\033[?1006l\033[?1003l\033[?1002l\033[?1000l");
+    cn_append_restore(tigetstr("sgr0"));
+    cn_append_restore(tigetstr("cnorm"));
+    cn_append_restore(tigetstr("rmkx"));
+    cn_append_restore(tigetstr("rmcup"));
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = cn_crash_handler;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < CN_CRASH_SIGNAL_COUNT; i++) {
+        sigaction(cn_crash_signals[i], &action, &crash->previous_actions[i]);
+    }
+    crash->installed = 1;
+}
+
+/// Puts back the actions the crash signals had before `cn_install_crash_handlers`.
+static inline void cn_remove_crash_handlers(void) {
+    struct cn_crash_state *crash = cn_crash();
+    if (!crash->installed) return;
+    for (int i = 0; i < CN_CRASH_SIGNAL_COUNT; i++) {
+        sigaction(cn_crash_signals[i], &crash->previous_actions[i], NULL);
+    }
+    crash->installed = 0;
 }
 
 #endif

@@ -68,6 +68,22 @@ public enum DisplayText {
         return Glyph(text: String(String.UnicodeScalarView([base] + marks.prefix(4))), width: 1)
     }
 
+    /// The emoji flag of a region, such as "DZ" for Algeria: its two regional indicators, as
+    /// one glyph of two cells. Names never show flags (`glyphs` spells them out, because
+    /// terminals disagree about their width); this is for callers that opt in.
+    /// Nil unless `regionCode` is two ASCII letters.
+    public static func emojiFlag(regionCode: String) -> Glyph? {
+        let letters = Array(regionCode.uppercased().unicodeScalars)
+        guard letters.count == 2, letters.allSatisfy({ ("A"..."Z").contains($0) }) else { return nil }
+        let indicators = letters.compactMap { Unicode.Scalar($0.value - 65 + 0x1F1E6) }
+        return Glyph(text: String(String.UnicodeScalarView(indicators)), width: 2)
+    }
+
+    /// Whether scalars are exactly one emoji flag (two regional indicators).
+    static func isEmojiFlag(_ scalars: [Unicode.Scalar]) -> Bool {
+        scalars.count == 2 && scalars.allSatisfy(isRegionalIndicator)
+    }
+
     static func controlPicture(_ scalar: Unicode.Scalar) -> String? {
         switch scalar.value {
         case 0x00..<0x20: return String(Unicode.Scalar(0x2400 + scalar.value)!)

@@ -33,13 +33,26 @@ public struct Style: Hashable, Sendable {
     }
 }
 
-/// Text in one style.
+/// Text in one style, measured into glyphs.
 public struct Span: Hashable, Sendable {
-    public var text: String
+    /// The glyphs to draw, made safe and measured.
+    public var glyphs: [DisplayText.Glyph]
     public var style: Style
 
+    /// Text, made safe and measured by `DisplayText.glyphs`.
     public init(_ text: String, style: Style = .plain) {
-        self.text = text
+        self.init(glyphs: DisplayText.glyphs(text), style: style)
+    }
+
+    /// Glyphs drawn as they are, such as an `emojiFlag`.
+    public init(glyphs: [DisplayText.Glyph], style: Style = .plain) {
+        self.glyphs = glyphs
         self.style = style
     }
+
+    /// The text the glyphs show.
+    public var text: String { glyphs.map(\.text).joined() }
+
+    /// The cells the span takes.
+    public var width: Int { glyphs.reduce(0) { $0 + $1.width } }
 }

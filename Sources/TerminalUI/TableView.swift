@@ -79,14 +79,26 @@ public struct TableTheme: Sendable {
     public var detail: Style
     public var cursor: Style
     public var flash: Style
+    /// The titles of the section index.
+    public var index: Style
 
-    public init(header: Style, row: Style, detail: Style, cursor: Style, flash: Style) {
+    public init(header: Style, row: Style, detail: Style, cursor: Style, flash: Style, index: Style = Style(bold: true)) {
         self.header = header
         self.row = row
         self.detail = detail
         self.cursor = cursor
         self.flash = flash
+        self.index = index
     }
+}
+
+/// What a cell of the table shows, for the mouse.
+public enum TableHit: Hashable, Sendable {
+    case row(TablePosition)
+    /// A section's header, including the sticky header on the top line.
+    case header(section: Int)
+    /// A title of the section index, by its place in `sectionIndexTitles`.
+    case indexTitle(Int)
 }
 
 /// A scrolling, sectioned table with a cursor on one row: the state of the view, and how it renders.
@@ -106,6 +118,16 @@ public struct TableView: Sendable {
     public private(set) var visibleLines = 20
     /// Rows highlighted until a moment (seconds on the owner's clock).
     public private(set) var flashes: [TablePosition: Double] = [:]
+    /// The titles of the section index shown at the right edge, like UITableView's; empty for none.
+    /// The owner maps a title to a section (several sections may share one).
+    public var sectionIndexTitles: [String] = []
+    /// The area the table was last rendered into, for hit testing.
+    public private(set) var area: Rect?
+
+    /// The section index shows only when the rows keep at least this many cells beside it.
+    public static let sectionIndexMinimumRowWidth = 40
+    /// Index titles are cut to this many cells.
+    public static let sectionIndexMaximumTitleWidth = 3
 
     public init() {}
 
@@ -194,6 +216,30 @@ public struct TableView: Sendable {
         scrollToCursor()
     }
 
+    /// Puts the cursor on the first row of a section and scrolls its header to the top line
+    /// (what a tap on the section index does).
+    public mutating func showSection(_ section: Int) {
+        guard sections.indices.contains(section) else { return }
+        cursor = clamped(TablePosition(section: section, row: 0))
+        topLine = line(ofSection: section)
+        scrollToCursor()
+    }
+
+    /// Scrolls by lines (negative: up), as a mouse wheel does, keeping the cursor on a row
+    /// that shows: it moves along only when it would leave the screen.
+    public mutating func scroll(by delta: Int) {
+        topLine = max(0, min(topLine + delta, lineCount - visibleLines))
+        guard let cursor else { return }
+        let cursorLine = line(of: cursor)
+        // The top line shows a header (the sticky one when a row is there), so rows start below it.
+        if cursorLine <= topLine, let first = position(fromLine: topLine + 1) {
+            self.cursor = first
+        } else if cursorLine >= topLine + visibleLines {
+            self.cursor = position(nearLine: topLine + visibleLines - 1)
+        }
+        scrollToCursor()
+    }
+
     // MARK: - Geometry
 
     private func clamped(_ wanted: TablePosition) -> TablePosition? {
@@ -236,6 +282,14 @@ public struct TableView: Sendable {
         return nil
     }
 
+    /// The first row on or after a line.
+    private func position(fromLine line: Int) -> TablePosition? {
+        for candidate in max(0, line)..<max(0, lineCount) {
+            if let item = item(atLine: candidate), let row = item.row { return TablePosition(section: item.section, row: row) }
+        }
+        return nil
+    }
+
     private func position(nearLine line: Int) -> TablePosition? {
         guard rowCount > 0 else { return nil }
         for candidate in stride(from: max(0, min(line, lineCount - 1)), through: 0, by: -1) {
@@ -253,16 +307,51 @@ public struct TableView: Sendable {
         topLine = max(0, min(topLine, max(0, lineCount - visibleLines)))
     }
 
+    // MARK: - Hit testing
+
+    /// What the last render drew at a cell; nil outside the table or on an empty line.
+    public func hit(x: Int, y: Int) -> TableHit? {
+        guard let area, x >= area.x, x < area.x + area.width, y >= area.y, y < area.y + area.height else { return nil }
+        if let index = sectionIndexColumn(in: area), x >= index.x {
+            let title = y - index.y
+            return sectionIndexTitles.indices.contains(title) ? .indexTitle(title) : nil
+        }
+        let offset = y - area.y
+        guard let item = item(atLine: topLine + offset) else { return nil }
+        guard offset > 0, let row = item.row else { return .header(section: item.section) }
+        return .row(TablePosition(section: item.section, row: row))
+    }
+
+    /// Where the section index goes in an area: its right edge, one title per line from the
+    /// top, with a blank cell on either side. Nil (hidden) when there are no titles, more
+    /// titles than lines, or too little room left for the rows.
+    private func sectionIndexColumn(in area: Rect) -> Rect? {
+        guard !sectionIndexTitles.isEmpty, sectionIndexTitles.count <= area.height else { return nil }
+        let titleWidth = min(Self.sectionIndexMaximumTitleWidth, sectionIndexTitles.map(DisplayText.width).max() ?? 0)
+        let width = titleWidth + 2
+        guard titleWidth > 0, area.width - width >= Self.sectionIndexMinimumRowWidth else { return nil }
+        return Rect(x: area.x + area.width - width, y: area.y, width: width, height: area.height)
+    }
+
     // MARK: - Rendering
 
-    /// Draws the visible part of the table into `area`, asking `cell` for each visible row.
+    /// Draws the visible part of the table into `area`, asking `cell` for each visible row,
+    /// and the section index at its right edge when there is room.
     /// The header of the section at the top stays on the first line while scrolling.
-    public mutating func render(into grid: inout Grid, area: Rect, theme: TableTheme, now: Double, cell: (TablePosition) -> TableCell) {
-        if visibleLines != area.height {
-            visibleLines = area.height
+    public mutating func render(into grid: inout Grid, area fullArea: Rect, theme: TableTheme, now: Double, cell: (TablePosition) -> TableCell) {
+        self.area = fullArea
+        if visibleLines != fullArea.height {
+            visibleLines = fullArea.height
             scrollToCursor()
         }
-        grid.fill(area, style: theme.row)
+        grid.fill(fullArea, style: theme.row)
+        var area = fullArea
+        if let index = sectionIndexColumn(in: fullArea) {
+            area.width -= index.width
+            for (line, title) in sectionIndexTitles.enumerated() {
+                grid.write(DisplayText.truncate(title, toWidth: index.width - 2), x: index.x + 1, y: index.y + line, style: theme.index)
+            }
+        }
         for offset in 0..<area.height {
             guard let item = item(atLine: topLine + offset) else { break }
             let y = area.y + offset
@@ -292,7 +381,7 @@ public struct TableView: Sendable {
         let right = area.x + area.width - 1
         var x = grid.write(selected ? "▶" : " ", x: area.x, y: y, style: style) + 1
         for span in cell.badge {
-            x = grid.write(span.text, x: x, y: y, style: selected ? span.style.merged(into: style) : span.style, limit: right - x)
+            x = grid.write(span.glyphs, x: x, y: y, style: selected ? span.style.merged(into: style) : span.style, limit: right - x)
         }
         if !cell.badge.isEmpty { x += 1 }
         let detail = DisplayText.truncate(cell.detail, toWidth: max(0, right - x))

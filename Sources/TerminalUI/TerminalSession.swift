@@ -17,9 +17,11 @@ public enum TerminalEvent: Equatable, Sendable {
 
 /// The terminal, in curses mode for the lifetime of the session.
 ///
-/// Set-up: locale, curses, cbreak, no echo, keypad, a short Esc delay, colours when wanted.
-/// Tear-down (`end()`, also on deinit) restores the terminal; signals that would kill the
-/// program arrive as events instead, so the loop can end it cleanly.
+/// Set-up: locale, curses, cbreak, no echo, keypad, a short Esc delay, mouse clicks and the
+/// wheel, colours when wanted. Tear-down (`end()`, also on deinit) restores the terminal;
+/// SIGINT, SIGTERM and SIGHUP arrive as events instead, so the loop can end cleanly. A crash
+/// (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP) restores the terminal in a signal
+/// handler before the signal takes its course.
 /// Only the thread that created the session may use it, except for `wakeUp`.
 public final class TerminalSession {
     /// Whether colours are in use.
@@ -34,10 +36,12 @@ public final class TerminalSession {
     /// - Parameters:
     ///   - color: use colours when the terminal has them.
     ///   - escapeDelay: how long, in milliseconds, a lone Esc waits for the rest of a key sequence.
-    public init(color: Bool = true, escapeDelay: Int32 = 25) throws {
+    ///   - mouse: report clicks, double-clicks and the wheel as `Key.mouse`.
+    public init(color: Bool = true, escapeDelay: Int32 = 25, mouse: Bool = true) throws {
         try Self.checkInteractive()
         let term = getenv("TERM").map { String(cString: $0) } ?? ""
         setlocale(LC_ALL, "")
+        cn_save_terminal_modes()
         signalPipe = Self.makePipe()
         wakePipe = Self.makePipe()
         guard let screen = cn_newterm() else {
@@ -53,6 +57,10 @@ public final class TerminalSession {
         set_escdelay(escapeDelay)
         nodelay(cn_stdscr(), true)
         curs_set(0)
+        if mouse {
+            mousemask(cn_button1_clicked() | cn_button1_double_clicked() | cn_button4_pressed() | cn_button5_pressed(), nil)
+        }
+        cn_install_crash_handlers()
         if color, has_colors() {
             start_color()
             use_default_colors()
@@ -79,8 +87,11 @@ public final class TerminalSession {
     /// Restores the terminal. Safe to call more than once.
     public func end() {
         guard let screen else { return }
+        // Mouse reporting off first: endwin leaves it to the terminal's description.
+        mousemask(0, nil)
         curs_set(1)
         endwin()
+        cn_remove_crash_handlers()
         delscreen(screen)
         self.screen = nil
         cn_restore_default_signals()
@@ -142,6 +153,15 @@ public final class TerminalSession {
         var value: Int32 = 0
         let result = cn_get_wch(&value)
         if result == cn_err() { return nil }
+        if result == KEY_CODE_YES, value == KEY_MOUSE {
+            var buttons: mmask_t = 0
+            var x: Int32 = 0
+            var y: Int32 = 0
+            guard cn_get_mouse(&buttons, &x, &y) == cn_ok(), let event = Self.mouseEvent(buttons: buttons, x: Int(x), y: Int(y)) else {
+                return .unknown(value)
+            }
+            return .mouse(event)
+        }
         if result == KEY_CODE_YES { return Self.key(code: value) }
         return Self.key(character: value)
     }
@@ -174,10 +194,26 @@ public final class TerminalSession {
         case KEY_DC: return .delete
         case KEY_BTAB: return .backTab
         case KEY_RESIZE: return .resize
-        case KEY_MOUSE: return .mouse
         case cn_key_f(1)...cn_key_f(63): return .function(Int(code - cn_key_f(0)))
         default: return .unknown(code)
         }
+    }
+
+    /// The mouse event that curses' button state describes; nil for buttons the session ignores.
+    static func mouseEvent(buttons: mmask_t, x: Int, y: Int) -> MouseEvent? {
+        let action: MouseEvent.Action
+        if buttons & cn_button1_double_clicked() != 0 {
+            action = .doubleClick
+        } else if buttons & cn_button1_clicked() != 0 {
+            action = .click
+        } else if buttons & cn_button4_pressed() != 0 {
+            action = .scrollUp
+        } else if buttons & cn_button5_pressed() != 0 {
+            action = .scrollDown
+        } else {
+            return nil
+        }
+        return MouseEvent(action, x: x, y: y)
     }
 
     // MARK: - Output
@@ -214,9 +250,20 @@ public final class TerminalSession {
     }
 
     private func put(_ cell: Grid.Cell, x: Int, y: Int) {
-        var text = cell.text.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
-        text.append(0)
         let style = usesColor ? cell.style : cell.style.withoutColor
+        let scalars = Array(cell.text.unicodeScalars)
+        // An emoji flag is two regional indicators, and curses keeps one spacing character per
+        // cell: each indicator goes into one of the flag's two cells, written side by side.
+        if DisplayText.isEmojiFlag(scalars) {
+            for (offset, scalar) in scalars.enumerated() { put(scalars: [scalar], x: x + offset, y: y, style: style) }
+            return
+        }
+        put(scalars: scalars.prefix(5), x: x, y: y, style: style)
+    }
+
+    private func put(scalars: some Sequence<Unicode.Scalar>, x: Int, y: Int, style: Style) {
+        var text = scalars.map { wchar_t(bitPattern: $0.value) }
+        text.append(0)
         _ = text.withUnsafeBufferPointer { buffer in
             cn_put_cell(Int32(y), Int32(x), buffer.baseAddress, attributes(style), pair(for: style))
         }

@@ -108,7 +108,7 @@ struct FormDialogEditingTests {
         #expect(form.values == ["Wakanda", "Africa"])
     }
 
-    @Test("Other keys are ignored", arguments: [Key.function(1), .pageUp, .pageDown, .mouse, .resize, .unknown(999), .control("x")])
+    @Test("Other keys are ignored", arguments: [Key.function(1), .pageUp, .pageDown, .mouse(MouseEvent(.click, x: 0, y: 0)), .resize, .unknown(999), .control("x")])
     func ignoredKeys(_ key: Key) {
         var form = teamForm()
         type("ab", into: &form)
