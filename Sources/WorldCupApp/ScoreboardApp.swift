@@ -4,11 +4,15 @@ import WorldCup
 /// The interactive program: one loop that reads keys, signals and database wake-ups,
 /// updates the one screen model, and draws it.
 public enum ScoreboardApp {
-    /// Runs the scoreboard until the user quits. The terminal is restored on every path out.
-    public static func run(scoreboard: Scoreboard, color: Bool) throws {
+    /// Runs the scoreboard until the user quits or a signal ends it. The terminal is restored
+    /// on every path out.
+    /// - Returns: the exit status: 0 after quitting, 128 plus the signal's number after
+    ///   SIGINT (Ctrl-C), SIGTERM or SIGHUP, as shells report a program a signal ended.
+    public static func run(scoreboard: Scoreboard, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
         let session = try TerminalSession(color: color)
         defer { session.end() }
-        let screen = try ScoreboardScreen(scoreboard: scoreboard, usesColor: session.usesColor, onChangesAvailable: session.wakeUp)
+        let screen = try ScoreboardScreen(scoreboard: scoreboard, usesColor: session.usesColor, flags: flags, onChangesAvailable: session.wakeUp)
+        var status: Int32 = 0
         while !screen.wantsToQuit {
             let size = session.size
             let frame = screen.render(width: size.width, height: size.height)
@@ -18,11 +22,14 @@ public enum ScoreboardApp {
                 switch event {
                 case .key(.resize): session.invalidate()
                 case .key(let key): screen.handle(key)
-                case .signal: screen.quit()
+                case .signal(let number):
+                    screen.quit()
+                    if status == 0 { status = 128 + number }
                 case .wake: screen.processChanges()
                 }
             }
             screen.tick()
         }
+        return status
     }
 }

@@ -24,7 +24,13 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     let scoreboard: Scoreboard
     let controller: ResultsController<Team>
     let theme: Theme
+    let flagStyle: FlagStyle
     private(set) var table = TableView()
+    /// The "/" filter, while one is typed or applied.
+    private(set) var filter: NameFilter?
+    /// The team the cursor was on when the filter hid it: it gets the cursor back when the
+    /// filter shows it again.
+    private var hiddenSelectionID: RecordID?
     private(set) var dialog: FormDialog?
     private(set) var status: (text: String, isError: Bool)?
     /// Whether the key help covers the table.
@@ -38,6 +44,8 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         ("Enter", "tap: one more win"),
         ("+", "add a secret team"),
         ("d  Delete", "delete the team (asks y/N)"),
+        ("/", "filter by name; Enter keeps, Esc clears"),
+        ("mouse", "click selects, double-click taps"),
         ("?", "this help"),
         ("q  Esc  Ctrl-C", "quit"),
     ]
@@ -52,18 +60,19 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// Fetches the teams and starts following changes.
     /// - Parameters:
     ///   - usesColor: draw with colours.
+    ///   - flags: badges (the default) or emoji flags.
     ///   - clock: seconds on a monotonic clock, for flashes.
     ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
-    public init(scoreboard: Scoreboard, usesColor: Bool, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds, onChangesAvailable: (@Sendable () -> Void)? = nil) throws {
+    public init(scoreboard: Scoreboard, usesColor: Bool, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds, onChangesAvailable: (@Sendable () -> Void)? = nil) throws {
         self.scoreboard = scoreboard
         self.theme = Theme(usesColor: usesColor)
+        self.flagStyle = flags
         self.clock = clock
         controller = ResultsController(database: scoreboard.database, fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone")
         controller.onChangesAvailable = onChangesAvailable
         controller.delegate = self
         try controller.performFetch()
-        table.reload(tableSections)
-        refreshLeader()
+        reloadTable()
     }
 
     /// Seconds since an arbitrary moment, never going back.
@@ -75,6 +84,13 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
 
     private var tableSections: [TableSection] {
         controller.sections.map { TableSection(title: $0.name, rowCount: $0.numberOfObjects) }
+    }
+
+    /// Shows the controller's whole result again (after a fetch), the cursor where it was.
+    private func reloadTable() {
+        table.reload(tableSections)
+        table.sectionIndexTitles = controller.sectionIndexTitles
+        refreshLeader()
     }
 
     /// The team under the cursor.
@@ -121,8 +137,17 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     public func controllerDidChangeContent(_ controller: ResultsController<Team>) {
         guard let update else { return }
         table.apply(update, sections: tableSections, now: clock())
+        table.sectionIndexTitles = controller.sectionIndexTitles
         self.update = nil
         refreshLeader()
+    }
+
+    /// The section index shows each zone's first two letters: one letter would give Africa
+    /// and Asia the same title, and the index could never reach Asia.
+    public func controller(_ controller: ResultsController<Team>, sectionIndexTitleForSectionName sectionName: String) -> String? {
+        let two = String(sectionName.prefix(2))
+        let title = DisplayText.width(two) <= TableView.sectionIndexMaximumTitleWidth ? two : String(sectionName.prefix(1))
+        return title.prefix(1).uppercased() + title.dropFirst().lowercased()
     }
 
     /// The team with the most wins: the best of the sections' first rows.
@@ -133,7 +158,8 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
 
     // MARK: - Keys
 
-    /// Handles one key: in the dialog when it is open, on the table otherwise.
+    /// Handles one key: in the dialog when it is open, in the filter while it is typed,
+    /// on the table otherwise.
     public func handle(_ key: Key) {
         if dialog != nil {
             handleDialog(key)
@@ -150,6 +176,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             confirmDeletion(of: deletion, answer: key)
             return
         }
+        if filter?.isEditing == true, handleFilter(key) { return }
         switch key {
         case .up, .character("k"): table.moveCursor(by: -1)
         case .down, .character("j"): table.moveCursor(by: 1)
@@ -163,10 +190,100 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         case .character("+"): openAddDialog()
         case .character("d"), .delete: askToDeleteSelectedTeam()
         case .character("?"): showsHelp = true
+        case .character("/"): editFilter()
+        case .escape where filter != nil: clearFilter()
         case .character("q"), .escape: wantsToQuit = true
+        case .mouse(let event): handleMouse(event)
         default: break
         }
     }
+
+    // MARK: - Filter
+
+    private func editFilter() {
+        if filter == nil { filter = NameFilter() }
+        filter?.isEditing = true
+    }
+
+    /// A key while the filter is typed: editing keys change it, Enter keeps it, Esc clears it.
+    /// Returns false for keys the table should handle (moving, paging, the mouse).
+    private func handleFilter(_ key: Key) -> Bool {
+        guard var typed = filter else { return false }
+        switch key {
+        case .enter:
+            filter?.isEditing = false
+            if typed.text.isEmpty { filter = nil }
+        case .escape:
+            clearFilter()
+        case .character, .backspace, .control("u"):
+            if typed.edit(key) {
+                filter = typed
+                applyFilter()
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func clearFilter() {
+        let hadText = filter?.predicate != nil
+        filter = nil
+        if hadText { applyFilter() }
+    }
+
+    /// Fetches again with the filter's predicate: delete the cache, change the request,
+    /// perform the fetch. The cursor stays on its team when it still matches.
+    private func applyFilter() {
+        let selectedID = table.cursor.map { controller.id(at: IndexPath(row: $0.row, section: $0.section)) } ?? hiddenSelectionID
+        var request = Self.fetchRequest
+        request.predicate = filter?.predicate
+        do {
+            if let cacheName = controller.cacheName {
+                try ResultsController<Team>.deleteCache(named: cacheName, in: controller.cacheDirectory)
+            }
+            controller.fetchRequest = request
+            try controller.performFetch()
+        } catch {
+            report(error)
+            return
+        }
+        reloadTable()
+        if let selectedID, let path = controller.indexPath(for: selectedID) {
+            table.select(TablePosition(section: path.section, row: path.row))
+            hiddenSelectionID = nil
+        } else {
+            table.moveCursorToStart()
+            hiddenSelectionID = selectedID
+        }
+    }
+
+    // MARK: - Mouse
+
+    /// A click selects a row, a double-click taps it, the wheel scrolls; a click on a header
+    /// or a title of the section index shows that section from its first team.
+    private func handleMouse(_ event: MouseEvent) {
+        switch event.action {
+        case .scrollUp: table.scroll(by: -Self.wheelLines)
+        case .scrollDown: table.scroll(by: Self.wheelLines)
+        case .click, .doubleClick:
+            switch table.hit(x: event.x, y: event.y) {
+            case .row(let position):
+                table.select(position)
+                if event.action == .doubleClick { tapSelectedTeam() }
+            case .header(let section):
+                table.showSection(section)
+            case .indexTitle(let index):
+                let title = table.sectionIndexTitles[index]
+                table.showSection(controller.section(forSectionIndexTitle: title, at: index))
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// How far one turn of the wheel scrolls.
+    static let wheelLines = 3
 
     /// Ends the program at the next turn of the loop.
     public func quit() {
@@ -227,8 +344,10 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
                 processChanges()
                 if let id = team.id, let path = controller.indexPath(for: id) {
                     table.select(TablePosition(section: path.section, row: path.row))
+                    status = ("Added \(team.teamName) to \(team.qualifyingZone).", false)
+                } else {
+                    status = ("Added \(team.teamName) to \(team.qualifyingZone); the filter hides it.", false)
                 }
-                status = ("Added \(team.teamName) to \(team.qualifyingZone).", false)
             } catch {
                 form.message = "\(error)"
                 dialog = form
@@ -265,15 +384,17 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             self.cell(at: position)
         }
         if table.rowCount == 0 {
-            grid.write("No teams yet: press + to add one.", x: 2, y: 2, style: theme.status)
+            let empty = filter?.predicate != nil ? "No team matches “\(filter?.text ?? "")”: Esc clears the filter." : "No teams yet: press + to add one."
+            grid.write(DisplayText.truncate(empty, toWidth: width - 3), x: 2, y: 2, style: theme.status)
         }
-        if let status {
+        var caret: (x: Int, y: Int)?
+        if let filter, filter.isEditing {
+            caret = drawFilterPrompt(filter, into: &grid)
+        } else if let status {
             grid.write(DisplayText.truncate(status.text, toWidth: width - 1), x: 1, y: height - 2, style: status.isError ? theme.error : theme.status)
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
-        let keys = "↑↓/jk move  Tab zone  Enter tap  + add team  d delete  ? help  q quit"
-        grid.write(DisplayText.truncate(keys, toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
-        var caret: (x: Int, y: Int)?
+        grid.write(DisplayText.truncate(footerKeys, toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
         if showsHelp { drawHelp(into: &grid) }
         if let dialog {
             caret = dialog.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, field: theme.dialogField, error: theme.error)
@@ -296,16 +417,52 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         grid.write(DisplayText.truncate("any key closes", toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: theme.dialog)
     }
 
+    /// The footer's keys for what the keys do now.
+    private var footerKeys: String {
+        switch filter {
+        case let filter? where filter.isEditing: return "type to filter  ↑↓ move  Enter keep  Esc clear"
+        case .some: return "↑↓/jk move  Enter tap  / filter  Esc clear filter  ? help  q quit"
+        case nil: return "↑↓/jk move  Tab zone  Enter tap  + add  d delete  / filter  ? help  q quit"
+        }
+    }
+
+    /// The filter being typed, on the status line; returns where the caret goes.
+    private func drawFilterPrompt(_ filter: NameFilter, into grid: inout Grid) -> (x: Int, y: Int) {
+        let y = grid.height - 2
+        let x = grid.write("/", x: 1, y: y, style: theme.title)
+        // The end of a long text shows, where the caret is.
+        var glyphs = DisplayText.glyphs(filter.text)[...]
+        while glyphs.reduce(0, { $0 + $1.width }) > grid.width - x - 2 { glyphs = glyphs.dropFirst() }
+        return (grid.write(Array(glyphs), x: x, y: y), y)
+    }
+
+    /// "World Cup", the leader, and on the right the team count, or the filter and its matches.
     private func drawTitle(into grid: inout Grid) {
         var x = grid.write("World Cup", x: 1, y: 0, style: theme.title)
-        if let leader, leader.wins > 0 {
-            x = grid.write("  Leader: ", x: x, y: 0)
-            x = grid.write(DisplayText.truncate(leader.teamName, toWidth: 24), x: x, y: 0, style: Style(bold: true))
-            x = grid.write(" (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))", x: x, y: 0)
-        }
         let count = controller.numberOfObjects
-        let teams = "\(count) \(count == 1 ? "team" : "teams")"
-        grid.write(teams, x: max(x + 2, grid.width - DisplayText.width(teams) - 1), y: 0, style: Style(dim: true))
+        var right = [Span("\(count) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
+        // While filtered, the best team shown need not lead: the filter takes the leader's place.
+        var leader = self.leader
+        if let filter, !filter.text.isEmpty {
+            leader = nil
+            right = [
+                Span("/", style: theme.title),
+                Span(glyphs: DisplayText.truncate(filter.text, toWidth: 16), style: Style(bold: true)),
+                Span(": \(count) \(count == 1 ? "match" : "matches")", style: Style(dim: true)),
+            ]
+        }
+        let rightX = grid.width - right.reduce(0) { $0 + $1.width } - 1
+        if let leader, leader.wins > 0 {
+            let before = "  Leader: ", after = " (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))"
+            let room = min(24, rightX - 2 - x - DisplayText.width(before) - DisplayText.width(after))
+            if room >= 4 {
+                x = grid.write(before, x: x, y: 0)
+                x = grid.write(DisplayText.truncate(leader.teamName, toWidth: room), x: x, y: 0, style: Style(bold: true))
+                x = grid.write(after, x: x, y: 0)
+            }
+        }
+        var column = max(x + 2, rightX)
+        for span in right { column = grid.write(span.glyphs, x: column, y: 0, style: span.style) }
     }
 
     private func cell(at position: TablePosition) -> TableCell {
@@ -313,6 +470,6 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             return TableCell(title: "…")
         }
         let badge = FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)
-        return TableCell(badge: badge.spans(usesColor: theme.usesColor), title: team.teamName, detail: "Wins: \(team.wins)")
+        return TableCell(badge: badge.spans(usesColor: theme.usesColor, style: flagStyle), title: team.teamName, detail: "Wins: \(team.wins)")
     }
 }

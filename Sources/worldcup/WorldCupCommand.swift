@@ -39,6 +39,8 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+extension FlagStyle: ExpressibleByArgument {}
+
 extension Optional {
     func orThrow(_ error: @autoclosure () -> any Error) throws -> Wrapped {
         guard let self else { throw error() }
@@ -55,11 +57,15 @@ extension WorldCupCommand {
         @Flag(name: .customLong("no-color"), help: "Draw without colours (also when NO_COLOR is set).")
         var noColor = false
 
+        @Option(help: ArgumentHelp("badges: three-letter codes on the flags' colours; emoji: emoji flags where the terminal draws them.", valueName: "badges|emoji"))
+        var flags: FlagStyle = .badges
+
         func run() throws {
             try TerminalSession.checkInteractive()
             let scoreboard = try store.open()
             let noColorEnvironment = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-            try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment))
+            let status = try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment), flags: flags)
+            if status != 0 { throw ExitCode(status) }
         }
     }
 

@@ -281,7 +281,7 @@ struct HostileNameTests {
         #expect(text[0].contains("Leader: " + String(repeating: "漢", count: 11) + "… (1 win)"))
         #expect(text[0].hasSuffix("33 teams"))
         #expect(text[7] == " Asia")
-        #expect(text[8] == rowLine(cursor: true, badge: "[WND]", title: String(repeating: "漢", count: 30) + "…", detail: "Wins: 1"))
+        #expect(text[8] == rowLine(cursor: true, badge: "[WND]", title: String(repeating: "漢", count: 28) + "…", detail: "Wins: 1"))
         #expect(text[22].hasPrefix(" 漢"))
         #expect(text[22].hasSuffix("…"))
 
@@ -301,7 +301,7 @@ struct HostileNameTests {
         let grid = fixture.render()
         #expect(drawingProblems(grid).isEmpty)
         #expect(lines(grid)[0].contains("Leader: " + String(repeating: "👨", count: 11) + "… (1 win)"))
-        #expect(lines(grid)[2] == rowLine(badge: "[WND]", title: String(repeating: "👨", count: 30) + "…", detail: "Wins: 1"))
-        #expect(lines(grid)[3] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0"))
+        #expect(lines(grid)[2] == rowLine(badge: "[WND]", title: String(repeating: "👨", count: 28) + "…", detail: "Wins: 1", index: "As"))
+        #expect(lines(grid)[3] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "Eu"))
     }
 }

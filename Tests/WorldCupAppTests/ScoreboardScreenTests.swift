@@ -21,11 +21,11 @@ struct ScoreboardRenderTests {
         #expect(DisplayText.width(text[0]) == 79)
         #expect(!text[0].contains("Leader:"))
 
-        #expect(text[1] == " Africa")
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0"))
-        #expect(text[3] == rowLine(badge: "[CMR]", title: "Cameroon", detail: "Wins: 0"))
-        #expect(text[4] == rowLine(badge: "[GHA]", title: "Ghana", detail: "Wins: 0"))
-        #expect(text[5] == rowLine(badge: "[CIV]", title: "Ivory Coast", detail: "Wins: 0"))
+        #expect(text[1] == headerLine("Africa", index: "Af"))
+        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "As"))
+        #expect(text[3] == rowLine(badge: "[CMR]", title: "Cameroon", detail: "Wins: 0", index: "Eu"))
+        #expect(text[4] == rowLine(badge: "[GHA]", title: "Ghana", detail: "Wins: 0", index: "No"))
+        #expect(text[5] == rowLine(badge: "[CIV]", title: "Ivory Coast", detail: "Wins: 0", index: "So"))
         #expect(text[6] == rowLine(badge: "[NGA]", title: "Nigeria", detail: "Wins: 0"))
         #expect(text[7] == " Asia")
         #expect(text[8] == rowLine(badge: "[AUS]", title: "Australia", detail: "Wins: 0"))
@@ -34,7 +34,7 @@ struct ScoreboardRenderTests {
         #expect(text[13] == rowLine(badge: "[BEL]", title: "Belgium", detail: "Wins: 0"))
         #expect(text[21] == rowLine(badge: "[NED]", title: "Netherlands", detail: "Wins: 0"))
         #expect(text[22] == "")
-        #expect(text[23].hasPrefix(" ↑↓/jk move  Tab zone  Enter tap  + add team  d delete  ? help  q quit"))
+        #expect(text[23].hasPrefix(" ↑↓/jk move  Tab zone  Enter tap  + add  d delete  / filter  ? help  q quit"))
 
         #expect(headers(grid) == ["Africa", "Asia", "Europe"])
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
@@ -61,7 +61,7 @@ struct ScoreboardRenderTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Uruguay")
         #expect(lines(grid)[21] == rowLine(cursor: true, badge: "[URU]", title: "Uruguay", detail: "Wins: 0"))
         #expect(headers(grid) == ["Europe", "North, Central America & Caribbean", "South America"])
-        #expect(lines(grid)[1] == " Europe")  // the sticky header of the rows scrolled into
+        #expect(lines(grid)[1] == headerLine("Europe", index: "Af"))  // the sticky header of the rows scrolled into
         #expect(drawingProblems(grid).isEmpty)
     }
 
@@ -121,9 +121,11 @@ struct ScoreboardRenderTests {
         let fixture = try ScreenFixture()
         let grid = fixture.render()
         let badge = 2..<7
-        for x in 0..<80 where !badge.contains(x) {
+        // The bar spans the rows' width; the section index beside it keeps its own style.
+        for x in 0..<76 where !badge.contains(x) {
             #expect(grid[x, 2].style.reverse, "column \(x)")
         }
+        for x in 76..<80 { #expect(!grid[x, 2].style.reverse, "index column \(x)") }
         for x in 0..<80 { #expect(!grid[x, 3].style.reverse) }
         // Without colour the badge takes the row's reverse video, so the bar is unbroken.
         for x in badge { #expect(grid[x, 2].style.reverse, "badge column \(x)") }
@@ -133,7 +135,7 @@ struct ScoreboardRenderTests {
     func colourBadge() throws {
         let fixture = try ScreenFixture(usesColor: true)
         let grid = fixture.render()
-        #expect(lines(grid)[2] == rowLine(cursor: true, badge: "ALG", title: "Algeria", detail: "Wins: 0"))
+        #expect(lines(grid)[2] == rowLine(cursor: true, badge: "ALG", title: "Algeria", detail: "Wins: 0", index: "As"))
         #expect(grid[2, 2].style.background == .green)
         #expect(grid[3, 2].style.background == .white)
         #expect(grid[4, 2].style.background == .red)
@@ -163,9 +165,9 @@ struct ScoreboardTapTests {
         let text = lines(grid)
         #expect(text[0].contains("  Leader: Nigeria (1 win)"))
         #expect(text[0].hasSuffix("32 teams"))
-        #expect(text[1] == " Africa")
-        #expect(text[2] == rowLine(cursor: true, badge: "[NGA]", title: "Nigeria", detail: "Wins: 1"))
-        #expect(text[3] == rowLine(badge: "[ALG]", title: "Algeria", detail: "Wins: 0"))
+        #expect(text[1] == headerLine("Africa", index: "Af"))
+        #expect(text[2] == rowLine(cursor: true, badge: "[NGA]", title: "Nigeria", detail: "Wins: 1", index: "As"))
+        #expect(text[3] == rowLine(badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "Eu"))
         #expect(text[6] == rowLine(badge: "[CIV]", title: "Ivory Coast", detail: "Wins: 0"))
         #expect(text[22] == " Nigeria: 1 win.")
         // The moved row flashes, but the cursor's style wins.
@@ -183,13 +185,13 @@ struct ScoreboardTapTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
         #expect(fixture.screen.selectedTeam?.wins == 1)
         var text = lines(fixture.render())
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 1"))
-        #expect(text[3] == rowLine(badge: "[CMR]", title: "Cameroon", detail: "Wins: 0"))
+        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 1", index: "As"))
+        #expect(text[3] == rowLine(badge: "[CMR]", title: "Cameroon", detail: "Wins: 0", index: "Eu"))
         #expect(text[0].contains("Leader: Algeria (1 win)"))
 
         fixture.press(.enter)
         text = lines(fixture.render())
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 2"))
+        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 2", index: "As"))
         #expect(text[0].contains("Leader: Algeria (2 wins)"))
         #expect(text[22] == " Algeria: 2 wins.")
 
@@ -198,8 +200,8 @@ struct ScoreboardTapTests {
         fixture.press(.enter)
         #expect(fixture.screen.selectedTeam?.teamName == "Cameroon")
         text = lines(fixture.render())
-        #expect(text[2] == rowLine(badge: "[ALG]", title: "Algeria", detail: "Wins: 2"))
-        #expect(text[3] == rowLine(cursor: true, badge: "[CMR]", title: "Cameroon", detail: "Wins: 1"))
+        #expect(text[2] == rowLine(badge: "[ALG]", title: "Algeria", detail: "Wins: 2", index: "As"))
+        #expect(text[3] == rowLine(cursor: true, badge: "[CMR]", title: "Cameroon", detail: "Wins: 1", index: "Eu"))
         #expect(text[0].contains("Leader: Algeria (2 wins)"))
     }
 
@@ -218,8 +220,8 @@ struct ScoreboardTapTests {
         // 2 wins each: Algeria sorts before Ghana by name.
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
         let text = lines(fixture.render())
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 2"))
-        #expect(text[3] == rowLine(badge: "[GHA]", title: "Ghana", detail: "Wins: 2"))
+        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 2", index: "As"))
+        #expect(text[3] == rowLine(badge: "[GHA]", title: "Ghana", detail: "Wins: 2", index: "Eu"))
         #expect(text[0].contains("Leader: Algeria (2 wins)"))
     }
 
@@ -233,10 +235,10 @@ struct ScoreboardTapTests {
         #expect(fixture.screen.nextDeadline == 1000.5)
 
         var grid = fixture.render()
-        #expect(lines(grid)[2] == rowLine(badge: "[NGA]", title: "Nigeria", detail: "Wins: 1"))
-        #expect(lines(grid)[3] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0"))
+        #expect(lines(grid)[2] == rowLine(badge: "[NGA]", title: "Nigeria", detail: "Wins: 1", index: "As"))
+        #expect(lines(grid)[3] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "Eu"))
         #expect(grid[10, 2].style == Style(bold: true, underline: true))  // the no-colour flash
-        #expect(grid[75, 2].style == Style(bold: true, underline: true))
+        #expect(grid[74, 2].style == Style(bold: true, underline: true))
 
         fixture.clock.now = 1000.4
         fixture.screen.tick()
@@ -246,7 +248,7 @@ struct ScoreboardTapTests {
         #expect(fixture.screen.nextDeadline == nil)
         grid = fixture.render()
         #expect(grid[10, 2].style == .plain)
-        #expect(grid[75, 2].style == Style(dim: true))
+        #expect(grid[74, 2].style == Style(dim: true))
     }
 }
 
@@ -263,7 +265,7 @@ struct ScoreboardExternalChangeTests {
         #expect(text[8] == rowLine(badge: "[JPN]", title: "Japan", detail: "Wins: 1"))
         #expect(text[9] == rowLine(badge: "[AUS]", title: "Australia", detail: "Wins: 0"))
         #expect(text[0].contains("Leader: Japan (1 win)"))
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0"))
+        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "As"))
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
     }
 
@@ -292,7 +294,7 @@ struct ScoreboardExternalChangeTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Ghana")
         let text = lines(fixture.render())
         #expect(text[0].hasSuffix("31 teams"))
-        #expect(text[3] == rowLine(cursor: true, badge: "[GHA]", title: "Ghana", detail: "Wins: 0"))
+        #expect(text[3] == rowLine(cursor: true, badge: "[GHA]", title: "Ghana", detail: "Wins: 0", index: "Eu"))
     }
 
     @Test("Deleting a whole zone removes its header; the cursor stays on its team")

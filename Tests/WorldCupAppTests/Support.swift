@@ -53,17 +53,44 @@ func lines(_ grid: Grid) -> [String] {
     grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 }
 
+/// The cells the section index takes at the right edge of a screen this wide: a blank, a
+/// title of two letters, a blank; none when the rows would keep fewer than 40 cells.
+func indexWidth(_ width: Int) -> Int {
+    width - 4 >= TableView.sectionIndexMinimumRowWidth ? 4 : 0
+}
+
 /// The expected line of a table row (trailing spaces removed) on an 80-column screen:
-/// the marker, the badge, the title, and the detail ending one cell before the edge.
-func rowLine(cursor: Bool = false, badge: String, title: String, detail: String, width: Int = 80) -> String {
+/// the marker, the badge, the title, and the detail ending one cell before the section
+/// index; then the index title shown on that line, if any.
+func rowLine(cursor: Bool = false, badge: String, title: String, detail: String, width: Int = 80, index: String = "") -> String {
     let text = (cursor ? "▶ " : "  ") + badge + " " + title
-    let pad = width - 1 - DisplayText.width(detail) - DisplayText.width(text)
-    return text + String(repeating: " ", count: max(0, pad)) + detail
+    let pad = width - indexWidth(width) - 1 - DisplayText.width(detail) - DisplayText.width(text)
+    return text + String(repeating: " ", count: max(0, pad)) + detail + (index.isEmpty ? "" : "  " + index)
+}
+
+/// The expected line of a section header, and the index title shown on that line, if any.
+func headerLine(_ title: String, width: Int = 80, index: String = "") -> String {
+    guard !index.isEmpty else { return " " + title }
+    let pad = width - indexWidth(width) - 1 - DisplayText.width(title)
+    return " " + title + String(repeating: " ", count: max(0, pad)) + " " + index
+}
+
+/// A line without the section index column.
+func withoutIndex(_ line: String, width: Int) -> String {
+    var kept = "", cells = 0
+    for character in line {
+        cells += DisplayText.width(String(character))
+        if cells > width - indexWidth(width) { break }
+        kept.append(character)
+    }
+    while kept.last == " " { kept.removeLast() }
+    return kept
 }
 
 /// The section headers shown in the table area (between the title line and the status line).
 func headers(_ grid: Grid) -> [String] {
     lines(grid)[1..<(grid.height - 2)].compactMap { line in
+        let line = withoutIndex(line, width: grid.width)
         guard line.hasPrefix(" "), line.count > 1, line.dropFirst().first != " " else { return nil }
         return String(line.dropFirst())
     }
