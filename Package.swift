@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "LiveResults", targets: ["LiveResults"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
+        // The model, for the fuzz targets in Fuzz/ (a package of their own).
+        .library(name: "WorldCup", targets: ["WorldCup"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
         .executable(name: "worldcup-bench", targets: ["worldcup-bench"]),
     ],
@@ -55,5 +57,11 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["worldcup"]),
+        // kill -9, concurrent writers and bad input, through the built binaries.
+        .executableTarget(name: "tap-loop", dependencies: ["WorldCup"], path: "Tests/Helpers/TapLoop"),
+        .testTarget(
+            name: "DurabilityTests",
+            dependencies: ["worldcup", "tap-loop", "WorldCup", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ]
 )

@@ -90,7 +90,7 @@ public final class Scoreboard: Sendable {
     /// Adds one win to the team with this name (case ignored). Returns the team as saved.
     @discardableResult
     public func tap(named name: String) throws -> Team {
-        guard let id = try team(named: name)?.id else { throw WorldCupError("There is no team named “\(name)”.") }
+        guard let id = try team(named: name)?.id else { throw Self.noTeam(named: name) }
         return try tap(teamID: id)
     }
 
@@ -123,8 +123,13 @@ public final class Scoreboard: Sendable {
     /// Deletes the team with this name (case ignored). Returns the team as it was.
     @discardableResult
     public func delete(named name: String) throws -> Team {
-        guard let team = try team(named: name), let id = team.id else { throw WorldCupError("There is no team named “\(name)”.") }
+        guard let team = try team(named: name), let id = team.id else { throw Self.noTeam(named: name) }
         try delete(teamID: id)
         return team
+    }
+
+    /// The error for a name that matches no team; the name is quoted safely.
+    private static func noTeam(named name: String) -> WorldCupError {
+        WorldCupError("There is no team named “\(WorldCupError.shown(TeamValidation.trimmed(name)))”.")
     }
 }
