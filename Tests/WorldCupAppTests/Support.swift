@@ -18,13 +18,13 @@ final class ScreenFixture {
     let clock: FakeClock
     let screen: ScoreboardScreen
 
-    init(usesColor: Bool = false) throws {
+    init(usesColor: Bool = false, flags: FlagStyle = .badges) throws {
         let seed = try #require(Seed.defaultURL, "the repository's seed.json")
         databaseURL = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite")
         scoreboard = try Scoreboard(databaseURL: databaseURL, seedURL: seed)
         let clock = FakeClock()
         self.clock = clock
-        screen = try ScoreboardScreen(scoreboard: scoreboard, usesColor: usesColor, clock: { clock.now })
+        screen = try ScoreboardScreen(scoreboard: scoreboard, usesColor: usesColor, flags: flags, clock: { clock.now })
     }
 
     deinit {
@@ -45,6 +45,11 @@ final class ScreenFixture {
 
     func press(_ key: Key, times: Int = 1) {
         for _ in 0..<times { screen.handle(key) }
+    }
+
+    /// A mouse action at a cell of the last rendered screen.
+    func mouse(_ action: MouseEvent.Action, x: Int, y: Int) {
+        screen.handle(.mouse(MouseEvent(action, x: x, y: y)))
     }
 }
 
