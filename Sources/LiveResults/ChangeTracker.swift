@@ -100,16 +100,21 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         rowIDsMayChange = false
         if let position = logPosition, let own = ownLogPositions {
             ownLogPositions = nil
-            // Entries before ours come from other connections; a rowid-changing update of ours
-            // is described by our own entries (old and new ids). Read whichever is needed.
-            let end = unknown ? own.upperBound : own.lowerBound - 1
-            if end > position {
-                if let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) {
-                    ids.formUnion(logged)
-                    unknown = false
+            // Entries before ours come from other connections: they are queued first, as
+            // their own batch.
+            let before = own.lowerBound - 1
+            if before > position {
+                logPosition = before
+                if let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: before) {
+                    if !logged.isEmpty { enqueue(readKeys(db, ids: logged)) }
                 } else {
-                    unknown = true
+                    enqueue(.unknown)
                 }
+            }
+            // A rowid-changing update of ours is described by our own entries (old and new ids).
+            if unknown, let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: own.lowerBound - 1, through: own.upperBound) {
+                ids.formUnion(logged)
+                unknown = false
             }
             logPosition = own.upperBound
         }

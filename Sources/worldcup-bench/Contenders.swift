@@ -16,9 +16,10 @@ enum BenchRequest {
 
     static let sectionNameKeyPath = "qualifyingZone"
 
-    /// A controller over the scoreboard, not yet fetched.
-    static func controller(_ scoreboard: Scoreboard) -> ResultsController<Team> {
-        ResultsController(database: scoreboard.database, fetchRequest: request, sectionNameKeyPath: sectionNameKeyPath)
+    /// A controller over the scoreboard, not yet fetched; with a cache name, in the third mode.
+    static func controller(_ scoreboard: Scoreboard, cacheName: String? = nil, cacheDirectory: URL? = nil) -> ResultsController<Team> {
+        ResultsController(database: scoreboard.database, fetchRequest: request, sectionNameKeyPath: sectionNameKeyPath,
+                          cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 }
 
@@ -60,15 +61,23 @@ enum ControllerContender {
         return try withExtendedLifetime(controller) { try taps.map(tap) }
     }
 
-    /// Milliseconds of `performFetch()` on fresh controllers without a delegate, one per run.
-    static func fetchTimes(scoreboard: Scoreboard, rows: Int, runs: Int) throws -> [Double] {
-        try (0..<runs).map { _ in
-            let controller = BenchRequest.controller(scoreboard)
+    /// Milliseconds of `performFetch()` on fresh controllers without a delegate, one per run:
+    /// from the database (no cache name), or from a valid section cache in `cacheDirectory`,
+    /// which a first, untimed fetch writes.
+    static func fetchTimes(scoreboard: Scoreboard, rows: Int, runs: Int, cacheDirectory: URL? = nil) throws -> [Double] {
+        let cacheName = cacheDirectory.map { _ in "bench" }
+        if cacheDirectory != nil { try BenchRequest.controller(scoreboard, cacheName: cacheName, cacheDirectory: cacheDirectory).performFetch() }
+        return try (0..<runs).map { _ in
+            let controller = BenchRequest.controller(scoreboard, cacheName: cacheName, cacheDirectory: cacheDirectory)
             let start = Monotonic.now()
             try controller.performFetch()
             let end = Monotonic.now()
             guard controller.numberOfObjects == rows else {
                 throw BenchError("The controller fetched \(controller.numberOfObjects) teams instead of \(rows).")
+            }
+            let expected: FetchSource = cacheDirectory == nil ? .database : .cache
+            guard controller.lastFetchSource == expected else {
+                throw BenchError("performFetch read the \(controller.lastFetchSource.map { "\($0)" } ?? "nothing") instead of the \(expected).")
             }
             return Monotonic.milliseconds(from: start, to: end)
         }

@@ -113,11 +113,13 @@ enum ModelStatement: CustomStringConvertible, Sendable {
 /// One transaction.
 struct ModelOperation: CustomStringConvertible, Sendable {
     var statements: [ModelStatement]
+    /// Committed by a second connection, whose changes the controller learns from the change log.
+    var viaOtherConnection = false
 
     var description: String {
-        statements.count == 1
+        (viaOtherConnection ? "-- other connection: " : "") + (statements.count == 1
             ? statements[0].description + ";"
-            : "BEGIN; " + statements.map { $0.description + ";" }.joined(separator: " ") + " COMMIT;"
+            : "BEGIN; " + statements.map { $0.description + ";" }.joined(separator: " ") + " COMMIT;")
     }
 }
 
@@ -293,6 +295,8 @@ struct ModelConfiguration: Sendable {
     var usePredicate: Bool
     /// Sort score DESC, name with sections by zone (instead of zone, score DESC, name).
     var rankSorted: Bool
+    /// Whether the database is a file with a change log, written by two connections.
+    var secondWriter = false
 
     var sortDescriptors: [SortColumn] {
         rankSorted ? [SortColumn("score", ascending: false), SortColumn("name")] : zoneScoreName
@@ -300,6 +304,7 @@ struct ModelConfiguration: Sendable {
 
     var description: String {
         "sort \(rankSorted ? "score DESC, name" : "zone, score DESC, name"); section zone; predicate \(usePredicate ? "flag = 1" : "none")"
+            + (secondWriter ? "; two connections" : "")
     }
 }
 
@@ -321,7 +326,7 @@ final class ModelRun {
     /// Runs `setup` (before the fetch), then fetches.
     init(setup: [ModelOperation], configuration: ModelConfiguration) throws {
         self.configuration = configuration
-        fixture = try Fixture([], predicate: configuration.usePredicate ? "flag = 1" : nil, sortDescriptors: configuration.sortDescriptors, fetchBatchSize: 3, setup: { db in
+        fixture = try Fixture([], predicate: configuration.usePredicate ? "flag = 1" : nil, sortDescriptors: configuration.sortDescriptors, fetchBatchSize: 3, otherConnection: configuration.secondWriter, setup: { db in
             var touched = Set<Int64>()
             for operation in setup {
                 for statement in operation.statements { try statement.execute(db, touched: &touched) }
@@ -339,7 +344,7 @@ final class ModelRun {
 
     var ids: [Int64] { rows.keys.sorted() }
 
-    static func allRows(_ database: DatabaseQueue) throws -> [Int64: Item] {
+    static func allRows(_ database: some DatabaseReader) throws -> [Int64: Item] {
         try database.read { db in
             Dictionary(uniqueKeysWithValues: try Item.fetchAll(db, sql: "SELECT * FROM item").map { ($0.id!, $0) })
         }
@@ -353,7 +358,8 @@ final class ModelRun {
     /// Runs one transaction and checks what the controller made of it. Returns the problems.
     func step(_ operation: ModelOperation) -> String? {
         do {
-            let touched = try fixture.database.write { db in
+            let writer = operation.viaOtherConnection ? fixture.otherConnection! : fixture.database
+            let touched = try writer.write { db in
                 var touched = Set<Int64>()
                 for statement in operation.statements { try statement.execute(db, touched: &touched) }
                 return touched
@@ -364,7 +370,8 @@ final class ModelRun {
             // empty zone, both named ""); rank-sorted ones use no NULL zone.
             valid = !configuration.rankSorted || Self.isInOrder(newLayout)
             do {
-                try fixture.controller.processPendingChanges()
+                // refresh() also reads the change log for the other connection's commits.
+                if configuration.secondWriter { try fixture.controller.refresh() } else { try fixture.controller.processPendingChanges() }
             } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder && !valid {
                 // Expected: the result cannot be sectioned. Nothing is delivered, nothing changes.
                 pendingTouched.formUnion(touched)
@@ -557,9 +564,11 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
     var usePredicate: Bool
     var kind: Kind
     var operations: Int
+    /// Half the transactions come from a second connection (through the change log).
+    var secondWriter = false
 
     var configuration: ModelConfiguration {
-        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked)
+        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked, secondWriter: secondWriter)
     }
 
     var zones: [String?] {
@@ -571,21 +580,26 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
 
     var testDescription: String {
         "seed 0x\(String(seed, radix: 16)), \(kind), predicate \(usePredicate ? "flag = 1" : "none"), \(operations) operations"
+            + (secondWriter ? ", two connections" : "")
     }
 
     static var all: [ModelCase] {
         let environment = ProcessInfo.processInfo.environment
         let total = environment["LIVERESULTS_MODEL_OPS"].flatMap { Int($0) } ?? 10_000
         var cases: [ModelCase] = []
-        func add(_ seed: UInt64, _ kind: Kind) {
-            for predicate in [false, true] { cases.append(ModelCase(seed: seed, usePredicate: predicate, kind: kind, operations: 0)) }
+        func add(_ seed: UInt64, _ kind: Kind, secondWriter: Bool = false) {
+            for predicate in [false, true] {
+                cases.append(ModelCase(seed: seed, usePredicate: predicate, kind: kind, operations: 0, secondWriter: secondWriter))
+            }
         }
         if let text = environment["LIVERESULTS_MODEL_SEED"], let seed = parseSeed(text) {
-            for kind in Kind.allCases { add(seed, kind) }
+            for kind in Kind.allCases { add(seed, kind); add(seed, kind, secondWriter: true) }
         } else {
             for seed: UInt64 in [0x5EED_0001, 0xC0FFEE, 0xBADC0DE] { add(seed, .plain) }
             add(0xE9E301, .equivalentZones)
             for seed: UInt64 in [0x5EC7_1085, 0x0DD5_EC75] { add(seed, .ranked) }
+            add(0x2C0_1111, .plain, secondWriter: true)
+            add(0x2C0_2222, .ranked, secondWriter: true)
         }
         let each = max(1, total / cases.count)
         return cases.map { var c = $0; c.operations = each; return c }
@@ -607,12 +621,14 @@ struct ModelTests {
             : (0..<25).map { _ in ModelOperation(statements: [generator.newRow()]) }
         var operations: [ModelOperation] = []
         var failure: RunFailure?
+        var writers = SplitMix64(seed: modelCase.seed ^ 0x2C0)
         do {
             let run = try ModelRun(setup: setup, configuration: configuration)
             for index in 0..<modelCase.operations {
-                let operation = configuration.rankSorted
+                var operation = configuration.rankSorted
                     ? generator.rankOperation(rows: run.rows, valid: run.valid)
                     : generator.operation(ids: run.ids)
+                operation.viaOtherConnection = configuration.secondWriter && writers.chance(0.5)
                 operations.append(operation)
                 if let message = run.step(operation) {
                     failure = RunFailure(index: index, message: message)
@@ -635,6 +651,7 @@ struct ModelTests {
             \(shrunk.failure.message)
 
             -- CREATE TABLE item (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, zone TEXT, score INTEGER, flag INTEGER);
+            \(configuration.secondWriter ? "-- with ChangeLog.install(on: \"item\"), in a file opened by two connections\n" : "")
             -- before performFetch (\(configuration.description)):
 
             """

@@ -27,9 +27,9 @@ struct Item: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
-/// An empty in-memory database with the `item` table.
-func makeItemDatabase(configuration: Configuration = Configuration()) throws -> DatabaseQueue {
-    let db = try DatabaseQueue(configuration: configuration)
+/// An empty database with the `item` table: in memory, or in a new file with a change log.
+func makeItemDatabase(configuration: Configuration = Configuration(), file: URL? = nil) throws -> DatabaseQueue {
+    let db = try file.map { try DatabaseQueue(path: $0.path, configuration: configuration) } ?? DatabaseQueue(configuration: configuration)
     try db.write { db in
         try db.execute(sql: """
             CREATE TABLE item (
@@ -40,8 +40,24 @@ func makeItemDatabase(configuration: Configuration = Configuration()) throws -> 
                 flag INTEGER
             )
             """)
+        if file != nil { try ChangeLog.install(on: "item", in: db) }
     }
     return db
+}
+
+/// A fresh folder for one test's files, removed at exit of the process at the latest.
+func makeTemporaryFolder() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("liveresults-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A configuration for test databases on disk: no fsync, a busy timeout for two connections.
+var fileConfiguration: Configuration {
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(10)
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+    return configuration
 }
 
 /// Inserts items and returns their ids, in order.
@@ -147,6 +163,9 @@ func escaped(_ text: String?) -> String {
 /// A results controller over the `item` table that tracks changes into a `Recorder`.
 struct Fixture {
     let database: DatabaseQueue
+    /// With `otherConnection: true`, a second connection to the database file (which has a
+    /// change log): its commits reach the controller through the log, like another process's.
+    let otherConnection: DatabaseQueue?
     let controller: ResultsController<Item>
     let recorder: Recorder
     /// The predicate, as SQL; "1" when there is none.
@@ -161,9 +180,17 @@ struct Fixture {
         fetchBatchSize: Int = 0,
         tracking: Bool = true,
         configuration: Configuration = Configuration(),
+        otherConnection: Bool = false,
         setup: ((Database) throws -> Void)? = nil
     ) throws {
-        database = try makeItemDatabase(configuration: configuration)
+        if otherConnection {
+            let file = try makeTemporaryFolder().appendingPathComponent("items.sqlite")
+            database = try makeItemDatabase(configuration: fileConfiguration, file: file)
+            self.otherConnection = try DatabaseQueue(path: file.path, configuration: fileConfiguration)
+        } else {
+            database = try makeItemDatabase(configuration: configuration)
+            self.otherConnection = nil
+        }
         try insertItems(items, into: database)
         if let setup { try database.write(setup) }
         controller = ResultsController(
@@ -173,6 +200,7 @@ struct Fixture {
         recorder = Recorder()
         self.predicate = predicate ?? "1"
         if tracking { controller.delegate = recorder }
+        controller.changeLogPollInterval = .zero // Tests call refresh() when they want other commits.
         try controller.performFetch()
     }
 

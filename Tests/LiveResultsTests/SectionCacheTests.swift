@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import Testing
+@testable import LiveResults
+
+/// The third mode: the section cache file.
+@Suite("Section cache")
+struct SectionCacheTests {
+    /// A database file with a change log and 300 items in 4 zones, and a folder for caches.
+    struct Setup {
+        let file: URL
+        let cacheFolder: URL
+        let database: DatabaseQueue
+
+        init() throws {
+            let folder = try makeTemporaryFolder()
+            file = folder.appendingPathComponent("items.sqlite")
+            cacheFolder = folder.appendingPathComponent("caches")
+            database = try makeItemDatabase(configuration: fileConfiguration, file: file)
+            var random = SplitMix64(seed: 42)
+            let zones = ["Africa", "Asia", "Europe", "Zone é 🌍"]
+            try insertItems((0..<300).map { Item(name: "Team \($0)", zone: random.pick(zones), score: random.int(0...20)) }, into: database)
+        }
+
+        func controller(_ name: String? = "scores", predicate: String? = nil, sort: [SortColumn] = zoneScoreName, database: DatabaseQueue? = nil) -> (ResultsController<Item>, Recorder) {
+            let controller = ResultsController<Item>(
+                database: database ?? self.database,
+                fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sort),
+                sectionNameKeyPath: "zone", cacheName: name, cacheDirectory: cacheFolder)
+            let recorder = Recorder()
+            controller.delegate = recorder
+            controller.changeLogPollInterval = .zero
+            return (controller, recorder)
+        }
+
+        var cacheFile: URL { cacheFolder.appendingPathComponent("scores.liveresults-cache") }
+
+        /// Fetches with a fresh controller and returns where the result came from, checking it
+        /// against SQLite.
+        func fetch(_ name: String? = "scores", predicate: String? = nil, sort: [SortColumn] = zoneScoreName) throws -> FetchSource? {
+            let (controller, _) = controller(name, predicate: predicate, sort: sort)
+            try controller.performFetch()
+            try expectFresh(controller, predicate: predicate, sort: sort)
+            return controller.lastFetchSource
+        }
+
+        func expectFresh(_ controller: ResultsController<Item>, predicate: String? = nil, sort: [SortColumn] = zoneScoreName) throws {
+            let order = sort.map { "\($0.column) COLLATE BINARY \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+            let expected = try database.read { try Int64.fetchAll($0, sql: "SELECT id FROM item WHERE \(predicate ?? "1") ORDER BY \(order), id") }
+            let actual = controller.sections.indices.flatMap { s in (0..<controller.numberOfObjects(inSection: s)).map { controller.id(at: ip(s, $0)) } }
+            #expect(actual == expected)
+            let sections = try database.read { try String.fetchAll($0, sql: "SELECT DISTINCT zone FROM item WHERE \(predicate ?? "1") ORDER BY zone COLLATE BINARY") }
+            #expect(controller.sections.map(\.name) == sections)
+        }
+    }
+
+    @Test("The first fetch builds the cache; the next one reads it and equals a fresh fetch")
+    func reuse() throws {
+        let setup = try Setup()
+        #expect(try setup.fetch() == .database)
+        #expect(FileManager.default.fileExists(atPath: setup.cacheFile.path))
+        #expect(try setup.fetch() == .cache)
+    }
+
+    @Test("Commits made while no controller was open are replayed from the change log onto the cache")
+    func catchUp() throws {
+        let setup = try Setup()
+        #expect(try setup.fetch() == .database)
+        let other = try DatabaseQueue(path: setup.file.path, configuration: fileConfiguration)
+        try other.write { db in
+            try db.execute(sql: "UPDATE item SET score = score + 7 WHERE id % 9 = 0")
+            try db.execute(sql: "DELETE FROM item WHERE id % 50 = 1")
+            try db.execute(sql: "INSERT INTO item (name, zone, score, flag) VALUES ('Atlantis', 'Oceania', 3, 1)")
+        }
+        #expect(try setup.fetch() == .cache)
+    }
+
+    @Test("A controller saves the cache when it goes away, so the next launch starts where it stopped")
+    func saveOnClose() throws {
+        let setup = try Setup()
+        do {
+            let (controller, recorder) = setup.controller()
+            try controller.performFetch()
+            for id in [3, 5, 8] { try setup.database.write { try $0.execute(sql: "UPDATE item SET score = score + 30 WHERE id = ?", arguments: [id]) } }
+            try controller.processPendingChanges()
+            #expect(recorder.take().count == 9)
+        }
+        // The whole log is pruned: only a cache saved after the taps can be used.
+        try setup.database.write { db in
+            try db.execute(sql: "DELETE FROM liveresults_change")
+        }
+        #expect(try setup.fetch() == .cache)
+    }
+
+    @Test("A cache whose changes were pruned from the log is stale: rebuilt from the database")
+    func stale() throws {
+        let setup = try Setup()
+        #expect(try setup.fetch() == .database)
+        try setup.database.write { db in
+            try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id = 1")
+            try db.execute(sql: "DELETE FROM liveresults_change")
+        }
+        #expect(try setup.fetch() == .database)
+        #expect(try setup.fetch() == .cache)
+    }
+
+    @Test("A different request, predicate, sort, schema or database ignores the cache", arguments: ["predicate", "sort", "schema", "database"])
+    func foreign(_ change: String) throws {
+        let setup = try Setup()
+        #expect(try setup.fetch() == .database)
+        switch change {
+        case "predicate":
+            #expect(try setup.fetch(predicate: "score > 3") == .database)
+        case "sort":
+            #expect(try setup.fetch(sort: [SortColumn("zone"), SortColumn("name")]) == .database)
+        case "schema":
+            try setup.database.write { try $0.execute(sql: "CREATE INDEX item_on_name ON item(name)") }
+            #expect(try setup.fetch() == .database)
+        default:
+            // Another database file, same cache name and same position.
+            let other = try Setup()
+            try FileManager.default.createDirectory(at: other.cacheFolder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: setup.cacheFile, to: other.cacheFile)
+            #expect(try other.fetch() == .database)
+        }
+    }
+
+    @Test("A truncated, corrupted or garbage cache file is ignored and rebuilt", arguments: ["truncated", "flipped", "garbage", "empty", "directory"])
+    func damaged(_ damage: String) throws {
+        let setup = try Setup()
+        #expect(try setup.fetch() == .database)
+        var bytes = try Data(contentsOf: setup.cacheFile)
+        switch damage {
+        case "truncated": bytes = bytes.prefix(bytes.count / 2)
+        case "flipped": bytes[bytes.count / 2] ^= 0x20
+        case "garbage": bytes = Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+        case "empty": bytes = Data()
+        default: break
+        }
+        if damage == "directory" {
+            try FileManager.default.removeItem(at: setup.cacheFile)
+            try FileManager.default.createDirectory(at: setup.cacheFile, withIntermediateDirectories: false)
+            #expect(try setup.fetch() == .database)
+            return
+        }
+        try bytes.write(to: setup.cacheFile)
+        #expect(try setup.fetch() == .database)
+        #expect(try setup.fetch() == .cache)
+    }
+
+    @Test("deleteCache(named:) removes one cache; nil removes them all")
+    func delete() throws {
+        let setup = try Setup()
+        _ = try setup.fetch("scores")
+        _ = try setup.fetch("odd name/with ✓")
+        let files = { try FileManager.default.contentsOfDirectory(atPath: setup.cacheFolder.path).sorted() }
+        #expect(try files() == ["odd%20name%2Fwith%20%E2%9C%93.liveresults-cache", "scores.liveresults-cache"])
+        try ResultsController<Item>.deleteCache(named: "scores", in: setup.cacheFolder)
+        #expect(try files() == ["odd%20name%2Fwith%20%E2%9C%93.liveresults-cache"])
+        try FileManager.default.createDirectory(at: setup.cacheFolder.appendingPathComponent("unrelated"), withIntermediateDirectories: false)
+        try ResultsController<Item>.deleteCache(named: nil, in: setup.cacheFolder)
+        #expect(try files() == ["unrelated"])
+        #expect(try setup.fetch("scores") == .database)
+    }
+
+    @Test("Changing the request: delete the cache, change the request, fetch again; changes keep flowing")
+    func changeRequest() throws {
+        let setup = try Setup()
+        let (controller, recorder) = setup.controller()
+        try controller.performFetch()
+        try ResultsController<Item>.deleteCache(named: controller.cacheName, in: setup.cacheFolder)
+        controller.fetchRequest.predicate = SQL(sql: "score >= ?", arguments: [10])
+        try controller.performFetch()
+        #expect(controller.lastFetchSource == .database)
+        try setup.expectFresh(controller, predicate: "score >= 10")
+        let low = try setup.database.read { try Int64.fetchOne($0, sql: "SELECT id FROM item WHERE score < 10 LIMIT 1") }!
+        try setup.database.write { try $0.execute(sql: "UPDATE item SET score = 40 WHERE id = ?", arguments: [low]) }
+        try controller.processPendingChanges()
+        #expect(recorder.rowEvents.count == 1)
+        try setup.expectFresh(controller, predicate: "score >= 10")
+    }
+
+    @Test("Without a change log there is no position to check a cache against: none is written")
+    func noChangeLog() throws {
+        let folder = try makeTemporaryFolder()
+        let database = try makeItemDatabase(configuration: fileConfiguration, file: nil)
+        try insertItems([Item(name: "A", zone: "Z")], into: database)
+        let controller = ResultsController<Item>(database: database, fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName),
+                                                 sectionNameKeyPath: "zone", cacheName: "scores", cacheDirectory: folder)
+        try controller.performFetch()
+        #expect(controller.lastFetchSource == .database)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test("The file name escapes everything but letters, digits, '-', '_' and inner dots")
+    func fileNames() {
+        #expect(SectionCache.fileName(for: "WorldCup.scoreboard") == "WorldCup.scoreboard.liveresults-cache")
+        #expect(SectionCache.fileName(for: "../x") == "%2E.%2Fx.liveresults-cache")
+        #expect(SectionCache.fileName(for: "") == ".liveresults-cache")
+    }
+}
