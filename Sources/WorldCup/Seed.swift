@@ -49,11 +49,15 @@ public enum Seed {
         do {
             teams = try decoder.decode([SeedTeam].self, from: data)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            // Not JSON at all: find the place, which the decoder does not say.
-            guard let problem = JSONSyntax.firstProblem(in: [UInt8](data)) else {
-                throw WorldCupError("The seed file \(source) is not valid JSON.")
+            // The decoder names no place: find it.
+            if let problem = JSONSyntax.firstProblem(in: [UInt8](data)) {
+                throw WorldCupError("The seed file \(source) is not valid JSON: expected \(problem.expected) at line \(problem.line), column \(problem.column).")
             }
-            throw WorldCupError("The seed file \(source) is not valid JSON: expected \(problem.expected) at line \(problem.line), column \(problem.column).")
+            // Well-formed, yet "not valid JSON": the decoder says so of a number an Int cannot hold.
+            if let entry = fractionalWins(in: data, decoder: decoder) {
+                throw WorldCupError("The seed file \(source) is not a list of teams: expected a whole number at entry \(entry + 1), wins.")
+            }
+            throw WorldCupError("The seed file \(source) is not valid JSON.")
         } catch let error as DecodingError {
             throw WorldCupError("The seed file \(source) is not a list of teams: \(Self.describe(error))")
         }
@@ -76,6 +80,15 @@ public enum Seed {
             guard seen.insert(Team.nameKey(TeamValidation.trimmed(team.teamName))).inserted else {
                 throw WorldCupError("The team name “\(team.teamName)” appears twice in \(source).")
             }
+        }
+    }
+
+    /// The index of the first team whose wins are a number but not a whole one an Int holds.
+    private static func fractionalWins(in data: Data, decoder: JSONDecoder) -> Int? {
+        struct Wins: Decodable { var wins: Double? }
+        let entries = try? decoder.decode([Wins].self, from: data)
+        return entries?.firstIndex { entry in
+            entry.wins.map { $0.rounded() != $0 || Int(exactly: $0) == nil } ?? false
         }
     }
 
