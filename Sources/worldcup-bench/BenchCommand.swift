@@ -3,17 +3,18 @@ import Foundation
 import GRDB
 
 /// `worldcup-bench`: measures the results controller against the refetch-and-diff a GRDB
-/// user would write instead, on generated scoreboards of 1,000, 100,000 and 1,000,000 teams.
+/// user would write instead, on generated scoreboards of 1,000, 100,000 and 1,000,000 teams,
+/// and the real `worldcup` app in a pseudo-terminal at 32 and 1,000,000 teams.
 @main
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worldcup-bench",
-        abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory.",
-        usage: "worldcup-bench [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>]",
+        abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
+        usage: "worldcup-bench [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>]",
         subcommands: [RSSProbeCommand.self]
     )
 
-    @Option(help: ArgumentHelp("Run one size only: this many teams (default: 1000, 100000 and 1000000).", valueName: "n"))
+    @Option(help: ArgumentHelp("Run one size only: this many teams (default: 1000, 100000 and 1000000; in the terminal, 32 and 1000000).", valueName: "n"))
     var rows: Int?
 
     @Flag(help: "Print only a JSON array, one object per size, on standard output.")
@@ -28,18 +29,42 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seed of the random wins, zones and tapped teams.", valueName: "n"))
     var seed: UInt64 = 2014
 
+    @Flag(name: .customLong("no-terminal"), help: "Skip the terminal measurement of the app.")
+    var noTerminal = false
+
+    @Flag(name: .customLong("terminal-only"), help: "Only the terminal measurement of the app.")
+    var terminalOnly = false
+
+    @Option(name: .customLong("terminal-keys"), help: ArgumentHelp("Measured keypresses of each kind in the terminal.", valueName: "n"))
+    var terminalKeys = 30
+
+    @Option(name: .customLong("terminal-launches"), help: ArgumentHelp("Measured launches of the app in the terminal.", valueName: "n"))
+    var terminalLaunches = 5
+
+    @Flag(name: .customLong("no-color"), help: "Run the app with --no-color in the terminal measurement.")
+    var noColor = false
+
+    @Option(help: ArgumentHelp("The worldcup executable (default: the one beside this benchmark).", valueName: "path"))
+    var worldcup: String?
+
     func validate() throws {
         if let rows, rows < 1 { throw ValidationError("--rows must be at least 1.") }
         if let taps, taps < 1 { throw ValidationError("--taps must be at least 1.") }
         if let peerTaps, peerTaps < 1 { throw ValidationError("--peer-taps must be at least 1.") }
+        if noTerminal, terminalOnly { throw ValidationError("--no-terminal and --terminal-only exclude each other.") }
+        if terminalKeys < 1 { throw ValidationError("--terminal-keys must be at least 1.") }
+        if terminalLaunches < 1 { throw ValidationError("--terminal-launches must be at least 1.") }
     }
 
     func run() throws {
-        let sizes = rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
-        let results = try BenchError.readable {
+        let sizes = terminalOnly ? [] : rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
+        let terminalSizes = noTerminal ? [] : rows.map { [$0] } ?? [32, 1_000_000]
+        let reports = try BenchError.readable {
+            // Fail before the long controller part if the app to run is missing.
+            let app = try terminalSizes.isEmpty ? "" : TerminalBenchmark.locateApp(worldcup)
             let workspace = try Workspace()
             defer { workspace.remove() }
-            return try sizes.map { size in
+            let controller = try sizes.map { size in
                 try SizeBenchmark(
                     rows: size,
                     taps: taps ?? (size > 100_000 ? 1_000 : 2_000),
@@ -48,8 +73,20 @@ struct BenchCommand: ParsableCommand {
                     folder: workspace.folder(for: size)
                 ).run()
             }
+            let terminal = try terminalSizes.map { size in
+                try TerminalBenchmark(
+                    rows: size,
+                    keys: terminalKeys,
+                    launches: terminalLaunches,
+                    color: !noColor,
+                    seed: seed,
+                    folder: workspace.folder(for: size).appendingPathComponent("terminal", isDirectory: true),
+                    app: app
+                ).run()
+            }
+            return SizeReport.merge(controller: controller, terminal: terminal)
         }
-        print(json ? Report.json(results) : Report.table(results))
+        print(json ? Report.json(reports) : Report.table(reports))
     }
 }
 

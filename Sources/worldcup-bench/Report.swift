@@ -1,25 +1,65 @@
 import Foundation
 
-/// Prints the results: a table for people, or a JSON array with one object per size.
+/// Everything measured at one size: the controller part, the terminal part, or both.
+struct SizeReport {
+    var rows: Int
+    var controller: SizeResult?
+    var terminal: TerminalResult?
+
+    /// One report per size measured by either part, smallest first.
+    static func merge(controller: [SizeResult], terminal: [TerminalResult]) -> [SizeReport] {
+        let sizes = Set(controller.map(\.rows) + terminal.map(\.rows)).sorted()
+        return sizes.map { rows in
+            SizeReport(rows: rows, controller: controller.first { $0.rows == rows }, terminal: terminal.first { $0.rows == rows })
+        }
+    }
+}
+
+/// Prints the results: tables for people, or a JSON array with one object per size.
 enum Report {
-    /// The columns, named as the JSON keys, with each size's value (nil: not measured).
-    private static func columns(_ result: SizeResult) -> [(key: String, value: String?)] {
-        [
-            ("rows", String(result.rows)),
-            ("incremental_p50_us", format(result.incrementalP50, decimals: 1)),
-            ("incremental_p99_us", format(result.incrementalP99, decimals: 1)),
-            ("peer_p50_us", format(result.peerP50, decimals: 1)),
-            ("speedup", format(result.speedup, decimals: 1)),
-            ("fetch_cold_ms", format(result.fetchColdMs, decimals: 1)),
-            ("fetch_cached_ms", result.fetchCachedMs.map { format($0, decimals: 1) }),
-            ("rss_mb", format(result.rssMB, decimals: 1)),
+    /// The controller columns, named as the JSON keys, with each value (nil: not measured).
+    private static func controllerColumns(_ report: SizeReport) -> [(key: String, value: String?)] {
+        let result = report.controller
+        return [
+            ("rows", String(report.rows)),
+            ("incremental_p50_us", result.map { format($0.incrementalP50, decimals: 1) }),
+            ("incremental_p99_us", result.map { format($0.incrementalP99, decimals: 1) }),
+            ("peer_p50_us", result.map { format($0.peerP50, decimals: 1) }),
+            ("speedup", result.map { format($0.speedup, decimals: 1) }),
+            ("fetch_cold_ms", result.map { format($0.fetchColdMs, decimals: 1) }),
+            ("fetch_cached_ms", result?.fetchCachedMs.map { format($0, decimals: 1) }),
+            ("rss_mb", result.map { format($0.rssMB, decimals: 1) }),
         ]
     }
 
-    /// One line per size, columns aligned to the right.
-    static func table(_ results: [SizeResult]) -> String {
-        let header = columns(SizeResult(rows: 0, incrementalP50: 0, incrementalP99: 0, peerP50: 0, speedup: 0, fetchColdMs: 0, rssMB: 0)).map(\.key)
-        let rows = results.map { columns($0).map { $0.value ?? "n/a" } }
+    /// The terminal columns (see `TerminalBenchmark`), named as the JSON keys.
+    private static func terminalColumns(_ report: SizeReport) -> [(key: String, value: String?)] {
+        let result = report.terminal
+        return [
+            ("terminal_launch_ms", result.map { format($0.launchMs, decimals: 1) }),
+            ("terminal_tap_bytes_p50", result.map { format($0.tapBytesP50, decimals: 0) }),
+            ("terminal_tap_p50_ms", result.map { format($0.tap.p50, decimals: 2) }),
+            ("terminal_tap_p99_ms", result.map { format($0.tap.p99, decimals: 2) }),
+            ("terminal_moving_tap_p50_ms", result.map { format($0.movingTap.p50, decimals: 2) }),
+            ("terminal_moving_tap_p99_ms", result.map { format($0.movingTap.p99, decimals: 2) }),
+            ("terminal_page_p50_ms", result.map { format($0.page.p50, decimals: 2) }),
+            ("terminal_page_p99_ms", result.map { format($0.page.p99, decimals: 2) }),
+            ("terminal_end_p50_ms", result.map { format($0.end.p50, decimals: 2) }),
+            ("terminal_end_p99_ms", result.map { format($0.end.p99, decimals: 2) }),
+        ]
+    }
+
+    /// One table per part, each with a line per size that part measured.
+    static func table(_ reports: [SizeReport]) -> String {
+        let controller = reports.filter { $0.controller != nil }.map(controllerColumns)
+        let terminal = reports.filter { $0.terminal != nil }.map { [("rows", String($0.rows))] + terminalColumns($0) }
+        return [controller, terminal].filter { !$0.isEmpty }.map(aligned).joined(separator: "\n\n")
+    }
+
+    /// Columns aligned to the right under their keys.
+    private static func aligned(_ lines: [[(key: String, value: String?)]]) -> String {
+        let header = lines.first?.map(\.key) ?? []
+        let rows = lines.map { $0.map { $0.value ?? "n/a" } }
         let widths = header.indices.map { column in
             ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
         }
@@ -29,10 +69,10 @@ enum Report {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
-    /// A JSON array, one object per size, keys in the order of the table.
-    static func json(_ results: [SizeResult]) -> String {
-        let objects = results.map { result in
-            "  {" + columns(result).map { "\"\($0.key)\": \($0.value ?? "null")" }.joined(separator: ", ") + "}"
+    /// A JSON array, one object per size: the controller keys, then the terminal keys.
+    static func json(_ reports: [SizeReport]) -> String {
+        let objects = reports.map { report in
+            "  {" + (controllerColumns(report) + terminalColumns(report)).map { "\"\($0.key)\": \($0.value ?? "null")" }.joined(separator: ", ") + "}"
         }
         return "[\n" + objects.joined(separator: ",\n") + "\n]"
     }
