@@ -139,7 +139,8 @@ struct TerminalBenchmark {
     /// Spawns the app and waits for its first complete frame. Returns the session, that
     /// frame, and the moment just before the spawn.
     private func start(database: URL) throws -> (PseudoTerminal, TerminalFrame, UInt64) {
-        var environment = ["TERM": "xterm-256color", "LANG": "C.UTF-8"]
+        // Caches go to this run's folder: never into the user's, and the same on every run.
+        var environment = ["TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CACHE_HOME": folder.appendingPathComponent("cache").path]
         for name in ["HOME", "PATH"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }
         }
