@@ -93,8 +93,9 @@ static inline void cn_restore_default_signals(void) {
 }
 
 // Crashes: an async-signal-safe handler restores the terminal with write(2) and tcsetattr,
-// puts the signal's previous action back (the default, or the Swift runtime's backtracer)
-// and raises the signal again. Everything it writes is prepared beforehand.
+// puts the signal's previous action back (the default, or the Swift runtime's backtracer,
+// which then prints to the restored screen) and raises the signal again, ending with the
+// default action. Everything it writes is prepared beforehand.
 #define CN_CRASH_SIGNAL_COUNT 6
 static const int cn_crash_signals[CN_CRASH_SIGNAL_COUNT] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP };
 struct cn_crash_state {
@@ -128,8 +129,16 @@ static inline void cn_crash_handler(int signal_number) {
     for (int i = 0; i < CN_CRASH_SIGNAL_COUNT; i++) {
         if (cn_crash_signals[i] == signal_number) sigaction(signal_number, &crash->previous_actions[i], NULL);
     }
-    errno = saved;
+    // Deliver it now, to the previous action; if that returns (the backtracer does, expecting
+    // the fault to happen again), the default action ends the program.
+    sigset_t this_signal;
+    sigemptyset(&this_signal);
+    sigaddset(&this_signal, signal_number);
+    pthread_sigmask(SIG_UNBLOCK, &this_signal, NULL);
     raise(signal_number);
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+    errno = saved;
 }
 
 /// Remembers the terminal's modes as they are now (call before curses changes them).

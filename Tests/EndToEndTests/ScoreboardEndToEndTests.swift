@@ -34,7 +34,7 @@ struct ScoreboardEndToEndTests {
         let africa = try #require(lines.firstIndex { $0.hasPrefix(" Africa") })
         #expect(lines[africa + 1].contains("Ghana"), "Ghana should have moved to the top of Africa:\n\(terminal.screen)")
         #expect(lines[africa + 1].contains("▶"), "the cursor should have stayed on Ghana")
-        #expect(lines[africa + 1].hasSuffix("Wins: 2"))
+        #expect(lines[africa + 1].hasSuffix("Wins: 2  As"), "the detail, then the section index")
         #expect(terminal.screen.contains("Leader: Ghana (2 wins)"))
 
         // Add a secret team in a zone that does not exist yet.
@@ -74,7 +74,7 @@ struct ScoreboardEndToEndTests {
         try terminal.send("Escape")
         try #require(terminal.waitFor("No team added."))
         try terminal.send("C-c")
-        try #require(terminal.waitFor("[exited 0]"))
+        try #require(terminal.waitFor("[exited 130]"))
         #expect(!terminal.inAlternateScreen)
         #expect(try listedTeams(database).count == 32)
     }
@@ -102,12 +102,13 @@ struct ScoreboardEndToEndTests {
         #expect(!teams.contains { $0.teamName == "Australia" })
     }
 
-    @Test func ctrlCRestoresTheTerminal() throws {
+    @Test func ctrlCRestoresTheTerminalAndExits130() throws {
         let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", temporaryDatabase()])
         try #require(terminal.waitFor("32 teams"))
         try terminal.send("C-c")
-        try #require(terminal.waitFor("[exited 0]"))
+        try #require(terminal.waitFor("[exited 130]"))
         #expect(!terminal.inAlternateScreen)
+        #expect(!terminal.mouseReporting)
     }
 
     @Test func withoutATerminalItSaysSoAndFails() throws {

@@ -72,13 +72,47 @@ final class TmuxTerminal {
         try tmux(["send-keys", "-t", "0"] + (literal ? ["-l"] : []) + keys)
     }
 
+    /// Sends a mouse action at a cell (0-based) the way xterm reports it with SGR (mode 1006),
+    /// the protocol curses asks for when the program runs with TERM=xterm-256color (tmux gives
+    /// the pane its own TERM, whose curses description expects X10 reports instead).
+    /// `send-keys -l` passes the bytes to the program as if the terminal had sent them.
+    func mouse(_ action: MouseAction, x: Int, y: Int) throws {
+        func report(_ button: Int, _ final: String) -> String { "\u{1B}[<\(button);\(x + 1);\(y + 1)\(final)" }
+        let click = report(0, "M") + report(0, "m")
+        let bytes: String
+        switch action {
+        case .click: bytes = click
+        case .doubleClick: bytes = click + click
+        case .wheelUp: bytes = report(64, "M")
+        case .wheelDown: bytes = report(65, "M")
+        }
+        try send(bytes, literal: true)
+    }
+
+    enum MouseAction { case click, doubleClick, wheelUp, wheelDown }
+
+    /// A tmux format of the pane, such as `#{mouse_any_flag}`.
+    func format(_ format: String) -> String {
+        ((try? tmux(["display-message", "-p", "-t", "0", format])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Whether the program in the pane asked the terminal for mouse reports.
+    var mouseReporting: Bool { format("#{mouse_any_flag}") == "1" }
+
+    /// The process the pane's shell started: the program under test.
+    var programPID: pid_t? {
+        guard let shell = Int32(format("#{pane_pid}")),
+              let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8) else { return nil }
+        return children.split(separator: " ").first.flatMap { pid_t($0) }
+    }
+
     var screen: String {
         (try? tmux(["capture-pane", "-p", "-t", "0"])) ?? ""
     }
 
     /// Whether the terminal is in the alternate screen (curses mode).
     var inAlternateScreen: Bool {
-        ((try? tmux(["display-message", "-p", "-t", "0", "#{alternate_on}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        format("#{alternate_on}") == "1"
     }
 
     /// Waits until `text` is on screen; fails the test with the screen if it never is.
@@ -90,6 +124,18 @@ final class TmuxTerminal {
             Thread.sleep(forTimeInterval: 0.05)
         }
         Issue.record("“\(text)” never appeared; the screen:\n\(screen)", sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// Waits until the cursor marker "▶" is on the line that shows `text`.
+    @discardableResult
+    func waitForCursor(on text: String, seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if line(containing: text)?.contains("▶") == true { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("The cursor never reached “\(text)”; the screen:\n\(screen)", sourceLocation: sourceLocation)
         return false
     }
 
