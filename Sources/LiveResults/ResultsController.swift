@@ -43,7 +43,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// delegate). Building one costs O(n); the row-by-row delegate does not pay it.
     public var onSnapshot: ((ResultsSnapshot) -> Void)?
 
+    /// Every matching row, in order.
     private var index: SectionedIndex
+    /// With a `fetchLimit`, the first rows of `index`: what the controller shows and reports.
+    private var window: SectionedIndex?
+    /// The rows the controller shows.
+    private var shown: SectionedIndex { window ?? index }
     private var tracker: ChangeTracker?
     private var poller: ChangeLogPoller?
     /// The cache file and what it must match, in the third mode.
@@ -120,6 +125,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         if let tracker { database.remove(transactionObserver: tracker) }
         tracker = fetched.tracker
         index = fetched.index
+        window = request.fetchLimit > 0 ? index.prefix(request.fetchLimit, sectionName: Self.sectionName) : nil
         records.removeAll()
         fetchedRequest = request
         needsRefetch = false
@@ -248,7 +254,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
                 case .rows(let commit):
                     do {
                         for row in commit.rows { records[row.id] = nil }
-                        deliver(try index.apply(commit.rows, sectionName: Self.sectionName))
+                        let batch = try index.apply(commit.rows, sectionName: Self.sectionName)
+                        deliver(window == nil ? batch : try moveWindow(touched: commit.rows.map(\.id)))
                         if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
                     } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
                         // The commit split a section; the index is as it was. A refetch says whether
@@ -289,11 +296,42 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         }
         for id in index.allIDs where !present.contains(id) { changes.append((id, nil)) }
         records.removeAll()
-        let batch = try index.apply(changes, sectionName: Self.sectionName)
+        let fullBatch = try index.apply(changes, sectionName: Self.sectionName)
+        let batch = window == nil ? fullBatch : try moveWindow(touched: changes.map(\.id))
         needsRefetch = false
         unreportedIDs.removeAll()
         if let position { appliedPosition = max(appliedPosition ?? 0, position) }
         deliver(batch)
+    }
+
+    /// Brings the window of a limited request up to date with `index` after the rows in
+    /// `touched` changed, and returns the batch in the window's index spaces.
+    ///
+    /// Besides the touched rows, only rows near the limit can enter or leave the window:
+    /// k changes shift any other row by at most k places.
+    private func moveWindow(touched: [RecordID]) throws -> ChangeBatch {
+        guard var window, let limit = fetchedRequest?.fetchLimit else { return ChangeBatch() }
+        var changes: [(id: RecordID, key: RowKey?)] = []
+        var seen = Set<RecordID>()
+        for id in touched where seen.insert(id).inserted {
+            if let position = index.position(of: id), position < limit {
+                changes.append((id, index.key(for: id)))
+            } else if window.contains(id) {
+                changes.append((id, nil))
+            }
+        }
+        let shift = seen.count
+        let nearLimit = min(index.count, max(0, limit - shift - 1))..<min(index.count, limit + shift + 1)
+        for (position, id) in index.ids(inPositions: nearLimit) where !seen.contains(id) {
+            if position < limit, !window.contains(id) {
+                changes.append((id, index.key(for: id)))
+            } else if position >= limit, window.contains(id) {
+                changes.append((id, nil))
+            }
+        }
+        let batch = try window.apply(changes, sectionName: Self.sectionName)
+        self.window = window
+        return batch
     }
 
     private func deliver(_ batch: ChangeBatch) {
@@ -305,7 +343,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         guard let delegate else { return }
         delegate.controllerWillChangeContent(self)
         for change in batch.sectionChanges {
-            let count = change.kind == .insert ? index.rowCount(inSection: change.index) : 0
+            let count = change.kind == .insert ? shown.rowCount(inSection: change.index) : 0
             let info = SectionInfo(name: change.name, indexTitle: sectionIndexTitle(forSectionName: change.name), numberOfObjects: count)
             delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.kind)
         }
@@ -319,12 +357,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     /// The sections of the result, in order.
     public var sections: [SectionInfo] {
-        index.sections.map { SectionInfo(name: $0.name, indexTitle: sectionIndexTitle(forSectionName: $0.name), numberOfObjects: $0.slots.count) }
+        shown.sections.map { SectionInfo(name: $0.name, indexTitle: sectionIndexTitle(forSectionName: $0.name), numberOfObjects: $0.slots.count) }
     }
 
     /// The records of one section, in order (loaded now if they are not in memory).
     public func objects(inSection section: Int) throws -> [Record] {
-        let ids = index.ids(inSection: section, rows: 0..<index.rowCount(inSection: section))
+        let ids = shown.ids(inSection: section, rows: 0..<shown.rowCount(inSection: section))
         let loaded = try load(ids.filter { records[$0] == nil })
         return ids.compactMap { records[$0] ?? loaded[$0] }
     }
@@ -332,38 +370,38 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// The whole result as section names and ids; `reloading` names the rows updated in place.
     public func snapshot(reloading: Set<RecordID> = []) -> ResultsSnapshot {
         ResultsSnapshot(
-            sectionIdentifiers: index.sections.map(\.name),
-            itemIdentifiers: index.sections.indices.map { index.ids(inSection: $0, rows: 0..<index.rowCount(inSection: $0)) },
+            sectionIdentifiers: shown.sections.map(\.name),
+            itemIdentifiers: shown.sections.indices.map { shown.ids(inSection: $0, rows: 0..<shown.rowCount(inSection: $0)) },
             reloadedItemIdentifiers: reloading
         )
     }
 
     /// The number of rows in a section.
     public func numberOfObjects(inSection section: Int) -> Int {
-        index.rowCount(inSection: section)
+        shown.rowCount(inSection: section)
     }
 
     /// The number of rows in the whole result.
-    public var numberOfObjects: Int { index.count }
+    public var numberOfObjects: Int { shown.count }
 
     /// The id of the row at an index path.
     public func id(at indexPath: IndexPath) -> RecordID {
-        index.id(at: indexPath)
+        shown.id(at: indexPath)
     }
 
     /// The place of a row in the result, or nil when it is not in it.
     public func indexPath(for id: RecordID) -> IndexPath? {
-        index.indexPath(for: id)
+        shown.indexPath(for: id)
     }
 
     /// The record at an index path, loading it (and its neighbours, up to `fetchBatchSize`)
     /// when it is not in memory.
     public func object(at indexPath: IndexPath) throws -> Record {
-        let id = index.id(at: indexPath)
+        let id = shown.id(at: indexPath)
         if let record = records[id] { return record }
-        let rowCount = index.rowCount(inSection: indexPath.section)
+        let rowCount = shown.rowCount(inSection: indexPath.section)
         let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : rowCount
-        let batch = try load(index.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + batchSize)))
+        let batch = try load(shown.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + batchSize)))
         // Keep memory bounded: forget what was loaded before once there is much of it.
         if records.count + batch.count > max(4096, 64 * fetchRequest.fetchBatchSize) { records.removeAll() }
         records.merge(batch) { _, new in new }
@@ -376,7 +414,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// All records of the result, in order.
     public var fetchedObjects: [Record] {
         get throws {
-            let ids = index.allIDs
+            let ids = shown.allIDs
             let loaded = try load(ids.filter { records[$0] == nil })
             return ids.compactMap { records[$0] ?? loaded[$0] }
         }
@@ -409,7 +447,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// The titles of the section index, in section order, without repeats.
     public var sectionIndexTitles: [String] {
         var seen = Set<String>()
-        return index.sections.map { sectionIndexTitle(forSectionName: $0.name) }.filter { seen.insert($0).inserted }
+        return shown.sections.map { sectionIndexTitle(forSectionName: $0.name) }.filter { seen.insert($0).inserted }
     }
 
     /// The index title of a section name: the delegate's, or the name's capitalised first letter.
@@ -420,10 +458,10 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// The section a tap on an index title should show: the first section with that title.
     /// `sectionIndex` is the title's place in `sectionIndexTitles`, used when no section has it.
     public func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
-        if let section = index.sections.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) {
+        if let section = shown.sections.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) {
             return section
         }
-        return max(0, min(sectionIndex, index.sections.count - 1))
+        return max(0, min(sectionIndex, shown.sections.count - 1))
     }
 
     /// The default index title of a section name: its capitalised first letter.

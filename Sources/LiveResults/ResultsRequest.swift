@@ -25,10 +25,16 @@ public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
     /// How many whole records are loaded at once when they are accessed.
     /// Zero loads the whole result on first access.
     public var fetchBatchSize: Int
+    /// The most rows the result holds: the first ones in order. Zero for no limit.
+    ///
+    /// The controller still knows where every matching row sorts (ids and keys only), so rows
+    /// that move into the limit as others leave are reported without a query.
+    public var fetchLimit: Int
 
-    public init(predicate: SQL? = nil, sortDescriptors: [SortColumn], fetchBatchSize: Int = 0) {
+    public init(predicate: SQL? = nil, sortDescriptors: [SortColumn], fetchLimit: Int = 0, fetchBatchSize: Int = 0) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
         self.fetchBatchSize = fetchBatchSize
     }
 

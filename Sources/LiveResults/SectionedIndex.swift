@@ -143,6 +143,44 @@ struct SectionedIndex {
         return IndexPath(row: insertionIndex(of: slot, in: sections[section].slots), section: section)
     }
 
+    func contains(_ id: RecordID) -> Bool {
+        store.slot(for: id) != nil
+    }
+
+    /// The place of a row in the whole result, counting from 0 across sections.
+    func position(of id: RecordID) -> Int? {
+        guard let path = indexPath(for: id) else { return nil }
+        return sections[..<path.section].reduce(path.row) { $0 + $1.slots.count }
+    }
+
+    /// The ids at a range of places in the whole result, with their places.
+    func ids(inPositions positions: Range<Int>) -> [(position: Int, id: RecordID)] {
+        var result: [(position: Int, id: RecordID)] = []
+        var start = 0
+        for section in sections {
+            let end = start + section.slots.count
+            let overlap = max(start, positions.lowerBound)..<max(max(start, positions.lowerBound), min(end, positions.upperBound))
+            for position in overlap { result.append((position, store.ids[Int(section.slots[position - start])])) }
+            if end >= positions.upperBound { break }
+            start = end
+        }
+        return result
+    }
+
+    /// A new index of the first `count` rows.
+    func prefix(_ count: Int, sectionName: (DatabaseValue) -> String) -> SectionedIndex {
+        var result = SectionedIndex(ascending: ascending)
+        result.reserveCapacity(min(count, self.count))
+        for (_, id) in ids(inPositions: 0..<min(count, self.count)) {
+            let slot = store.slot(for: id)!
+            // The rows come in order from a valid index: appending cannot fail.
+            try! result.appendSorted(id: id, section: internedValues[Int(store.sectionOfSlot[slot])], sectionName: sectionName) {
+                store.columns[$0].value(at: slot)
+            }
+        }
+        return result
+    }
+
     // MARK: - Ordering
 
     /// The first index whose row does not sort before the row in `slot`.

@@ -297,6 +297,8 @@ struct ModelConfiguration: Sendable {
     var rankSorted: Bool
     /// Whether the database is a file with a change log, written by two connections.
     var secondWriter = false
+    /// The request's fetchLimit (0: none).
+    var fetchLimit = 0
 
     var sortDescriptors: [SortColumn] {
         rankSorted ? [SortColumn("score", ascending: false), SortColumn("name")] : zoneScoreName
@@ -304,7 +306,7 @@ struct ModelConfiguration: Sendable {
 
     var description: String {
         "sort \(rankSorted ? "score DESC, name" : "zone, score DESC, name"); section zone; predicate \(usePredicate ? "flag = 1" : "none")"
-            + (secondWriter ? "; two connections" : "")
+            + (secondWriter ? "; two connections" : "") + (fetchLimit > 0 ? "; fetchLimit \(fetchLimit)" : "")
     }
 }
 
@@ -326,7 +328,7 @@ final class ModelRun {
     /// Runs `setup` (before the fetch), then fetches.
     init(setup: [ModelOperation], configuration: ModelConfiguration) throws {
         self.configuration = configuration
-        fixture = try Fixture([], predicate: configuration.usePredicate ? "flag = 1" : nil, sortDescriptors: configuration.sortDescriptors, fetchBatchSize: 3, otherConnection: configuration.secondWriter, setup: { db in
+        fixture = try Fixture([], predicate: configuration.usePredicate ? "flag = 1" : nil, sortDescriptors: configuration.sortDescriptors, fetchBatchSize: 3, fetchLimit: configuration.fetchLimit, otherConnection: configuration.secondWriter, setup: { db in
             var touched = Set<Int64>()
             for operation in setup {
                 for statement in operation.statements { try statement.execute(db, touched: &touched) }
@@ -368,7 +370,8 @@ final class ModelRun {
             rows = try Self.allRows(fixture.database)
             // Zone-sorted results are in order by construction (and may have both a NULL and an
             // empty zone, both named ""); rank-sorted ones use no NULL zone.
-            valid = !configuration.rankSorted || Self.isInOrder(newLayout)
+            // With a fetchLimit, the order is checked over every matching row, not only the first.
+            valid = try !configuration.rankSorted || Self.isInOrder(configuration.fetchLimit > 0 ? fixture.freshLayout(applyingLimit: false) : newLayout)
             do {
                 // refresh() also reads the change log for the other connection's commits.
                 if configuration.secondWriter { try fixture.controller.refresh() } else { try fixture.controller.processPendingChanges() }
@@ -394,7 +397,11 @@ final class ModelRun {
                 if event == .willChange || batches.isEmpty { batches.append([]) }
                 batches[batches.count - 1].append(event)
             }
-            let allTouched = touched.union(pendingTouched)
+            var allTouched = touched.union(pendingTouched)
+            if configuration.fetchLimit > 0 {
+                // Rows pushed across the limit by others enter or leave without being touched.
+                allTouched.formUnion(Set(layout.flatMap(\.ids)).symmetricDifference(newLayout.flatMap(\.ids)))
+            }
             let changed = Set(rows.keys.filter { rows[$0] != deliveredRows[$0] })
             var problems: [String] = []
             if batches.count > (pendingTouched.isEmpty ? 1 : 2) { problems.append("\(batches.count) batches for one commit") }
@@ -566,9 +573,11 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
     var operations: Int
     /// Half the transactions come from a second connection (through the change log).
     var secondWriter = false
+    /// The request's fetchLimit (0: none).
+    var fetchLimit = 0
 
     var configuration: ModelConfiguration {
-        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked, secondWriter: secondWriter)
+        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked, secondWriter: secondWriter, fetchLimit: fetchLimit)
     }
 
     var zones: [String?] {
@@ -580,26 +589,32 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
 
     var testDescription: String {
         "seed 0x\(String(seed, radix: 16)), \(kind), predicate \(usePredicate ? "flag = 1" : "none"), \(operations) operations"
-            + (secondWriter ? ", two connections" : "")
+            + (secondWriter ? ", two connections" : "") + (fetchLimit > 0 ? ", fetchLimit \(fetchLimit)" : "")
     }
 
     static var all: [ModelCase] {
         let environment = ProcessInfo.processInfo.environment
         let total = environment["LIVERESULTS_MODEL_OPS"].flatMap { Int($0) } ?? 10_000
         var cases: [ModelCase] = []
-        func add(_ seed: UInt64, _ kind: Kind, secondWriter: Bool = false) {
+        func add(_ seed: UInt64, _ kind: Kind, secondWriter: Bool = false, fetchLimit: Int = 0) {
             for predicate in [false, true] {
-                cases.append(ModelCase(seed: seed, usePredicate: predicate, kind: kind, operations: 0, secondWriter: secondWriter))
+                cases.append(ModelCase(seed: seed, usePredicate: predicate, kind: kind, operations: 0, secondWriter: secondWriter, fetchLimit: fetchLimit))
             }
         }
         if let text = environment["LIVERESULTS_MODEL_SEED"], let seed = parseSeed(text) {
-            for kind in Kind.allCases { add(seed, kind); add(seed, kind, secondWriter: true) }
+            for kind in Kind.allCases {
+                add(seed, kind)
+                add(seed, kind, secondWriter: true)
+                add(seed, kind, fetchLimit: 9)
+            }
         } else {
             for seed: UInt64 in [0x5EED_0001, 0xC0FFEE, 0xBADC0DE] { add(seed, .plain) }
             add(0xE9E301, .equivalentZones)
             for seed: UInt64 in [0x5EC7_1085, 0x0DD5_EC75] { add(seed, .ranked) }
             add(0x2C0_1111, .plain, secondWriter: true)
             add(0x2C0_2222, .ranked, secondWriter: true)
+            add(0x11_7777, .plain, fetchLimit: 9)
+            add(0x11_8888, .ranked, fetchLimit: 9)
         }
         let each = max(1, total / cases.count)
         return cases.map { var c = $0; c.operations = each; return c }

@@ -178,6 +178,7 @@ struct Fixture {
         sortDescriptors: [SortColumn] = zoneScoreName,
         sectionNameKeyPath: String? = "zone",
         fetchBatchSize: Int = 0,
+        fetchLimit: Int = 0,
         tracking: Bool = true,
         configuration: Configuration = Configuration(),
         otherConnection: Bool = false,
@@ -195,7 +196,7 @@ struct Fixture {
         if let setup { try database.write(setup) }
         controller = ResultsController(
             database: database,
-            fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sortDescriptors, fetchBatchSize: fetchBatchSize),
+            fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
             sectionNameKeyPath: sectionNameKeyPath)
         recorder = Recorder()
         self.predicate = predicate ?? "1"
@@ -225,8 +226,9 @@ struct Fixture {
         }
     }
 
-    /// The result as SQLite orders it, under the fixture's sort and section key.
-    func freshLayout() throws -> [Layout] {
+    /// The result as SQLite orders it, under the fixture's sort, section key and (unless
+    /// `applyingLimit` is false) fetchLimit.
+    func freshLayout(applyingLimit: Bool = true) throws -> [Layout] {
         let request = controller.fetchRequest
         let order = request.sortDescriptors.map { "\($0.column) COLLATE BINARY \($0.ascending ? "ASC" : "DESC")" } + ["id"]
         let section = controller.sectionNameKeyPath
@@ -236,6 +238,7 @@ struct Fixture {
             let rows = try Row.fetchAll(db, sql: """
                 SELECT id, \(section ?? "NULL") AS sectionKey FROM item WHERE \(predicate)
                 ORDER BY \(order.joined(separator: ", "))
+                \(request.fetchLimit > 0 && applyingLimit ? "LIMIT \(request.fetchLimit)" : "")
                 """)
             for row in rows {
                 let key: DatabaseValue = row["sectionKey"]
