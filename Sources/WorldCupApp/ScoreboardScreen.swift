@@ -28,9 +28,10 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     private(set) var table = TableView()
     /// The "/" filter, while one is typed or applied.
     private(set) var filter: NameFilter?
-    /// The team the cursor was on when the filter hid it: it gets the cursor back when the
-    /// filter shows it again.
-    private var hiddenSelectionID: RecordID?
+    /// The team the cursor was on when the filter hid it, and the team the cursor went to
+    /// instead: while the filter is typed and the cursor stays there, the hidden team gets it
+    /// back when it shows again.
+    private var hiddenSelection: (id: RecordID, substitute: RecordID?)?
     private(set) var dialog: FormDialog?
     private(set) var status: (text: String, isError: Bool)?
     /// Whether the key help covers the table.
@@ -96,6 +97,11 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// The team under the cursor.
     public var selectedTeam: Team? {
         table.cursor.flatMap { try? controller.object(at: IndexPath(row: $0.row, section: $0.section)) }
+    }
+
+    /// The id of the team under the cursor.
+    private var selectedID: RecordID? {
+        table.cursor.map { controller.id(at: IndexPath(row: $0.row, section: $0.section)) }
     }
 
     // MARK: - Changes
@@ -212,6 +218,8 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         switch key {
         case .enter:
             filter?.isEditing = false
+            // The team the filter chose instead of a hidden one is the user's choice now.
+            hiddenSelection = nil
             if typed.text.isEmpty { filter = nil }
         case .escape:
             clearFilter()
@@ -235,7 +243,9 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// Fetches again with the filter's predicate: delete the cache, change the request,
     /// perform the fetch. The cursor stays on its team when it still matches.
     private func applyFilter() {
-        let selectedID = table.cursor.map { controller.id(at: IndexPath(row: $0.row, section: $0.section)) } ?? hiddenSelectionID
+        let cursorID = selectedID
+        var wantedID = cursorID
+        if let hiddenSelection, hiddenSelection.substitute == cursorID { wantedID = hiddenSelection.id }
         var request = Self.fetchRequest
         request.predicate = filter?.predicate
         do {
@@ -249,12 +259,12 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             return
         }
         reloadTable()
-        if let selectedID, let path = controller.indexPath(for: selectedID) {
+        if let wantedID, let path = controller.indexPath(for: wantedID) {
             table.select(TablePosition(section: path.section, row: path.row))
-            hiddenSelectionID = nil
+            hiddenSelection = nil
         } else {
             table.moveCursorToStart()
-            hiddenSelectionID = selectedID
+            hiddenSelection = wantedID.map { ($0, selectedID) }
         }
     }
 

@@ -137,6 +137,24 @@ struct FilterTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Japan")
     }
 
+    @Test("A team the filter hid gets the cursor back when it shows again, unless the cursor moved meanwhile")
+    func hiddenTeamGetsTheCursorBack() throws {
+        let fixture = try ScreenFixture()
+        #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
+        fixture.press(.character("/"))
+        fixture.type("z")
+        #expect(try shownNames(fixture) == ["Bosnia and Herzegovina", "Switzerland", "Brazil"])
+        #expect(fixture.screen.selectedTeam?.teamName == "Bosnia and Herzegovina")
+        fixture.press(.backspace)
+        #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
+
+        fixture.type("z")
+        fixture.press(.down)  // arrows move the cursor while typing
+        #expect(fixture.screen.selectedTeam?.teamName == "Switzerland")
+        fixture.press(.backspace)
+        #expect(fixture.screen.selectedTeam?.teamName == "Switzerland")
+    }
+
     @Test("Live changes keep working while filtered: taps move rows, adds and deletes that match show")
     func liveChanges() throws {
         let fixture = try ScreenFixture()
