@@ -204,6 +204,79 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         }
     }
 
+    /// Ends the program at the next turn of the loop.
+    public func quit() {
+        wantsToQuit = true
+    }
+
+    private func tapSelectedTeam() {
+        guard let id = selectedID else { return }
+        do {
+            let team = try scoreboard.tap(teamID: id)
+            processChanges()
+            status = ("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", false)
+        } catch {
+            report(error)
+        }
+    }
+
+    private func askToDeleteSelectedTeam() {
+        guard let team = selectedTeam, let id = team.id else { return }
+        pendingDeletion = (id, team.teamName)
+        status = ("Delete \(team.teamName)? y/N", true)
+    }
+
+    private func confirmDeletion(of team: (id: Int64, name: String), answer: Key) {
+        guard answer == .character("y") || answer == .character("Y") else {
+            status = ("Kept \(team.name).", false)
+            return
+        }
+        do {
+            try scoreboard.delete(teamID: team.id)
+            processChanges()
+            status = ("Deleted \(team.name).", false)
+        } catch {
+            report(error)
+        }
+    }
+
+    private func openAddDialog() {
+        dialog = FormDialog(title: "Secret Team", subtitle: "Add a new team", fields: [
+            FormDialog.Field(label: "Team Name", maxLength: TeamValidation.maximumLength),
+            FormDialog.Field(label: "Qualifying Zone", text: selectedTeam?.qualifyingZone ?? "", maxLength: TeamValidation.maximumLength),
+        ])
+    }
+
+    private func handleDialog(_ key: Key) {
+        guard var form = dialog else { return }
+        switch form.handle(key) {
+        case .editing:
+            dialog = form
+        case .cancelled:
+            dialog = nil
+            status = ("No team added.", false)
+        case .submitted:
+            do {
+                let team = try scoreboard.add(name: form.values[0], zone: form.values[1])
+                dialog = nil
+                processChanges()
+                if let id = team.id, let path = controller.indexPath(for: id) {
+                    table.select(TablePosition(section: path.section, row: path.row))
+                    status = ("Added \(team.teamName) to \(team.qualifyingZone).", false)
+                } else {
+                    status = ("Added \(team.teamName) to \(team.qualifyingZone); the filter hides it.", false)
+                }
+            } catch {
+                form.message = "\(error)"
+                dialog = form
+            }
+        }
+    }
+
+    private func report(_ error: any Error) {
+        status = ("\(error)", true)
+    }
+
     // MARK: - Filter
 
     private func editFilter() {
@@ -294,80 +367,6 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
 
     /// How far one turn of the wheel scrolls.
     static let wheelLines = 3
-
-    /// Ends the program at the next turn of the loop.
-    public func quit() {
-        wantsToQuit = true
-    }
-
-    private func tapSelectedTeam() {
-        guard let position = table.cursor else { return }
-        let id = controller.id(at: IndexPath(row: position.row, section: position.section))
-        do {
-            let team = try scoreboard.tap(teamID: id)
-            processChanges()
-            status = ("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", false)
-        } catch {
-            report(error)
-        }
-    }
-
-    private func askToDeleteSelectedTeam() {
-        guard let team = selectedTeam, let id = team.id else { return }
-        pendingDeletion = (id, team.teamName)
-        status = ("Delete \(team.teamName)? y/N", true)
-    }
-
-    private func confirmDeletion(of team: (id: Int64, name: String), answer: Key) {
-        guard answer == .character("y") || answer == .character("Y") else {
-            status = ("Kept \(team.name).", false)
-            return
-        }
-        do {
-            try scoreboard.delete(teamID: team.id)
-            processChanges()
-            status = ("Deleted \(team.name).", false)
-        } catch {
-            report(error)
-        }
-    }
-
-    private func openAddDialog() {
-        dialog = FormDialog(title: "Secret Team", subtitle: "Add a new team", fields: [
-            FormDialog.Field(label: "Team Name", maxLength: TeamValidation.maximumLength),
-            FormDialog.Field(label: "Qualifying Zone", text: selectedTeam?.qualifyingZone ?? "", maxLength: TeamValidation.maximumLength),
-        ])
-    }
-
-    private func handleDialog(_ key: Key) {
-        guard var form = dialog else { return }
-        switch form.handle(key) {
-        case .editing:
-            dialog = form
-        case .cancelled:
-            dialog = nil
-            status = ("No team added.", false)
-        case .submitted:
-            do {
-                let team = try scoreboard.add(name: form.values[0], zone: form.values[1])
-                dialog = nil
-                processChanges()
-                if let id = team.id, let path = controller.indexPath(for: id) {
-                    table.select(TablePosition(section: path.section, row: path.row))
-                    status = ("Added \(team.teamName) to \(team.qualifyingZone).", false)
-                } else {
-                    status = ("Added \(team.teamName) to \(team.qualifyingZone); the filter hides it.", false)
-                }
-            } catch {
-                form.message = "\(error)"
-                dialog = form
-            }
-        }
-    }
-
-    private func report(_ error: any Error) {
-        status = ("\(error)", true)
-    }
 
     // MARK: - Time
 
