@@ -18,7 +18,8 @@ struct Theme {
             row: .plain,
             detail: Style(dim: true),
             cursor: Style(bold: true, reverse: true),
-            flash: usesColor ? Style(foreground: .black, background: .yellow) : Style(bold: true, underline: true)
+            flash: usesColor ? Style(foreground: .black, background: .yellow) : Style(bold: true, underline: true),
+            index: Style(foreground: usesColor ? .cyan : nil, bold: true)
         )
     }
 }
