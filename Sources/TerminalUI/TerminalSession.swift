@@ -87,7 +87,7 @@ public final class TerminalSession {
     /// Restores the terminal. Safe to call more than once.
     public func end() {
         guard let screen else { return }
-        // Mouse reporting off first: endwin leaves it to the terminal's description.
+        // Mouse reporting off explicitly, before curses lets go of the terminal.
         mousemask(0, nil)
         curs_set(1)
         endwin()
