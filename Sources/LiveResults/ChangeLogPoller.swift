@@ -1,50 +1,100 @@
 import Dispatch
+import Glibc
 import GRDB
 import Synchronization
 
-/// Asks a tracker, at a steady interval, to look for commits of other connections.
+/// Asks a tracker to look for commits of other connections: at once when the database's
+/// files change (inotify on their folder), and at a steady interval in case a notification
+/// is missed (another file system, a full inotify queue).
 ///
-/// Each tick is one `PRAGMA data_version` on the writer's queue when nothing changed, so an
-/// idle poller costs next to nothing; a tick is skipped while the previous one waits for a
-/// busy writer.
+/// A look is one `PRAGMA data_version` on the writer's queue when nothing changed, so an idle
+/// poller costs next to nothing. Looks never pile up: a request that arrives while one waits
+/// for a busy writer is folded into one more look after it.
 final class ChangeLogPoller {
     private let timer: any DispatchSourceTimer
+    private let watcher: (any DispatchSourceRead)?
 
     init(database: any DatabaseWriter, tracker: ChangeTracker, interval: Duration) {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-        let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .nanoseconds(nanoseconds / 10))
-        let pending = PollState()
-        timer.setEventHandler {
-            guard pending.begin() else { return }
-            database.asyncWriteWithoutTransaction { db in
-                tracker.pollOtherConnections(db)
-                pending.end()
+        let state = PollState()
+        let look: @Sendable () -> Void = {
+            guard state.request() else { return }
+            @Sendable func run() {
+                database.asyncWriteWithoutTransaction { db in
+                    tracker.pollOtherConnections(db)
+                    if state.finish() { run() }
+                }
             }
+            run()
         }
+        let queue = DispatchQueue.global(qos: .utility)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let nanoseconds = max(1_000_000, Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000))
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .nanoseconds(nanoseconds / 10))
+        timer.setEventHandler(handler: look)
         timer.resume()
         self.timer = timer
+        watcher = Self.watchFolder(of: database.path, queue: queue, onChange: look)
     }
 
-    /// Stops polling.
+    /// Watches the folder of the database file for writes to the file or its WAL; nil for an
+    /// in-memory database or when inotify is unavailable.
+    private static func watchFolder(of path: String, queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) -> (any DispatchSourceRead)? {
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/") else { return nil }
+        let folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { return nil }
+        guard inotify_add_watch(descriptor, folder, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)) >= 0 else {
+            close(descriptor)
+            return nil
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        source.setEventHandler {
+            // The events only say "something was written": drain them, then look once.
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while read(descriptor, &buffer, buffer.count) > 0 {}
+            onChange()
+        }
+        source.setCancelHandler { close(descriptor) }
+        source.resume()
+        return source
+    }
+
+    /// Stops looking.
     func cancel() {
         timer.cancel()
+        watcher?.cancel()
     }
 
     deinit {
-        timer.cancel()
+        cancel()
     }
 }
 
-/// Whether a poll is waiting for the writer.
+/// Whether a look is running, and whether another was asked for meanwhile.
 private final class PollState: Sendable {
-    private let busy = Atomic<Bool>(false)
+    private let state = Mutex((running: false, again: false))
 
-    func begin() -> Bool {
-        busy.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    /// True when the caller should start a look; false when one is running (it will run again).
+    func request() -> Bool {
+        state.withLock { state in
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
     }
 
-    func end() {
-        busy.store(false, ordering: .releasing)
+    /// True when another look was asked for while this one ran: the caller runs it.
+    func finish() -> Bool {
+        state.withLock { state in
+            if state.again {
+                state.again = false
+                return true
+            }
+            state.running = false
+            return false
+        }
     }
 }
