@@ -136,8 +136,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             poller = ChangeLogPoller(database: database, tracker: tracker, interval: changeLogPollInterval)
         }
         if let file, let stamp = fetched.stamp { cache = (file, stamp) } else { cache = nil }
+        // The cache is written when the controller goes away (writing a million rows takes a
+        // while: not at every fetch, such as each keystroke of a filter).
         savedPosition = fetched.source == .cache ? fetched.position : nil
-        if fetched.source == .database { try? saveCache() }
     }
 
     private struct Fetched {

@@ -64,16 +64,27 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     ///   - flags: badges (the default) or emoji flags.
     ///   - clock: seconds on a monotonic clock, for flashes.
     ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
-    public init(scoreboard: Scoreboard, usesColor: Bool, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds, onChangesAvailable: (@Sendable () -> Void)? = nil) throws {
+    ///   - cacheName: the section cache to start from and keep (see `cacheName(for:)`); nil for none.
+    public init(scoreboard: Scoreboard, usesColor: Bool, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
+                onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
         self.theme = Theme(usesColor: usesColor)
         self.flagStyle = flags
         self.clock = clock
-        controller = ResultsController(database: scoreboard.database, fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone")
+        controller = ResultsController(database: scoreboard.database, fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",
+                                       cacheName: cacheName, cacheDirectory: cacheDirectory)
         controller.onChangesAvailable = onChangesAvailable
         controller.delegate = self
         try controller.performFetch()
         reloadTable()
+    }
+
+    /// The section cache name for a scoreboard: one per database file, so two databases never
+    /// take turns overwriting one cache.
+    public static func cacheName(for scoreboard: Scoreboard) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a of the path
+        for byte in scoreboard.database.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return "WorldCup-" + String(hash, radix: 16)
     }
 
     /// Seconds since an arbitrary moment, never going back.
