@@ -10,7 +10,7 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         pkg-config:/usr/bin/pkg-config \
         tmux:/usr/bin/tmux
 
-.PHONY: run test build release deps bench clean
+.PHONY: run test build release deps bench clean fuzz
 
 run: deps build
 	.build/debug/worldcup $(ARGS)
@@ -24,6 +24,20 @@ build:
 
 release: deps
 	$(SWIFT) build -c release
+
+# libFuzzer on the seed loader and the name rules (Fuzz/, a package of its own). Each target
+# starts from the small corpus in Fuzz/Corpus; what it learns and any crash stay in FUZZ_BUILD.
+# (lld: gold fails on the libFuzzer link.)
+FUZZ_BUILD ?= $(CURDIR)/.build-fuzz
+FUZZ_FLAGS ?= -max_total_time=20
+fuzz: deps
+	cd Fuzz && $(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld
+	@for target in seed names; do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$target && \
+	  SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/fuzz-$$target $(FUZZ_FLAGS) -max_len=4096 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$target- $(FUZZ_BUILD)/corpus/$$target Fuzz/Corpus/$$target \
+	    || exit 1; \
+	done
 
 deps:
 	@missing=""; \

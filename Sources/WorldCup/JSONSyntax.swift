@@ -1,10 +1,11 @@
 /// Finds where JSON text stops being valid, so that an error can name a line and column.
 ///
-/// Foundation's `JSONDecoder` says only that data "was not valid JSON". This scanner is
-/// consulted after the decoder has refused the data: it walks the text once, without building
-/// anything, and stops at the first byte that cannot continue a JSON5 document (the dialect the
-/// seed is decoded with: comments, trailing commas, unquoted keys, single quotes, hex numbers).
-/// It keeps its nesting on a heap stack, so deep nesting cannot overflow the call stack.
+/// Foundation's `JSONDecoder` says only that data "was not valid JSON", and traps on some
+/// malformed input. This scanner runs before the decoder: it walks the text once, without
+/// building anything, and stops at the first byte that cannot continue a JSON5 document (the
+/// dialect the seed is decoded with: comments, trailing commas, unquoted keys, single quotes,
+/// hex numbers). It keeps its nesting on a heap stack, so deep nesting cannot overflow the
+/// call stack.
 struct JSONSyntax {
     /// Where the text goes wrong and what was expected there.
     struct Problem: Equatable, Sendable {
@@ -31,6 +32,17 @@ struct JSONSyntax {
         guard let (offset, expected) = scanner.scan() else { return nil }
         let (line, column) = position(of: offset, in: bytes)
         return Problem(offset: offset, line: line, column: column, expected: expected)
+    }
+
+    /// The first byte that is not part of well-formed UTF-8, or nil if there is none.
+    static func invalidUTF8(in bytes: [UInt8]) -> Problem? {
+        var scanner = JSONSyntax(bytes)
+        while scanner.index < bytes.count {
+            guard let (offset, expected) = scanner.skipScalar() else { continue }
+            let (line, column) = position(of: offset, in: bytes)
+            return Problem(offset: offset, line: line, column: column, expected: expected)
+        }
+        return nil
     }
 
     /// The line and column (both from 1, columns in Unicode scalars) of a byte offset.

@@ -43,16 +43,21 @@ public enum Seed {
 
     /// Decodes and checks seed JSON; `source` names it in errors.
     public static func decode(_ data: Data, source: String = "the seed") throws -> [SeedTeam] {
+        func notJSON(_ problem: JSONSyntax.Problem) -> WorldCupError {
+            WorldCupError("The seed file \(source) is not valid JSON: expected \(problem.expected) at line \(problem.line), column \(problem.column).")
+        }
+        // Foundation's JSON5 reader traps (a crash, not an error) on some invalid UTF-8, such as
+        // [{\u{FF}\u{FF}a: 1}], and on some malformed numbers, such as 0x0x3 (found by
+        // Fuzz/fuzz-seed, Swift 6.3), so it reads only what our own scan finds well-formed.
+        // That scan also gives what the decoder never says: the line and column.
+        let bytes = [UInt8](data)
+        if let problem = JSONSyntax.invalidUTF8(in: bytes) ?? JSONSyntax.firstProblem(in: bytes) { throw notJSON(problem) }
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
         let teams: [SeedTeam]
         do {
             teams = try decoder.decode([SeedTeam].self, from: data)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            // The decoder names no place: find it.
-            if let problem = JSONSyntax.firstProblem(in: [UInt8](data)) {
-                throw WorldCupError("The seed file \(source) is not valid JSON: expected \(problem.expected) at line \(problem.line), column \(problem.column).")
-            }
             // Well-formed, yet "not valid JSON": the decoder says so of a number an Int cannot hold.
             if let entry = fractionalWins(in: data, decoder: decoder) {
                 throw WorldCupError("The seed file \(source) is not a list of teams: expected a whole number at entry \(entry + 1), wins.")

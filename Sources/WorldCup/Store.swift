@@ -29,10 +29,12 @@ public enum Store {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
-            let pool = try DatabasePool(path: url.path, configuration: configuration)
-            // Fail now, with a clear message, if the file is not a database.
-            _ = try pool.read { try $0.tableExists("team") }
-            return pool
+            return try retryingRaces {
+                let pool = try DatabasePool(path: url.path, configuration: configuration)
+                // Fail now, with a clear message, if the file is not a database.
+                _ = try pool.read { try $0.tableExists("team") }
+                return pool
+            }
         } catch let error as DatabaseError {
             throw describe(error, path: url.path)
         }
@@ -99,8 +101,7 @@ public enum Store {
             try probe.read { db in
                 let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
                 guard check == ["ok"] else { throw WorldCupError("The database \(shown) is damaged (its quick check failed), \(hint).") }
-                let tables = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-                guard tables.isEmpty || tables.isSuperset(of: ["team", "grdb_migrations"]) else {
+                guard try isOurs(db) else {
                     throw WorldCupError("The file \(shown) is a SQLite database of some other program, \(hint).")
                 }
             }
@@ -109,6 +110,16 @@ public enum Store {
             if let error = error as? DatabaseError { throw describe(error, path: path) }
             throw error
         }
+    }
+
+    /// Whether a database is empty or ours: its tables came from our migrations. (Another
+    /// process may be migrating it right now, so the test is on applied migrations, not tables.)
+    private static func isOurs(_ db: Database) throws -> Bool {
+        let tables = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        guard !tables.isEmpty else { return true }
+        guard tables.contains("grdb_migrations") else { return false }
+        let applied = try Set(String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        return applied.isEmpty || !applied.isDisjoint(with: Schema.migrator.migrations)
     }
 
     /// Up to `count` bytes from the start of a file, or nil if it does not exist.
@@ -130,23 +141,38 @@ public enum Store {
         return Array(bytes[..<filled])
     }
 
-    /// Brings the schema up to date. Processes that open a new file at the same moment may
-    /// race to migrate it; the loser finds the work done when it tries again.
+    /// Brings the schema up to date.
     static func migrate(_ database: DatabasePool) throws {
+        do {
+            try retryingRaces { try Schema.migrator.migrate(database) }
+        } catch let error as DatabaseError {
+            throw describe(error, path: database.path)
+        }
+    }
+
+    /// Runs `body` again (up to eight times, after a short random pause) when it lost a race
+    /// that only processes opening a new file at the same moment run: SQLite answers busy at
+    /// once, without waiting, to the one that would deadlock switching the file to WAL, and
+    /// GRDB's migrator, whose transactions are deferred, may find a migration created or
+    /// recorded by another process since it looked. The loser finds the work done next time.
+    static func retryingRaces<T>(_ body: () throws -> T) throws -> T {
         var attempt = 0
         while true {
             do {
-                try Schema.migrator.migrate(database)
-                return
-            } catch let error as DatabaseError where attempt < 5 {
-                let raced = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
-                    || (error.message ?? "").contains("already exists")
-                guard raced else { throw describe(error, path: database.path) }
+                return try body()
+            } catch let error as DatabaseError where attempt < 8 && isRace(error) {
                 attempt += 1
-                usleep(UInt32(20_000 * attempt))
-            } catch let error as DatabaseError {
-                throw describe(error, path: database.path)
+                usleep(UInt32.random(in: 5_000...20_000) * UInt32(attempt))
             }
+        }
+    }
+
+    private static func isRace(_ error: DatabaseError) -> Bool {
+        let message = error.message ?? ""
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return true
+        case .SQLITE_CONSTRAINT: return message.contains("grdb_migrations")
+        default: return message.contains("already exists")
         }
     }
 

@@ -10,22 +10,22 @@ public struct WorldCupError: Error, Equatable, CustomStringConvertible, Sendable
 
     /// Text from outside (a name, a path) made safe to quote in a message: characters a
     /// terminal would obey instead of show become escapes such as `\u{1B}`, and text longer
-    /// than `limit` characters is cut short with “…”, so a message stays one readable line.
+    /// than `limit` Unicode scalars is cut short with “…” (scalars, not characters: one
+    /// character may stack up thousands), so a message stays one readable line.
     public static func shown(_ text: String, limit: Int = 80) -> String {
-        var shown = ""
-        var count = 0
-        for character in text {
-            guard count < limit else { return shown + "…" }
-            count += 1
-            for scalar in character.unicodeScalars {
-                if TeamValidation.isUnsafe(scalar) {
-                    shown += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                } else {
-                    shown.unicodeScalars.append(scalar)
-                }
+        var shown = String.UnicodeScalarView()
+        for (count, scalar) in text.unicodeScalars.enumerated() {
+            guard count < limit else {
+                shown.append("…")
+                break
+            }
+            if TeamValidation.isUnsafe(scalar) {
+                shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                shown.append(scalar)
             }
         }
-        return shown
+        return String(shown)
     }
 
     /// A system error number (`errno`) as the end of a sentence, such as "permission denied".

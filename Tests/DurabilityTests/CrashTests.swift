@@ -99,6 +99,23 @@ struct CrashTests {
         print("four writers, 10,000 taps: \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .abbreviated)))")
     }
 
+    @Test("Six `worldcup tap` started at once on a new file, forty times: each creates, migrates or waits, none fails")
+    func newFileRace() throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        for round in 0..<40 {
+            let database = folder.file("race-\(round).sqlite").path
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                let result = Result { try Executable.run(["tap", "Brazil", "--database", database]) }
+                if case .success(let run) = result, run.status == 0, run.err.isEmpty { return }
+                failures.withLock { $0.append("\(result)") }
+            }
+            try #require(failures.withLock { $0 } == [], "round \(round)")
+            #expect(try Self.inspect(URL(fileURLWithPath: database)).wins == 6)
+        }
+    }
+
     @Test("Four shells running `worldcup tap` 25 times each on a new file: 100 wins, no error")
     func fourCommandLines() throws {
         let folder = try Folder()

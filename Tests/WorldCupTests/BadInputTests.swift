@@ -117,6 +117,19 @@ struct SeedEdgeTests {
         #expect(isOneSentence(error?.description ?? ""), "\(error?.description ?? "")")
     }
 
+    @Test("Invalid UTF-8 in an unquoted key is an error, not Foundation's trap (found by fuzz-seed)")
+    func invalidKey() {
+        let error = worldCupError { _ = try Seed.decode(Data([UInt8]("[{".utf8) + [0xFF, 0xFF] + Array("a: 1}]".utf8)), source: "s.json") }
+        #expect(error?.description == "The seed file s.json is not valid JSON: expected valid UTF-8 at line 1, column 3.")
+    }
+
+    @Test("A malformed hex number is an error, not Foundation's trap (found by fuzz-seed)")
+    func malformedHex() {
+        let seed = #"[{"teamName": "A", "qualifyingZone": "B", "imageName": "c", "wins": 0x0x3}]"#
+        let error = worldCupError { _ = try Seed.decode(Data(seed.utf8), source: "s.json") }
+        #expect(error?.description == "The seed file s.json is not valid JSON: expected “,” or “}” at line 1, column 72.")
+    }
+
     @Test("A bad seed leaves an existing database that was never seeded exactly as it was")
     func existingUnseededDatabase() throws {
         let folder = try TemporaryFolder()
