@@ -41,6 +41,12 @@ struct StoreOptions: ParsableArguments {
 
 extension FlagStyle: ExpressibleByArgument {}
 
+/// Text from the database as a terminal may show it: anything a terminal would obey comes out
+/// escaped. The rules keep such text out, but a file edited by other means may hold it.
+func printable(_ text: String) -> String {
+    WorldCupError.shown(text, limit: .max)
+}
+
 extension Optional {
     func orThrow(_ error: @autoclosure () -> any Error) throws -> Wrapped {
         guard let self else { throw error() }
@@ -89,10 +95,10 @@ extension WorldCupCommand {
             var zone: String?
             for team in teams {
                 if team.qualifyingZone != zone {
-                    print(team.qualifyingZone)
+                    print(printable(team.qualifyingZone))
                     zone = team.qualifyingZone
                 }
-                print("  \(team.teamName)\tWins: \(team.wins)")
+                print("  \(printable(team.teamName))\tWins: \(team.wins)")
             }
         }
     }
@@ -107,7 +113,7 @@ extension WorldCupCommand {
 
         func run() throws {
             let team = try store.open().tap(named: name)
-            print("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
+            print("\(printable(team.teamName)): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
         }
     }
 
@@ -138,7 +144,7 @@ extension WorldCupCommand {
 
         func run() throws {
             let team = try store.open().delete(named: name)
-            print("Deleted \(team.teamName) from \(team.qualifyingZone).")
+            print("Deleted \(printable(team.teamName)) from \(printable(team.qualifyingZone)).")
         }
     }
 }

@@ -178,6 +178,22 @@ struct BadInputTests {
         }
     }
 
+    @Test("Names with escape sequences put in the file by other means are printed escaped, never raw")
+    func escapesFromTheFile() throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let database = try Self.seededDatabase("WorldCup.sqlite", in: folder)
+        let queue = try DatabaseQueue(path: database.path)
+        try queue.write { try $0.execute(sql: "UPDATE team SET teamName = 'Bra' || char(27) || ']0;pwned' || char(7) || 'zil', qualifyingZone = 'South' || char(155) || '2J' WHERE teamName = 'Brazil'") }
+        try queue.close()
+        for command in [["list"], ["tap", "Brazil"], ["delete", "Brazil"]] {
+            let result = try Executable.run(command + ["--database", database.path])
+            #expect(result.status == 0, "\(result.err)")
+            #expect(!result.out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(command[0]): \(result.out)")
+            #expect(result.out.contains("Bra\\u{1B}]0;pwned\\u{7}zil"), "\(command[0]): \(result.out)")
+        }
+    }
+
     @Test("A read-only folder", .disabled(if: isRoot, "root writes anywhere"))
     func readOnlyFolder() throws {
         let folder = try Folder()
