@@ -7,8 +7,8 @@ import Synchronization
 /// files change (inotify on their folder), and at a steady interval in case a notification
 /// is missed (another file system, a full inotify queue).
 ///
-/// A look is one `PRAGMA data_version` on the writer's queue when nothing changed, so an idle
-/// poller costs next to nothing. Looks never pile up: a request that arrives while one waits
+/// A look reads the log's position beside the writer, and goes to the writer's queue only when
+/// the log moved past what the tracker has read, so an idle poller costs next to nothing. Looks never pile up: a request that arrives while one waits
 /// for a busy writer is folded into one more look after it.
 final class ChangeLogPoller {
     private let timer: any DispatchSourceTimer
@@ -19,6 +19,13 @@ final class ChangeLogPoller {
         let look: @Sendable () -> Void = {
             guard state.request() else { return }
             @Sendable func run() {
+                // First a cheap read beside the writer: most wake-ups are our own commits,
+                // which the tracker has already read; those must not queue behind the writer.
+                let position = try? database.read { db in try ChangeLog.position(db) }
+                if let position, position <= tracker.readPosition.load(ordering: .acquiring) {
+                    if state.finish() { run() }
+                    return
+                }
                 database.asyncWriteWithoutTransaction { db in
                     tracker.pollOtherConnections(db)
                     if state.finish() { run() }

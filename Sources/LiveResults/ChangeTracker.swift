@@ -42,7 +42,12 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private let lowercasedTableName: String
     private let queue = Mutex<[TrackedChange]>([])
     /// The last change log position whose changes are queued; nil when the table has no log.
-    private var logPosition: Int64?
+    private var logPosition: Int64? {
+        didSet { if let logPosition { readPosition.store(logPosition, ordering: .releasing) } }
+    }
+    /// `logPosition`, readable from any thread: a poller compares it with the log's position
+    /// before it bothers the writer.
+    let readPosition = Atomic<Int64>(0)
     /// The log positions this connection's open transaction wrote.
     private var ownLogPositions: ClosedRange<Int64>?
     /// `PRAGMA data_version` at the last poll: it changes when another connection commits.
@@ -54,6 +59,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         self.rowIDColumns = Set(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0.lowercased()] } ?? []))
         self.logPosition = logPosition
         self.notify = notify
+        readPosition.store(logPosition ?? 0, ordering: .releasing)
     }
 
     /// True when changes of other connections are tracked through a change log.

@@ -29,6 +29,8 @@ enum Report {
             ("fetch_cold_ms", result.map { format($0.fetchColdMs, decimals: 1) }),
             ("fetch_cached_ms", result?.fetchCachedMs.map { format($0, decimals: 1) }),
             ("rss_mb", result.map { format($0.rssMB, decimals: 1) }),
+            ("cross_process_p50_ms", result.map { format($0.crossProcessP50Ms, decimals: 2) }),
+            ("cross_process_p99_ms", result.map { format($0.crossProcessP99Ms, decimals: 2) }),
         ]
     }
 

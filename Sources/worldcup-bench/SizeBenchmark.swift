@@ -11,6 +11,9 @@ struct SizeResult {
     var fetchColdMs: Double
     var fetchCachedMs: Double?
     var rssMB: Double
+    /// From a tap's commit in this process to the batch delivered in another process, in ms.
+    var crossProcessP50Ms: Double
+    var crossProcessP99Ms: Double
 }
 
 /// Every measurement of one size, on one database built for it and deleted afterwards.
@@ -26,6 +29,8 @@ struct SizeBenchmark {
     static let peerWarmUpTaps = 3
     /// `performFetch()` runs whose median is reported.
     static let fetchRuns = 3
+    /// Taps timed from this process to a batch in another.
+    static let crossProcessTaps = 200
 
     func run() throws -> SizeResult {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -59,6 +64,10 @@ struct SizeBenchmark {
         let peerP50 = peer.median ?? 0
         Progress.say("\(label) peer: p50 \(Report.format(peerP50, decimals: 1)) µs, p99 \(Report.format(peer.p99 ?? 0, decimals: 1)) µs (of which difference(from:) p50 \(Report.format(Percentiles(peerRun.diffTimes).median ?? 0, decimals: 1)) µs)")
 
+        let crossTaps = BenchDatabase.tapPlan(rows: rows, count: Self.crossProcessTaps, seed: seed &+ 3)
+        let cross = Percentiles(try CrossProcessLatency.measure(databasePath: databaseURL.path, rows: rows, taps: crossTaps, scoreboard: scoreboard))
+        Progress.say("\(label) another process: \(Self.crossProcessTaps) taps here, batches there: p50 \(Report.format(cross.median ?? 0, decimals: 2)) ms, p99 \(Report.format(cross.p99 ?? 0, decimals: 2)) ms")
+
         let memory = try MemoryProbe.measure(databasePath: databaseURL.path)
         let rssMB = Double(memory.rssKB) / 1024
         Progress.say("\(label) memory probe: \(Report.format(rssMB, decimals: 1)) MB resident holding the controller (\(Report.format(Double(memory.baselineKB) / 1024, decimals: 1)) MB before opening the database, peak \(Report.format(Double(memory.peakKB) / 1024, decimals: 1)) MB)")
@@ -72,7 +81,9 @@ struct SizeBenchmark {
                 speedup: oursP50 > 0 ? peerP50 / oursP50 : 0,
                 fetchColdMs: fetchCold,
                 fetchCachedMs: fetchCached,
-                rssMB: rssMB
+                rssMB: rssMB,
+                crossProcessP50Ms: cross.median ?? 0,
+                crossProcessP99Ms: cross.p99 ?? 0
             )
         }
     }
