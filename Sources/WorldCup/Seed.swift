@@ -78,12 +78,14 @@ public enum Seed {
             try TeamValidation.checkName(team.teamName, context: entry)
             try TeamValidation.checkZone(team.qualifyingZone, context: entry)
             try TeamValidation.check(team.imageName, what: "image name", context: entry)
-            guard team.wins >= 0 else { throw WorldCupError("The team “\(team.teamName)” in \(entry) has negative wins.") }
+            // Checked, but untrimmed: "\nBrazil" would break the message's line.
+            let name = TeamValidation.trimmed(team.teamName)
+            guard team.wins >= 0 else { throw WorldCupError("The team “\(name)” in \(entry) has negative wins.") }
             guard team.wins <= maximumWins else {
-                throw WorldCupError("The team “\(team.teamName)” in \(entry) has more than \(maximumWins) wins.")
+                throw WorldCupError("The team “\(name)” in \(entry) has more than \(maximumWins) wins.")
             }
-            guard seen.insert(Team.nameKey(TeamValidation.trimmed(team.teamName))).inserted else {
-                throw WorldCupError("The team name “\(team.teamName)” appears twice in \(source).")
+            guard seen.insert(Team.nameKey(name)).inserted else {
+                throw WorldCupError("The team name “\(name)” appears twice in \(source).")
             }
         }
     }

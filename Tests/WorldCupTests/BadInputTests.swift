@@ -107,6 +107,8 @@ struct SeedEdgeTests {
         (#"{"teamName": "A", "qualifyingZone": "B", "imageName": "c", "wins": null}"#, "expected a whole number at entry 1, wins"),
         (#"{"teamName": 7, "qualifyingZone": "B", "imageName": "c", "wins": 1}"#, "expected text at entry 1, teamName"),
         (#""Brazil""#, "expected a team with teamName, qualifyingZone, imageName and wins at entry 1"),
+        // Found by fuzz-seed: the name was quoted untrimmed, newline and all.
+        (#"{"teamName": "\nAtlantis", "qualifyingZone": "B", "imageName": "c", "wins": -1}"#, "The team “Atlantis” in entry 1 of s.json has negative wins."),
     ]
 
     @Test("Wrong values in a team are named", arguments: badTeams.indices)
