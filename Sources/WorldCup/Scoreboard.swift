@@ -105,7 +105,7 @@ public final class Scoreboard: Sendable {
         return try Store.readable {
             try database.write { db in
                 if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
-                    throw WorldCupError("A team named “\(existing.teamName)” already exists.")
+                    throw WorldCupError("A team named “\(WorldCupError.shown(existing.teamName))” already exists.")
                 }
                 try team.insert(db)
                 return team
