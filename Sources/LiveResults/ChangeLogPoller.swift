@@ -34,13 +34,14 @@ final class ChangeLogPoller {
             run()
         }
         let queue = DispatchQueue.global(qos: .utility)
+        watcher = Self.watchFolder(of: database.path, queue: queue, onChange: look)
+        // With file notifications, the timer is only a safety net: 20 times slower.
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let nanoseconds = max(1_000_000, Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000))
+        let nanoseconds = (watcher == nil ? 1 : 20) * max(1_000_000, Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000))
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .nanoseconds(nanoseconds / 10))
         timer.setEventHandler(handler: look)
         timer.resume()
         self.timer = timer
-        watcher = Self.watchFolder(of: database.path, queue: queue, onChange: look)
     }
 
     /// Watches the folder of the database file for writes to the file or its WAL; nil for an

@@ -29,8 +29,10 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Where cache files live; nil for the user's cache directory (`$XDG_CACHE_HOME/liveresults`
     /// or `~/.cache/liveresults`).
     public let cacheDirectory: URL?
-    /// How often the change log is checked for commits of other connections. Set it before
-    /// `performFetch()`; zero turns polling off (`refresh()` still checks).
+    /// How often the change log is checked for commits of other connections. Where the
+    /// database's folder can be watched (inotify), it is checked at once after every write to
+    /// it, and at 20 times this interval as a safety net. Set it before `performFetch()`;
+    /// zero turns checking off (`refresh()` still checks).
     public var changeLogPollInterval: Duration = .milliseconds(50)
     /// Where the last `performFetch()` took the result from.
     public private(set) var lastFetchSource: FetchSource?
