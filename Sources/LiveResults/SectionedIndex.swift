@@ -260,10 +260,17 @@ struct SectionedIndex {
             oldSections.firstIndex { SQLiteOrdering.compare($0.value, sections[new].value) == 0 }.map { (old: $0, new: new) }
         }
         // Keep in place the sections holding the most untouched rows: those rows never moved.
-        let weights = survivors.map { survivor in
-            sections[survivor.new].slots.reduce(0) { $0 + (changed[store.ids[Int($1)]] == nil ? 1 : 0) }
+        // Counting them costs O(n), so only when sections did trade places (rare).
+        let oldIndices = survivors.map(\.old)
+        let stable: Set<Int>
+        if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
+            stable = Set(oldIndices)
+        } else {
+            let weights = survivors.map { survivor in
+                sections[survivor.new].slots.reduce(0) { $0 + (changed[store.ids[Int($1)]] == nil ? 1 : 0) }
+            }
+            stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
         }
-        let stable = Set(Self.heaviestIncreasingRun(survivors.map(\.old), weights: weights))
         var deletedSections = Set(oldSections.indices)
         var insertedSections = Set(sections.indices)
         for survivor in survivors where stable.contains(survivor.old) {
