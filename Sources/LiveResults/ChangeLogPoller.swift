@@ -56,11 +56,20 @@ final class ChangeLogPoller {
             return nil
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        let followUp = Atomic<Bool>(false)
         source.setEventHandler {
-            // The events only say "something was written": drain them, then look once.
+            // The events only say "something was written": drain them, then look. A writer
+            // appends its frames to the WAL (the event) a moment before it publishes the commit
+            // in the shared-memory index (no event), so look once more a little later.
             var buffer = [UInt8](repeating: 0, count: 4096)
             while read(descriptor, &buffer, buffer.count) > 0 {}
             onChange()
+            if !followUp.exchange(true, ordering: .acquiringAndReleasing) {
+                queue.asyncAfter(deadline: .now() + .milliseconds(10)) {
+                    followUp.store(false, ordering: .releasing)
+                    onChange()
+                }
+            }
         }
         source.setCancelHandler { close(descriptor) }
         source.resume()

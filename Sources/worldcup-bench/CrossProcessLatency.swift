@@ -11,24 +11,9 @@ enum CrossProcessLatency {
     /// Milliseconds from the start of each tap's write in this process to the end of the batch
     /// delivered in the child.
     static func measure(databasePath path: String, rows: Int, taps: [Int64], scoreboard: Scoreboard) throws -> [Double] {
-        let executable: String
-        do {
-            executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        } catch {
-            throw BenchError("Cannot find this program's own executable through /proc/self/exe.")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["latency-listener", "--database", path]
         let output = Pipe()
         let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        do {
-            try process.run()
-        } catch {
-            throw BenchError("Cannot start the latency listener \(executable).")
-        }
+        let process = try ChildProcess.startSelf(["latency-listener", "--database", path], output: output, input: input)
         var lines = LineReader(descriptor: output.fileHandleForReading.fileDescriptor)
         defer {
             try? input.fileHandleForWriting.close() // The listener exits when its input closes.

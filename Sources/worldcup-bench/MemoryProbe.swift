@@ -17,22 +17,8 @@ enum MemoryProbe {
 
     /// Runs the probe in a child process against the database at `path`.
     static func measure(databasePath path: String) throws -> Reading {
-        let executable: String
-        do {
-            executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        } catch {
-            throw BenchError("Cannot find this program's own executable through /proc/self/exe.")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["rss-probe", "--database", path]
         let output = Pipe()
-        process.standardOutput = output
-        do {
-            try process.run()
-        } catch {
-            throw BenchError("Cannot start the memory probe \(executable).")
-        }
+        let process = try ChildProcess.startSelf(["rss-probe", "--database", path], output: output)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
