@@ -60,8 +60,7 @@ struct BenchCommand: ParsableCommand {
         let sizes = terminalOnly ? [] : rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
         let terminalSizes = noTerminal ? [] : rows.map { [$0] } ?? [32, 1_000_000]
         let reports = try BenchError.readable {
-            // Fail before the long controller part if the app to run is missing.
-            let app = try terminalSizes.isEmpty ? "" : TerminalBenchmark.locateApp(worldcup)
+            let app = try terminalApp(needed: !terminalSizes.isEmpty)
             let workspace = try Workspace()
             defer { workspace.remove() }
             let controller = try sizes.map { size in
@@ -73,8 +72,9 @@ struct BenchCommand: ParsableCommand {
                     folder: workspace.folder(for: size)
                 ).run()
             }
-            let terminal = try terminalSizes.map { size in
-                try TerminalBenchmark(
+            let terminal = try terminalSizes.compactMap { size -> TerminalResult? in
+                guard let app else { return nil }
+                return try TerminalBenchmark(
                     rows: size,
                     keys: terminalKeys,
                     launches: terminalLaunches,
@@ -87,6 +87,19 @@ struct BenchCommand: ParsableCommand {
             return SizeReport.merge(controller: controller, terminal: terminal)
         }
         print(json ? Report.json(reports) : Report.table(reports))
+    }
+
+    /// The `worldcup` executable for the terminal part, found before the long controller part.
+    /// Nil when not needed, or when it is missing and was not asked for by name or by
+    /// `--terminal-only` (a build of `--product worldcup-bench` alone then still benchmarks).
+    private func terminalApp(needed: Bool) throws -> String? {
+        guard needed else { return nil }
+        do {
+            return try TerminalBenchmark.locateApp(worldcup)
+        } catch let error as BenchError where worldcup == nil && !terminalOnly {
+            Progress.say("\(error) Skipping the terminal measurement.")
+            return nil
+        }
     }
 }
 

@@ -87,7 +87,7 @@ struct TerminalBenchmark {
             candidate = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("worldcup").path
         }
         guard FileManager.default.isExecutableFile(atPath: candidate) else {
-            throw BenchError("There is no worldcup executable at \(candidate): build both products (swift build -c release --scratch-path .build-bench) or pass --worldcup PATH.")
+            throw BenchError("There is no worldcup executable at \(candidate): build both products (swift build -c release, without --product) or pass --worldcup PATH.")
         }
         return candidate
     }
