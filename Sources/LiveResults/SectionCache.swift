@@ -5,7 +5,8 @@ import GRDB
 /// position equals the current request and database, and its position is still in the log.
 struct CacheStamp: Codable, Equatable {
     var table: String
-    var schemaVersion: Int64
+    /// A fingerprint of the database schema's SQL.
+    var schema: String
     var sortDescriptors: [String]
     var predicate: String
     var sectionKeyPath: String?
@@ -28,7 +29,7 @@ struct CacheStamp: Codable, Equatable {
 /// or older file) is treated as no cache.
 struct SectionCache {
     static let fileExtension = "liveresults-cache"
-    private static let magic = Array("LIVERESULTS-CACHE 1\n".utf8)
+    private static let magic = Array("LIVERESULTS-CACHE 2\n".utf8)
 
     let url: URL
 

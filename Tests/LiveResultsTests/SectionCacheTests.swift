@@ -62,6 +62,29 @@ struct SectionCacheTests {
         #expect(try setup.fetch() == .cache)
     }
 
+    @Test("A cache outlives closing and reopening a WAL database with a new pool")
+    func reopenedPool() throws {
+        let folder = try makeTemporaryFolder()
+        let file = folder.appendingPathComponent("items.sqlite")
+        try DatabaseQueue(path: file.path).write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, zone TEXT, score INTEGER, flag INTEGER)")
+            try ChangeLog.install(on: "item", in: db)
+            for i in 0..<50 { try db.execute(sql: "INSERT INTO item (name, zone, score, flag) VALUES (?, ?, ?, 1)", arguments: ["T\(i)", "Z\(i % 3)", i % 7]) }
+        }
+        func fetch() throws -> FetchSource? {
+            // Each launch opens a new pool; GRDB then makes a WAL file by creating and dropping a table.
+            let pool = try DatabasePool(path: file.path)
+            defer { try? pool.close() }
+            let controller = ResultsController<Item>(database: pool, fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName),
+                                                     sectionNameKeyPath: "zone", cacheName: "scores", cacheDirectory: folder)
+            try controller.performFetch()
+            return controller.lastFetchSource
+        }
+        #expect(try fetch() == .database)
+        #expect(try fetch() == .cache)
+        #expect(try fetch() == .cache)
+    }
+
     @Test("Commits made while no controller was open are replayed from the change log onto the cache")
     func catchUp() throws {
         let setup = try Setup()
