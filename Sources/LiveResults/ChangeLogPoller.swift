@@ -3,7 +3,7 @@ import Glibc
 import GRDB
 import Synchronization
 
-/// Asks a tracker to look for commits of other connections: at once when the database's
+/// Asks a tracker to look for commits of other connections: just after the database's
 /// files change (inotify on their folder), and at a steady interval in case a notification
 /// is missed (another file system, a full inotify queue).
 ///
@@ -56,19 +56,22 @@ final class ChangeLogPoller {
             return nil
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        let followUp = Atomic<Bool>(false)
+        // Dispatch sources are thread-safe; Swift does not know it. (The cycle through the
+        // handler ends when the source is cancelled.)
+        nonisolated(unsafe) let resting = source
         source.setEventHandler {
-            // The events only say "something was written": drain them, then look. A writer
-            // appends its frames to the WAL (the event) a moment before it publishes the commit
-            // in the shared-memory index (no event), so look once more a little later.
+            // The events only say "something was written": drain them, and look 1 ms later.
+            // A writer appends its frames to the WAL (the events) a moment before it publishes
+            // the commit in the shared-memory index (no event), so an immediate look would
+            // find nothing. Meanwhile the source rests, so a burst of writes (our own taps)
+            // wakes us once per millisecond, not once per write; writes during the rest raise
+            // the source again when it resumes.
             var buffer = [UInt8](repeating: 0, count: 4096)
             while read(descriptor, &buffer, buffer.count) > 0 {}
-            onChange()
-            if !followUp.exchange(true, ordering: .acquiringAndReleasing) {
-                queue.asyncAfter(deadline: .now() + .milliseconds(10)) {
-                    followUp.store(false, ordering: .releasing)
-                    onChange()
-                }
+            resting.suspend()
+            queue.asyncAfter(deadline: .now() + .milliseconds(1)) {
+                onChange()
+                resting.resume()
             }
         }
         source.setCancelHandler { close(descriptor) }

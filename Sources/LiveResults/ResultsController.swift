@@ -30,7 +30,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// or `~/.cache/liveresults`).
     public let cacheDirectory: URL?
     /// How often the change log is checked for commits of other connections. Where the
-    /// database's folder can be watched (inotify), it is checked at once after every write to
+    /// database's folder can be watched (inotify), it is checked 1 ms after writes to
     /// it, and at 20 times this interval as a safety net. Set it before `performFetch()`;
     /// zero turns checking off (`refresh()` still checks).
     public var changeLogPollInterval: Duration = .milliseconds(50)
