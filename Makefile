@@ -15,9 +15,11 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
 run: deps build
 	.build/debug/worldcup $(ARGS)
 
+# The tests, then a short libFuzzer run of each fuzz target (about a minute with its build).
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	$(MAKE) fuzz FUZZ_FLAGS=-runs=50000
 
 build:
 	$(SWIFT) build
