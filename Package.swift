@@ -23,7 +23,11 @@ let package = Package(
         ),
         .target(
             name: "LiveResults",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API, to read key columns straight from a statement.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "WorldCup",

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The SQL a controller runs to learn where rows belong: ids with their sort and section values.
 struct KeyQuery: Sendable {
@@ -34,21 +36,63 @@ struct KeyQuery: Sendable {
         return " ORDER BY " + (terms + ["rowid ASC"]).joined(separator: ", ")
     }
 
-    private func decode(_ row: Row) -> (id: RecordID, key: RowKey) {
+    /// The id and key of the row a statement of `selection` stands on.
+    private func decode(_ row: SQLiteStatement) -> (id: RecordID, key: RowKey) {
         let count = sortDescriptors.count
         var sort: [DatabaseValue] = []
         sort.reserveCapacity(count)
-        for i in 0..<count { sort.append(row[i + 1]) }
-        let section: DatabaseValue = sectionColumn == nil ? .null : row[count + 1]
-        return (row[0], RowKey(section: section, sort: sort))
+        for i in 0..<count { sort.append(DatabaseValue(sqliteStatement: row, index: CInt(i + 1))) }
+        let section: DatabaseValue = sectionColumn == nil ? .null : DatabaseValue(sqliteStatement: row, index: CInt(count + 1))
+        return (sqlite3_column_int64(row, 0), RowKey(section: section, sort: sort))
+    }
+
+    /// Steps through a statement's rows with the SQLite C API, handing over the raw statement
+    /// at each row. (Reading columns this way skips GRDB's generic decoding, which costs more
+    /// than the query itself when a million keys load.)
+    private func forEachRow(_ db: Database, _ statement: Statement, _ body: (SQLiteStatement) throws -> Void) throws {
+        let raw = statement.sqliteStatement
+        defer { sqlite3_reset(raw) }
+        while true {
+            let code = sqlite3_step(raw)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            }
+            try body(raw)
+        }
+    }
+
+    /// Whether a column of the current row holds exactly `value` (same type, same bytes).
+    private static func column(_ index: CInt, of row: SQLiteStatement, is value: DatabaseValue) -> Bool {
+        switch (sqlite3_column_type(row, index), value.storage) {
+        case (SQLITE_NULL, .null):
+            return true
+        case (SQLITE_INTEGER, .int64(let int)):
+            return sqlite3_column_int64(row, index) == int
+        case (SQLITE_TEXT, .string(var string)):
+            guard let text = sqlite3_column_text(row, index) else { return false }
+            let count = Int(sqlite3_column_bytes(row, index))
+            return string.withUTF8 { utf8 in
+                guard utf8.count == count else { return false }
+                return count == 0 || memcmp(utf8.baseAddress!, text, count) == 0
+            }
+        default:
+            return false // Reals and blobs take the general path.
+        }
+    }
+
+    /// A statement for SQL with its arguments bound.
+    private func statement(_ db: Database, _ sql: SQL) throws -> Statement {
+        let (text, arguments) = try sql.build(db)
+        let statement = try db.makeStatement(sql: text)
+        try statement.setArguments(arguments)
+        return statement
     }
 
     /// Every matching row, in result order.
     func fetchAll(_ db: Database) throws -> [(id: RecordID, key: RowKey)] {
-        let request = SQLRequest<Row>(literal: SQL(sql: selection) + filter + SQL(sql: ordering))
         var result: [(id: RecordID, key: RowKey)] = []
-        let cursor = try Row.fetchCursor(db, request)
-        while let row = try cursor.next() { result.append(decode(row)) }
+        try forEachRow(db, statement(db, SQL(sql: selection) + filter + SQL(sql: ordering))) { result.append(decode($0)) }
         return result
     }
 
@@ -65,12 +109,20 @@ struct KeyQuery: Sendable {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending))
         let countRequest = SQLRequest<Int>(literal: SQL(sql: "SELECT COUNT(*) FROM " + tableName.quotedDatabaseIdentifier) + filter)
         index.reserveCapacity(try countRequest.fetchOne(db) ?? 0)
-        let request = SQLRequest<Row>(literal: SQL(sql: selection) + filter + SQL(sql: ordering))
-        let cursor = try Row.fetchCursor(db, request)
-        let sectionOffset = sortDescriptors.count + 1
-        while let row = try cursor.next() {
-            let section: DatabaseValue = sectionColumn == nil ? .null : row[sectionOffset]
-            try index.appendSorted(id: row[0], section: section, sectionName: sectionName) { row[$0 + 1] }
+        let sectionOffset = CInt(sortDescriptors.count + 1)
+        var previousSection: DatabaseValue?
+        try forEachRow(db, statement(db, SQL(sql: selection) + filter + SQL(sql: ordering))) { row in
+            let id = sqlite3_column_int64(row, 0)
+            let sortValue = { (column: Int) in DatabaseValue(sqliteStatement: row, index: CInt(column + 1)) }
+            // Rows come section by section: most rows are in the previous row's section, which
+            // is recognised from the column's bytes without decoding or hashing the value.
+            if let previousSection, sectionColumn == nil || Self.column(sectionOffset, of: row, is: previousSection) {
+                index.appendToLastSection(id: id, sortValues: sortValue)
+            } else {
+                let section: DatabaseValue = sectionColumn == nil ? .null : DatabaseValue(sqliteStatement: row, index: sectionOffset)
+                try index.appendSorted(id: id, section: section, sectionName: sectionName, sortValues: sortValue)
+                previousSection = section
+            }
         }
         return index
     }
@@ -86,8 +138,7 @@ struct KeyQuery: Sendable {
             let placeholders = chunk.count == 1 ? "?" : Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let statement = try db.cachedStatement(sql: sql + " AND rowid IN (" + placeholders + ")")
             statement.setUncheckedArguments(predicateArguments + StatementArguments(Array(chunk)))
-            let cursor = try Row.fetchCursor(statement)
-            while let row = try cursor.next() {
+            try forEachRow(db, statement) { row in
                 let (id, key) = decode(row)
                 keys[id] = key
             }

@@ -65,6 +65,13 @@ struct SectionedIndex {
         sections[sections.count - 1].slots.append(Int32(slot))
     }
 
+    /// Adds a row after all others, in the same section as the last row (the caller knows).
+    mutating func appendToLastSection(id: RecordID, sortValues: (Int) -> DatabaseValue) {
+        let last = sections.count - 1
+        let slot = store.store(id: id, section: sections[last].intern, sortValues: sortValues)
+        sections[last].slots.append(Int32(slot))
+    }
+
     mutating func reserveCapacity(_ capacity: Int) {
         store.reserveCapacity(capacity)
     }
