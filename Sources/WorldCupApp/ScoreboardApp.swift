@@ -19,16 +19,24 @@ public enum ScoreboardApp {
             let frame = screen.render(width: size.width, height: size.height)
             session.present(frame.grid, caret: frame.caret)
             let timeout = screen.nextDeadline.map { max(0.01, $0 - ScoreboardScreen.monotonicSeconds()) }
+            // Keys that arrived together are handled together (a typed filter fetches once).
+            var keys: [Key] = []
             for event in session.nextEvents(timeout: timeout) {
+                if case .key(let key) = event, key != .resize {
+                    keys.append(key)
+                    continue
+                }
+                screen.handle(keys)
+                keys.removeAll()
                 switch event {
-                case .key(.resize): session.invalidate()
-                case .key(let key): screen.handle(key)
+                case .key: session.invalidate() // resize
                 case .signal(let number):
                     screen.quit()
                     if status == 0 { status = 128 + number }
                 case .wake: screen.processChanges()
                 }
             }
+            screen.handle(keys)
             screen.tick()
         }
         return status

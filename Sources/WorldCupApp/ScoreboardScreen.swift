@@ -175,6 +175,39 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
 
     // MARK: - Keys
 
+    /// Handles keys that arrived together (fast typing, a paste): the filter's text is
+    /// fetched once for the run of edits, not once per character, so typing stays fluid
+    /// when each fetch takes a while (a million teams).
+    public func handle(_ keys: [Key]) {
+        for key in keys {
+            // Any other key must see the filtered table first.
+            if !editsFilterText(key) { fetchPendingFilter() }
+            deferredFilterFetch = true
+            handle(key)
+            deferredFilterFetch = false
+        }
+        fetchPendingFilter()
+    }
+
+    /// Set while `handle(_:)` runs for a batch: filter edits then only mark the fetch as pending.
+    private var deferredFilterFetch = false
+    private var filterFetchPending = false
+
+    /// Whether a key would only edit the filter's text (see `handleFilter`).
+    private func editsFilterText(_ key: Key) -> Bool {
+        guard dialog == nil, !showsHelp, pendingDeletion == nil, filter?.isEditing == true else { return false }
+        switch key {
+        case .character, .backspace, .control("u"): return true
+        default: return false
+        }
+    }
+
+    private func fetchPendingFilter() {
+        guard filterFetchPending else { return }
+        filterFetchPending = false
+        applyFilter()
+    }
+
     /// Handles one key: in the dialog when it is open, in the filter while it is typed,
     /// on the table otherwise.
     public func handle(_ key: Key) {
@@ -310,7 +343,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         case .character, .backspace, .control("u"):
             if typed.edit(key) {
                 filter = typed
-                applyFilter()
+                if deferredFilterFetch { filterFetchPending = true } else { applyFilter() }
             }
         default:
             return false

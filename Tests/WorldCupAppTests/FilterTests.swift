@@ -45,6 +45,20 @@ struct FilterTests {
         #expect(drawingProblems(frame.grid).isEmpty)
     }
 
+    @Test("Keys that arrive together give what they give one by one; keys after the text see the filtered table")
+    func batchedKeys() throws {
+        let one = try ScreenFixture()
+        for key: Key in [.character("/"), .character("a"), .character("n"), .enter, .down, .down] { one.press(key) }
+        let together = try ScreenFixture()
+        together.screen.handle([.character("/"), .character("a"), .character("n"), .enter, .down, .down])
+        #expect(lines(together.render()) == lines(one.render()))
+        #expect(together.screen.selectedTeam?.teamName == "Japan")
+        #expect(try shownNames(together).count == 9)
+        // Backspace and a new letter in one batch: only the final text counts.
+        together.screen.handle([.character("/"), .backspace, .backspace, .character("k")])
+        #expect(lines(together.render())[0].hasSuffix("/k: 1 match"))
+    }
+
     @Test("Matching ignores case and Unicode normalisation")
     func foldsCaseAndNormalisation() throws {
         let fixture = try ScreenFixture()
