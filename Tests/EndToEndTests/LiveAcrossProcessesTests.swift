@@ -65,6 +65,32 @@ struct LiveAcrossProcessesTests {
         #expect(terminal.waitFor("[exited 0]"))
     }
 
+    @Test("An idle scoreboard uses under 1% of a core")
+    func idle() throws {
+        let database = temporaryDatabase()
+        let cache = URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent("cache").path
+        let terminal = try TmuxTerminal(command: ["env", "XDG_CACHE_HOME=\(cache)", Binary.url.path, "--database", database])
+        #expect(terminal.waitFor("32 teams"))
+        // The pane runs a shell, whose child is the scoreboard.
+        let shell = try terminal.tmux(["display-message", "-p", "-t", "0", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        let app = try #require(children.split(separator: " ").first.map(String.init))
+        /// User and system CPU time of the app so far, in clock ticks (100 a second).
+        func ticks() throws -> Int {
+            let stat = try String(contentsOfFile: "/proc/\(app)/stat", encoding: .utf8)
+            let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+            return Int(fields[11])! + Int(fields[12])! // utime and stime (fields 14 and 15)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let before = try ticks()
+        Thread.sleep(forTimeInterval: 5)
+        let used = try ticks() - before
+        // 1% of a core for 5 s is 5 ticks.
+        #expect(used <= 5, "the idle scoreboard used \(used) ticks (1/100 s) of CPU in 5 s")
+        try terminal.send("q")
+        #expect(terminal.waitFor("[exited 0]"))
+    }
+
     @Test("Two scoreboards on one database: a tap in one moves the row in the other")
     func twoScoreboards() throws {
         let database = temporaryDatabase()
