@@ -60,12 +60,14 @@ let package = Package(
         .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["worldcup"]),
+        // What the end-to-end and durability tests share: running the built executables.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "TestSupport"]),
         // kill -9, concurrent writers and bad input, through the built binaries.
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup"], path: "Tests/Helpers/TapLoop"),
         .testTarget(
             name: "DurabilityTests",
-            dependencies: ["worldcup", "tap-loop", "WorldCup", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["worldcup", "tap-loop", "WorldCup", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ]
 )

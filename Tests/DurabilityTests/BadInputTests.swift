@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Glibc
 import Testing
+import TestSupport
 
 /// Bad seeds and bad database paths, through the real binary: each gets one sentence on
 /// stderr and a non-zero exit, and every file is left exactly as it was.

@@ -3,6 +3,7 @@ import GRDB
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 
 /// Taps under SIGKILL and under four concurrent writers, through real processes.
 @Suite("Crashes and concurrent writers", .serialized)

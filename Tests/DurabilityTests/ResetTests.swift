@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Glibc
 import Testing
+import TestSupport
 
 /// `worldcup reset`: replaces only when asked, and then completely.
 @Suite("worldcup reset")

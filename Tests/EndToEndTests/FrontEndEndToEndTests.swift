@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The filter, the mouse, emoji flags and signals, in a real terminal.
 @Suite(.serialized)
@@ -8,7 +9,7 @@ struct FrontEndEndToEndTests {
     /// Starts the program under TERM=xterm-256color, whose description has curses ask for
     /// SGR mouse reports (tmux sets the pane's TERM to its own default-terminal otherwise).
     func start(_ arguments: [String] = [], environment: [String] = []) throws -> TmuxTerminal {
-        let command = ["env", "TERM=xterm-256color"] + environment + [Binary.url.path, "--database", temporaryDatabase()] + arguments
+        let command = ["env", "TERM=xterm-256color"] + environment + [Executable.worldcup.path, "--database", temporaryDatabase()] + arguments
         let terminal = try TmuxTerminal(command: command)
         try #require(terminal.waitFor("32 teams"))
         return terminal
@@ -80,7 +81,7 @@ struct FrontEndEndToEndTests {
         let plain = try start()
         #expect(plain.line(containing: "Algeria")?.contains("ALG") == true)
         #expect(!plain.screen.unicodeScalars.contains { (0x1F1E6...0x1F1FF).contains($0.value) })
-        let bad = try Binary.run(["--flags", "stickers"])
+        let bad = try Executable.run(["--flags", "stickers"])
         #expect(bad.status != 0)
     }
 

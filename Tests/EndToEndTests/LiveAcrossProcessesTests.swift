@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Two processes on one database: a scoreboard on screen, and commands run beside it.
 @Suite("Live across processes", .serialized)
@@ -10,7 +11,7 @@ struct LiveAcrossProcessesTests {
     /// Runs `worldcup` with `arguments` and returns how long after it exited `condition` held
     /// on the screen (nil if it never did within 5 s).
     func latency(_ terminal: TmuxTerminal, _ arguments: [String], until condition: (String) -> Bool) throws -> TimeInterval? {
-        let result = try Binary.run(arguments)
+        let result = try Executable.run(arguments)
         #expect(result.status == 0, "\(arguments): \(result.err)")
         let committed = Date()
         while Date().timeIntervalSince(committed) < 5 {
@@ -23,7 +24,7 @@ struct LiveAcrossProcessesTests {
     func commandsShowLive() throws {
         let database = temporaryDatabase()
         let cache = URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent("cache").path
-        let terminal = try TmuxTerminal(command: ["env", "XDG_CACHE_HOME=\(cache)", Binary.url.path, "--database", database], width: 100, height: 40)
+        let terminal = try TmuxTerminal(command: ["env", "XDG_CACHE_HOME=\(cache)", Executable.worldcup.path, "--database", database], width: 100, height: 40)
         #expect(terminal.waitFor("32 teams"))
         // The cursor starts on Algeria, the first team of Africa; Ghana is below it.
         let before = terminal.screen.split(separator: "\n").map(String.init)
@@ -69,7 +70,7 @@ struct LiveAcrossProcessesTests {
     func idle() throws {
         let database = temporaryDatabase()
         let cache = URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent("cache").path
-        let terminal = try TmuxTerminal(command: ["env", "XDG_CACHE_HOME=\(cache)", Binary.url.path, "--database", database])
+        let terminal = try TmuxTerminal(command: ["env", "XDG_CACHE_HOME=\(cache)", Executable.worldcup.path, "--database", database])
         #expect(terminal.waitFor("32 teams"))
         // The pane runs a shell, whose child is the scoreboard.
         let shell = try terminal.tmux(["display-message", "-p", "-t", "0", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -95,7 +96,7 @@ struct LiveAcrossProcessesTests {
     func twoScoreboards() throws {
         let database = temporaryDatabase()
         let cache = URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent("cache").path
-        let command = ["env", "XDG_CACHE_HOME=\(cache)", Binary.url.path, "--database", database]
+        let command = ["env", "XDG_CACHE_HOME=\(cache)", Executable.worldcup.path, "--database", database]
         let first = try TmuxTerminal(command: command, width: 100, height: 40)
         #expect(first.waitFor("32 teams"))
         let second = try TmuxTerminal(command: command, width: 100, height: 40)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The built binary, in a real terminal, used as a person would.
 @Suite(.serialized)
@@ -12,14 +13,14 @@ struct ScoreboardEndToEndTests {
     }
 
     func listedTeams(_ database: String) throws -> [ListedTeam] {
-        let result = try Binary.run(["list", "--json", "--database", database])
+        let result = try Executable.run(["list", "--json", "--database", database])
         try #require(result.status == 0, "list failed: \(result.err)")
         return try JSONDecoder().decode([ListedTeam].self, from: Data(result.out.utf8))
     }
 
     @Test func tapAddQuitThenTheDatabaseAgrees() throws {
         let database = temporaryDatabase()
-        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", database])
+        let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database])
         try #require(terminal.waitFor("32 teams"))
         #expect(terminal.screen.contains("World Cup"))
         #expect(terminal.inAlternateScreen)
@@ -64,7 +65,7 @@ struct ScoreboardEndToEndTests {
 
     @Test func theDialogRefusesBadInputAndEscCancels() throws {
         let database = temporaryDatabase()
-        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", database])
+        let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database])
         try #require(terminal.waitFor("32 teams"))
         try terminal.send("+")
         try #require(terminal.waitFor("Secret Team"))
@@ -81,7 +82,7 @@ struct ScoreboardEndToEndTests {
 
     @Test func deleteAsksFirstThenRemovesTheTeam() throws {
         let database = temporaryDatabase()
-        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", database])
+        let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database])
         try #require(terminal.waitFor("32 teams"))
         // Tab jumps to the first team of the next zone: Asia's Australia.
         try terminal.send("Tab")
@@ -103,7 +104,7 @@ struct ScoreboardEndToEndTests {
     }
 
     @Test func ctrlCRestoresTheTerminalAndExits130() throws {
-        let terminal = try TmuxTerminal(command: [Binary.url.path, "--database", temporaryDatabase()])
+        let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", temporaryDatabase()])
         try #require(terminal.waitFor("32 teams"))
         try terminal.send("C-c")
         try #require(terminal.waitFor("[exited 130]"))
@@ -113,7 +114,7 @@ struct ScoreboardEndToEndTests {
 
     @Test func withoutATerminalItSaysSoAndFails() throws {
         let database = temporaryDatabase()
-        let result = try Binary.run(["--database", database])
+        let result = try Executable.run(["--database", database])
         #expect(result.status != 0)
         #expect(result.err.contains("interactive terminal"))
         #expect(result.out.isEmpty)
@@ -122,13 +123,13 @@ struct ScoreboardEndToEndTests {
 
     @Test func commandsChangeTheStoreAndReportErrorsInOneSentence() throws {
         let database = temporaryDatabase()
-        #expect(try Binary.run(["tap", "brazil", "--database", database]).out == "Brazil: 1 win\n")
-        #expect(try Binary.run(["add", "Atlantis", "--zone", "Oceania", "--database", database]).status == 0)
-        let missing = try Binary.run(["tap", "Narnia", "--database", database])
+        #expect(try Executable.run(["tap", "brazil", "--database", database]).out == "Brazil: 1 win\n")
+        #expect(try Executable.run(["add", "Atlantis", "--zone", "Oceania", "--database", database]).status == 0)
+        let missing = try Executable.run(["tap", "Narnia", "--database", database])
         #expect(missing.status != 0)
         #expect(missing.err.split(separator: "\n").count == 1)
         #expect(missing.err.contains("There is no team named “Narnia”."))
-        #expect(try Binary.run(["delete", "atlantis", "--database", database]).status == 0)
+        #expect(try Executable.run(["delete", "atlantis", "--database", database]).status == 0)
         let teams = try listedTeams(database)
         #expect(teams.count == 32)
         #expect(teams.first { $0.teamName == "Brazil" }?.wins == 1)
@@ -140,7 +141,7 @@ struct ScoreboardEndToEndTests {
             .deletingLastPathComponent().appendingPathComponent("shared/reference/book-seed.json")
         try #require(FileManager.default.fileExists(atPath: bookSeed.path), "the reference seed is at \(bookSeed.path)")
         let database = temporaryDatabase()
-        let result = try Binary.run(["list", "--json", "--database", database, "--seed", bookSeed.path])
+        let result = try Executable.run(["list", "--json", "--database", database, "--seed", bookSeed.path])
         #expect(result.status == 0, "\(result.err)")
         #expect(try listedTeams(database).count == 32)
     }

@@ -1,34 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-
-/// The built `worldcup` binary, next to this test bundle (or `WORLDCUP_BINARY`).
-enum Binary {
-    static var url: URL {
-        if let path = ProcessInfo.processInfo.environment["WORLDCUP_BINARY"] {
-            return URL(fileURLWithPath: path)
-        }
-        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return me.deletingLastPathComponent().appendingPathComponent("worldcup")
-    }
-
-    /// Runs the binary to completion: its exit status, standard output and standard error.
-    static func run(_ arguments: [String], stdin: FileHandle? = nil) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin ?? FileHandle.nullDevice
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-    }
-}
+import TestSupport
 
 /// A real terminal: a tmux server of its own, running one command.
 final class TmuxTerminal {

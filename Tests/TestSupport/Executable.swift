@@ -1,0 +1,41 @@
+import Foundation
+
+/// The built executables, beside the test bundle: `swift test` builds them first, as the test
+/// targets depend on them, so the tests need no earlier build.
+public enum Executable {
+    public static let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    /// The `worldcup` command (or `WORLDCUP_BINARY`).
+    public static let worldcup = ProcessInfo.processInfo.environment["WORLDCUP_BINARY"].map(URL.init(fileURLWithPath:))
+        ?? folder.appendingPathComponent("worldcup")
+    /// The test helper that taps in a loop and prints each acknowledged tap.
+    public static let tapLoop = folder.appendingPathComponent("tap-loop")
+
+    /// Runs an executable to completion: its exit status, standard output and standard error.
+    public static func run(_ arguments: [String], executable: URL = worldcup, input: FileHandle? = nil) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input ?? FileHandle.nullDevice
+        try process.run()
+        // Read both pipes at once, so that neither can fill up and stall the child.
+        let errData = DataBox()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            errData.data = err.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData.data, as: UTF8.self))
+    }
+
+    /// Bytes one thread writes and another reads after a semaphore: @unchecked for that hand-off.
+    final class DataBox: @unchecked Sendable {
+        var data = Data()
+    }
+}
