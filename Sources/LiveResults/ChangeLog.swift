@@ -13,20 +13,39 @@ import GRDB
 /// migrator.registerMigration("v2") { db in try ChangeLog.install(on: "team", in: db) }
 /// ```
 ///
-/// The log keeps the latest `retaining` entries (pruned a thousand at a time). A reader whose
-/// position was pruned away refetches the whole result and diffs, so it stays correct.
+/// The log keeps the latest `retaining` entries (pruned a tenth at a time). Pruned entries
+/// are folded into a summary that keeps, per row, the position of its latest pruned change, so
+/// a reader whose position was pruned away still learns exactly which rows changed (the
+/// summary holds one entry per row id that ever changed, deleted rows included).
+///
+/// Rows that SQLite removes by itself are recorded too: foreign-key cascades and triggers
+/// fire the delete trigger, and rows that `REPLACE` conflict resolution removes (which fire no
+/// delete trigger unless `recursive_triggers` is on) are recorded by triggers that run before
+/// each insert, and each update of a uniquely indexed column, and record the rows the new
+/// values collide with. Those triggers are made from the table's unique indexes at install
+/// time: install the log again after adding a unique index. (Unique indexes on expressions
+/// are not covered.)
 public enum ChangeLog {
     /// The table of entries: `position` (AUTOINCREMENT, never reused), `tableName`, `changedRowID`.
     public static let tableName = "liveresults_change"
+    /// The summary of pruned entries: per table and row, the position of its latest pruned
+    /// change; and in the row of table '' and id 0, the position up to which the log was pruned.
+    static let prunedTableName = "liveresults_change_pruned"
     /// One row naming this database, so a cache made for another file is never trusted.
     static let identityTableName = "liveresults_identity"
-    /// How many entries are removed at once when the log is pruned.
-    static let pruneStep: Int64 = 1000
+    /// How many entries are removed at once when the log is pruned: a tenth of those kept,
+    /// at most a thousand.
+    static func pruneStep(retaining retained: Int) -> Int64 {
+        Int64(max(1, min(1000, retained / 10)))
+    }
 
     /// Creates the log (if needed) and the triggers that record every insert, update and
     /// delete of `table`. Call it inside a migration; it is idempotent.
     public static func install(on table: String, in db: Database, retaining retained: Int = 10_000) throws {
+        let step = pruneStep(retaining: retained)
+        let kept = max(Int64(retained), step)
         let log = tableName.quotedDatabaseIdentifier
+        let pruned = prunedTableName.quotedDatabaseIdentifier
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(log) (
                 position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -35,10 +54,24 @@ public enum ChangeLog {
             CREATE TABLE IF NOT EXISTS \(identityTableName.quotedDatabaseIdentifier) (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 databaseID TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS \(pruned) (
+                tableName TEXT NOT NULL,
+                changedRowID INTEGER NOT NULL,
+                position INTEGER NOT NULL,
+                PRIMARY KEY (tableName, changedRowID)) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS "liveresults_change_pruned_on_position" ON \(pruned) (position);
             DROP TRIGGER IF EXISTS "liveresults_prune";
             CREATE TRIGGER "liveresults_prune" AFTER INSERT ON \(log)
-            WHEN NEW.position % \(pruneStep) = 0 BEGIN
-                DELETE FROM \(log) WHERE position <= NEW.position - \(max(Int64(retained), pruneStep));
+            WHEN NEW.position % \(step) = 0 BEGIN
+                INSERT INTO \(pruned) (tableName, changedRowID, position)
+                    SELECT tableName, changedRowID, MAX(position) FROM \(log)
+                    WHERE position <= NEW.position - \(kept)
+                    GROUP BY tableName, changedRowID
+                    ON CONFLICT (tableName, changedRowID) DO UPDATE SET position = excluded.position;
+                INSERT INTO \(pruned) (tableName, changedRowID, position)
+                    VALUES ('', 0, NEW.position - \(kept))
+                    ON CONFLICT (tableName, changedRowID) DO UPDATE SET position = excluded.position;
+                DELETE FROM \(log) WHERE position <= NEW.position - \(kept);
             END;
             """)
         try db.execute(sql: "INSERT OR IGNORE INTO \(identityTableName.quotedDatabaseIdentifier) (id, databaseID) VALUES (1, ?)",
@@ -64,6 +97,58 @@ public enum ChangeLog {
                 INSERT INTO \(log) (tableName, changedRowID) VALUES (\(name), OLD.rowid);
             END;
             """)
+        try installConflictTriggers(on: table, name: name, in: db)
+    }
+
+    /// Triggers that record, before an insert or an update of a uniquely indexed column, the
+    /// rows the new values collide with: `REPLACE` deletes those without firing delete
+    /// triggers. (When the statement fails or ignores the row instead, a rolled-back entry
+    /// vanishes, and an ignored one names a row that did not change: harmless, read again.)
+    private static func installConflictTriggers(on table: String, name: String, in db: Database) throws {
+        let target = table.quotedDatabaseIdentifier
+        let log = tableName.quotedDatabaseIdentifier
+        let insert = triggerName(table, "insert_conflicts").quotedDatabaseIdentifier
+        let update = triggerName(table, "update_conflicts").quotedDatabaseIdentifier
+        try db.execute(sql: "DROP TRIGGER IF EXISTS \(insert); DROP TRIGGER IF EXISTS \(update);")
+        let keys = try uniqueKeys(of: table, in: db)
+        guard !keys.isEmpty else { return }
+        func collisions(_ row: String) -> String {
+            keys.map { key in
+                "(" + key.map { "\($0.column.quotedDatabaseIdentifier) = \(row).\($0.column.quotedDatabaseIdentifier) COLLATE \($0.collation)" }
+                    .joined(separator: " AND ") + ")"
+            }.joined(separator: " OR ")
+        }
+        let columns = Set(keys.joined().map(\.column)).sorted().map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        try db.execute(sql: """
+            CREATE TRIGGER \(insert) BEFORE INSERT ON \(target) BEGIN
+                INSERT INTO \(log) (tableName, changedRowID) SELECT \(name), rowid FROM \(target) WHERE \(collisions("NEW"));
+            END;
+            CREATE TRIGGER \(update) BEFORE UPDATE OF \(columns) ON \(target) BEGIN
+                INSERT INTO \(log) (tableName, changedRowID) SELECT \(name), rowid FROM \(target)
+                WHERE rowid IS NOT OLD.rowid AND (\(collisions("NEW")));
+            END;
+            """)
+    }
+
+    /// The columns (with their collations) of each unique index of a table that is made of
+    /// columns only, the primary key aside (a rowid conflict is recorded by the insert trigger).
+    private static func uniqueKeys(of table: String, in db: Database) throws -> [[(column: String, collation: String)]] {
+        try uniqueIndexes(of: table, in: db).compactMap { key in
+            key.allSatisfy { $0.column != nil } ? key.map { ($0.column!, $0.collation) } : nil
+        }
+    }
+
+    /// The parts of each unique index of a table other than its primary key: a column and its
+    /// collation, or a nil column for an expression.
+    static func uniqueIndexes(of table: String, in db: Database) throws -> [[(column: String?, collation: String)]] {
+        var keys: [[(column: String?, collation: String)]] = []
+        for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\", origin FROM pragma_index_list(?)", arguments: [table]) {
+            guard index["unique"] as Int == 1, index["origin"] as String != "pk" else { continue }
+            let parts = try Row.fetchAll(db, sql: "SELECT cid, name, coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno",
+                                         arguments: [index["name"] as String])
+            keys.append(parts.map { part in ((part["cid"] as Int) >= 0 ? part["name"] : nil, (part["coll"] as String?) ?? "BINARY") })
+        }
+        return keys
     }
 
     static func triggerName(_ table: String, _ event: String) -> String {
@@ -88,16 +173,31 @@ public enum ChangeLog {
         try String.fetchOne(db, sql: "SELECT databaseID FROM \(identityTableName.quotedDatabaseIdentifier) WHERE id = 1") ?? ""
     }
 
-    /// The rows of `table` changed after `position`, up to `end`; nil when entries after
-    /// `position` were pruned (the caller must refetch).
+    /// The rows of `table` changed after `position`, up to `end` (and possibly a few changed
+    /// later: reading a row again is harmless). Nil only when entries after `position` were
+    /// pruned by a log without a summary of pruned entries (the caller must start afresh).
     static func changedRowIDs(_ db: Database, table: String, after position: Int64, through end: Int64) throws -> Set<RecordID>? {
         guard end > position else { return [] }
-        let oldest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(position) FROM \(tableName.quotedDatabaseIdentifier)")) ?? (end + 1)
-        guard oldest <= position + 1 else { return nil }
         let statement = try db.cachedStatement(sql: """
             SELECT changedRowID FROM \(tableName.quotedDatabaseIdentifier)
             WHERE position > ? AND position <= ? AND tableName = ?
             """)
-        return try RecordID.fetchSet(statement, arguments: [position, end, table])
+        var ids = try RecordID.fetchSet(statement, arguments: [position, end, table])
+        // Pruning removes the oldest entries and summarises them in one transaction, so looking
+        // at the oldest entry after reading the log tells whether anything after `position`
+        // was pruned before (or while) it was read; if so, the summary has those rows.
+        let oldest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(position) FROM \(tableName.quotedDatabaseIdentifier)")) ?? (end + 1)
+        guard oldest > position + 1 else { return ids }
+        // The summary must cover every entry before the oldest: entries removed some other way
+        // (a log emptied by hand, or a log without a summary) cannot be known.
+        guard try db.tableExists(prunedTableName),
+              let prunedThrough = try Int64.fetchOne(db, sql: "SELECT position FROM \(prunedTableName.quotedDatabaseIdentifier) WHERE tableName = '' AND changedRowID = 0"),
+              prunedThrough >= min(oldest, end + 1) - 1
+        else { return nil }
+        let pruned = try db.cachedStatement(sql: """
+            SELECT changedRowID FROM \(prunedTableName.quotedDatabaseIdentifier) WHERE position > ? AND tableName = ?
+            """)
+        ids.formUnion(try RecordID.fetchSet(pruned, arguments: [position, table]))
+        return ids
     }
 }

@@ -9,14 +9,22 @@ struct CommittedChange: Sendable {
     var rows: [(id: RecordID, key: RowKey?)]
     /// The change log position the keys were read at (at least); nil without a log.
     var position: Int64?
+    /// How many rows matched the request right after the commit, when the commit may have
+    /// removed rows nobody reports (REPLACE conflict resolution on a table without a change
+    /// log); nil when every changed row is in `rows`.
+    var expectedCount: Int?
 }
 
 /// What the tracker hands to its controller.
 enum TrackedChange: Sendable {
     /// A commit, described row by row.
     case rows(CommittedChange)
-    /// Something changed, but the tracker could not say what; the controller must refetch.
-    case unknown
+    /// The keys after a commit are unknown, but every row whose data changed is among
+    /// `touched` (a rowid changed, or its keys could not be read): refetch, and report those.
+    case refetch(touched: Set<RecordID>)
+    /// Nothing is known of what changed (the change log went back, or was pruned without a
+    /// summary): refetch, and tell the delegate to reload.
+    case reset
 }
 
 extension RowKey: @unchecked Sendable {} // DatabaseValue holds only values (Int64, Double, String, Data).
@@ -37,6 +45,16 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private let notify: @Sendable () -> Void
     private var touched: Set<RecordID> = []
     private var rowIDsMayChange = false
+    /// The number of row events on the table, and of entries this transaction wrote to the
+    /// change log: more entries than events means the log knows rows the events missed.
+    private var tableEventCount = 0
+    private var ownLogEntryCount = 0
+    /// The lowercased columns of the table's unique indexes (primary key aside).
+    private let uniqueColumns: Set<String>
+    /// Whether the table has unique indexes, whose REPLACE conflicts remove rows silently.
+    private let hasUniqueIndexes: Bool
+    /// Set when a statement of the open transaction may have removed rows by REPLACE.
+    private var mayHaveReplaced = false
     /// The names under which the rowid can be updated: rowid, its aliases, and an INTEGER PRIMARY KEY column.
     private let rowIDColumns: Set<String>
     private let lowercasedTableName: String
@@ -53,8 +71,10 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// `PRAGMA data_version` at the last poll: it changes when another connection commits.
     private var lastDataVersion: Int64?
 
-    init(query: KeyQuery, rowIDColumn: String?, logPosition: Int64?, notify: @escaping @Sendable () -> Void) {
+    init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, notify: @escaping @Sendable () -> Void) {
         self.query = query
+        self.uniqueColumns = Set((uniqueColumns ?? []).map { $0.lowercased() })
+        self.hasUniqueIndexes = uniqueColumns != nil
         self.lowercasedTableName = query.tableName.lowercased()
         self.rowIDColumns = Set(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0.lowercased()] } ?? []))
         self.logPosition = logPosition
@@ -73,7 +93,8 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         }
     }
 
-    private func enqueue(_ change: TrackedChange) {
+    private func enqueue(_ change: TrackedChange?) {
+        guard let change else { return }
         queue.withLock { $0.append(change) }
         notify()
     }
@@ -81,11 +102,18 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
         if logPosition != nil, case .insert(let table) = eventKind, table == ChangeLog.tableName { return true }
         guard eventKind.tableName == query.tableName || eventKind.tableName.lowercased() == lowercasedTableName else { return false }
-        // The update hook reports only the new rowid: an UPDATE that may change rowids
-        // hides where rows came from, so such a commit is described as unknown.
-        if case .update(_, let columns) = eventKind {
+        // The update hook reports only the new rowid: an UPDATE that may change rowids hides
+        // where rows came from. Inserts and updates of unique columns may remove rows by REPLACE,
+        // which the update hook does not report at all.
+        switch eventKind {
+        case .insert:
+            if hasUniqueIndexes { mayHaveReplaced = true }
+        case .update(_, let columns):
             let names = Set(columns.map { $0.lowercased() })
             if !names.isDisjoint(with: rowIDColumns) { rowIDsMayChange = true }
+            if !names.isDisjoint(with: uniqueColumns) { mayHaveReplaced = true }
+        case .delete:
+            break
         }
         return true
     }
@@ -94,44 +122,59 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         if event.tableName == ChangeLog.tableName {
             let position = event.rowID
             ownLogPositions = ownLogPositions.map { min($0.lowerBound, position)...max($0.upperBound, position) } ?? position...position
+            ownLogEntryCount += 1
         } else {
             touched.insert(event.rowID)
+            tableEventCount += 1
         }
     }
 
     func databaseDidCommit(_ db: Database) {
         var ids = touched
-        var unknown = rowIDsMayChange
-        touched.removeAll()
-        rowIDsMayChange = false
+        // The events name every row whose data changed, unless rowids changed (events give
+        // only the new one) or REPLACE removed rows (no event at all).
+        var complete = !rowIDsMayChange
+        var mayHaveReplaced = self.mayHaveReplaced
+        let logKnowsMore = ownLogEntryCount > tableEventCount
+        let ownLogPositions = self.ownLogPositions
+        resetTransactionState()
         if let position = logPosition, let own = ownLogPositions {
-            ownLogPositions = nil
             // Entries before ours come from other connections: they are queued first, as
             // their own batch.
             let before = own.lowerBound - 1
             if before > position {
                 logPosition = before
-                if let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: before) {
-                    if !logged.isEmpty { enqueue(readKeys(db, ids: logged)) }
-                } else {
-                    enqueue(.unknown)
+                enqueue(readLog(db, after: position, through: before))
+            }
+            // Our own entries name the rows the events missed: old rowids, rows REPLACE removed.
+            if !complete || logKnowsMore {
+                if let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: own.lowerBound - 1, through: own.upperBound) {
+                    ids.formUnion(logged)
+                    complete = true
                 }
             }
-            // A rowid-changing update of ours is described by our own entries (old and new ids).
-            if unknown, let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: own.lowerBound - 1, through: own.upperBound) {
-                ids.formUnion(logged)
-                unknown = false
-            }
+            mayHaveReplaced = false // The log's conflict triggers recorded any such row.
             logPosition = own.upperBound
         }
-        guard !ids.isEmpty || unknown else { return }
-        enqueue(unknown ? .unknown : readKeys(db, ids: ids))
+        guard !ids.isEmpty else { return }
+        guard complete else {
+            enqueue(.refetch(touched: ids))
+            return
+        }
+        enqueue(readKeys(db, ids: ids, countingMatches: mayHaveReplaced))
     }
 
     func databaseDidRollback(_ db: Database) {
+        resetTransactionState()
+    }
+
+    private func resetTransactionState() {
         touched.removeAll()
         rowIDsMayChange = false
+        mayHaveReplaced = false
         ownLogPositions = nil
+        tableEventCount = 0
+        ownLogEntryCount = 0
     }
 
     /// Queues the commits of other connections found in the change log. Cheap when there
@@ -143,25 +186,40 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             guard version != lastDataVersion else { return }
             lastDataVersion = version
             let end = try ChangeLog.position(db)
-            guard end > position else { return }
-            logPosition = end
-            guard let ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else {
-                enqueue(.unknown) // The entries were pruned: only a refetch can tell.
+            if end < position {
+                // The log went back: it was dropped and made again. Nothing can be known.
+                logPosition = end
+                enqueue(.reset)
                 return
             }
-            if !ids.isEmpty { enqueue(readKeys(db, ids: ids)) }
+            guard end > position else { return }
+            logPosition = end
+            if let change = readLog(db, after: position, through: end) { enqueue(change) }
         } catch {
-            enqueue(.unknown)
+            enqueue(.reset)
         }
     }
 
-    private func readKeys(_ db: Database, ids: Set<RecordID>) -> TrackedChange {
+    /// The change of the rows the log names after `position` through `end`; nil when none.
+    private func readLog(_ db: Database, after position: Int64, through end: Int64) -> TrackedChange? {
+        do {
+            // Nil: entries were pruned and the log keeps no summary of them.
+            guard let ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else { return .reset }
+            return ids.isEmpty ? nil : readKeys(db, ids: ids, countingMatches: false)
+        } catch {
+            return .reset
+        }
+    }
+
+    /// The keys of `ids` now; with `countingMatches`, also how many rows match the request.
+    private func readKeys(_ db: Database, ids: Set<RecordID>, countingMatches: Bool) -> TrackedChange {
         let sorted = ids.sorted()
         do {
             let keys = try query.fetchKeys(db, ids: sorted)
-            return .rows(CommittedChange(rows: sorted.map { ($0, keys[$0]) }, position: logPosition))
+            let count = countingMatches ? try query.fetchCount(db) : nil
+            return .rows(CommittedChange(rows: sorted.map { ($0, keys[$0]) }, position: logPosition, expectedCount: count))
         } catch {
-            return .unknown
+            return .refetch(touched: ids)
         }
     }
 }

@@ -104,11 +104,15 @@ struct KeyQuery: Sendable {
         return built
     }
 
+    /// The number of matching rows.
+    func fetchCount(_ db: Database) throws -> Int {
+        try SQLRequest<Int>(literal: SQL(sql: "SELECT COUNT(*) FROM " + tableName.quotedDatabaseIdentifier) + filter).fetchOne(db) ?? 0
+    }
+
     /// Every matching row, in result order, straight into an index: no key is held twice.
     func fetchIndex(_ db: Database, sectionName: (DatabaseValue) -> String) throws -> SectionedIndex {
-        var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending))
-        let countRequest = SQLRequest<Int>(literal: SQL(sql: "SELECT COUNT(*) FROM " + tableName.quotedDatabaseIdentifier) + filter)
-        index.reserveCapacity(try countRequest.fetchOne(db) ?? 0)
+        var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil)
+        index.reserveCapacity(try fetchCount(db))
         let sectionOffset = CInt(sortDescriptors.count + 1)
         var previousSection: DatabaseValue?
         try forEachRow(db, statement(db, SQL(sql: selection) + filter + SQL(sql: ordering))) { row in

@@ -62,6 +62,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     private var fetchedRequest: ResultsRequest<Record>?
     /// Set when changes could not be applied; the next `processPendingChanges` refetches.
     private var needsRefetch = false
+    /// Set when that refetch cannot know what changed and must end in a reset.
+    private var needsReset = false
     /// Rows touched by commits that could not be delivered; reported by the next refetch.
     private var unreportedIDs: Set<RecordID> = []
 
@@ -72,7 +74,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         self.sectionNameKeyPath = sectionNameKeyPath
         self.cacheName = cacheName
         self.cacheDirectory = cacheDirectory
-        self.index = SectionedIndex(ascending: [])
+        self.index = SectionedIndex(ascending: [], unsectioned: false) // No sections before the first fetch.
     }
 
     deinit {
@@ -114,7 +116,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
                     } else {
                         index = try query.fetchIndex(db, sectionName: Self.sectionName)
                     }
-                    let tracker = tracking ? ChangeTracker(query: query, rowIDColumn: rowIDColumn, logPosition: position) { notify?() } : nil
+                    let unique = tracking ? try Self.uniqueColumns(of: request.tableName, in: db) : nil
+                    let tracker = tracking ? ChangeTracker(query: query, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position) { notify?() } : nil
                     if let tracker { db.add(transactionObserver: tracker, extent: .observerLifetime) }
                     fetched = Fetched(index: index, tracker: tracker, position: position, stamp: stamp, source: source)
                     return .commit
@@ -131,6 +134,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         records.removeAll()
         fetchedRequest = request
         needsRefetch = false
+        needsReset = false
         unreportedIDs.removeAll()
         lastFetchSource = fetched.source
         appliedPosition = fetched.position
@@ -141,6 +145,16 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         // The cache is written when the controller goes away (writing a million rows takes a
         // while: not at every fetch, such as each keystroke of a filter).
         savedPosition = fetched.source == .cache ? fetched.position : nil
+    }
+
+    /// The columns of the table's unique indexes (every column when one holds an expression);
+    /// nil when it has none but its primary key.
+    private static func uniqueColumns(of table: String, in db: Database) throws -> Set<String>? {
+        let indexes = try ChangeLog.uniqueIndexes(of: table, in: db)
+        guard !indexes.isEmpty else { return nil }
+        let parts = indexes.joined()
+        if parts.contains(where: { $0.column == nil }) { return Set(try db.columns(in: table).map(\.name)) }
+        return Set(parts.compactMap(\.column))
     }
 
     private struct Fetched {
@@ -269,41 +283,82 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             while let change = changes.popFirst() {
                 switch change {
                 case .rows(let commit):
-                    do {
-                        for row in commit.rows { records[row.id] = nil }
-                        let batch = try index.apply(commit.rows, sectionName: Self.sectionName)
-                        deliver(window == nil ? batch : try moveWindow(touched: commit.rows.map(\.id)))
-                        if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
-                    } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
-                        // The commit split a section; the index is as it was. A refetch says whether
-                        // the database really is out of order (then the error stands) or not.
-                        unreportedIDs.formUnion(commit.rows.map(\.id))
-                        try refetchAndDiff()
-                    }
-                case .unknown:
+                    try apply(commit)
+                case .refetch(let touched):
+                    unreportedIDs.formUnion(touched)
                     try refetchAndDiff()
+                case .reset:
+                    try refetchAndDiff(resetting: true)
                 }
             }
         } catch {
             // Remember what the undelivered commits touched, to report it once a refetch works.
             needsRefetch = true
-            for case .rows(let commit) in changes { unreportedIDs.formUnion(commit.rows.map(\.id)) }
+            for change in changes {
+                switch change {
+                case .rows(let commit): unreportedIDs.formUnion(commit.rows.map(\.id))
+                case .refetch(let touched): unreportedIDs.formUnion(touched)
+                case .reset: needsReset = true
+                }
+            }
             throw error
         }
     }
 
+    /// Applies one commit row by row, or refetches when the commit removed rows it does not
+    /// name or split a section.
+    private func apply(_ commit: CommittedChange) throws {
+        let ids = commit.rows.map(\.id)
+        if let expected = commit.expectedCount {
+            // Rows REPLACE removed are named nowhere: a count that disagrees finds them.
+            let counted = commit.rows.reduce(index.count) { count, row in
+                count + (row.key != nil ? 1 : 0) - (index.contains(row.id) ? 1 : 0)
+            }
+            if counted != expected {
+                unreportedIDs.formUnion(ids)
+                try refetchAndDiff()
+                return
+            }
+        }
+        do {
+            for id in ids { records[id] = nil }
+            let batch = try index.apply(commit.rows, sectionName: Self.sectionName)
+            deliver(window == nil ? batch : try moveWindow(touched: ids))
+            if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
+        } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
+            // The commit split a section; the index is as it was. A refetch says whether
+            // the database really is out of order (then the error stands) or not.
+            unreportedIDs.formUnion(ids)
+            try refetchAndDiff()
+        }
+    }
+
     /// The fallback when a commit cannot be applied row by row: fetches the whole result and
-    /// reports the rows whose place changed. Throws (and tries again at the next call) when
+    /// reports the rows whose place changed and the rows commits touched (`unreportedIDs`),
+    /// whose other values may have changed. With `resetting`, nothing is known of what changed:
+    /// the delegate is told to reload instead. Throws (and tries again at the next call) when
     /// the fresh result is itself invalid, such as a section out of order.
-    private func refetchAndDiff() throws {
+    private func refetchAndDiff(resetting: Bool = false) throws {
         guard let request = fetchedRequest else { return }
         needsRefetch = true
+        if resetting { needsReset = true }
         let query = KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
         let logged = tracker?.readsChangeLog == true
         let (fresh, position) = try withReadableErrors {
             try database.read { db in (try query.fetchAll(db), logged ? try ChangeLog.position(db) : nil) }
         }
-        _ = try SectionedIndex(ascending: index.ascending, sortedRows: fresh, sectionName: Self.sectionName)
+        let freshIndex = try SectionedIndex(ascending: index.ascending, unsectioned: sectionNameKeyPath == nil, sortedRows: fresh, sectionName: Self.sectionName)
+        records.removeAll()
+        if needsReset {
+            index = freshIndex
+            if let limit = fetchedRequest?.fetchLimit, limit > 0 { window = index.prefix(limit, sectionName: Self.sectionName) }
+            needsRefetch = false
+            needsReset = false
+            unreportedIDs.removeAll()
+            if let position { appliedPosition = position }
+            deliverReset()
+            return
+        }
         // Changed: rows whose place changed, and rows commits touched that were never reported.
         var changes: [(id: RecordID, key: RowKey?)] = []
         var present = Set<RecordID>()
@@ -312,7 +367,6 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             if index.key(for: id) != key || unreportedIDs.contains(id) { changes.append((id, key)) }
         }
         for id in index.allIDs where !present.contains(id) { changes.append((id, nil)) }
-        records.removeAll()
         let fullBatch = try index.apply(changes, sectionName: Self.sectionName)
         let batch = window == nil ? fullBatch : try moveWindow(touched: changes.map(\.id))
         needsRefetch = false
@@ -349,6 +403,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         let batch = try window.apply(changes, sectionName: Self.sectionName)
         self.window = window
         return batch
+    }
+
+    /// Tells the subscribers that the result was replaced wholesale.
+    private func deliverReset() {
+        onSnapshot?(snapshot(reloading: Set(shown.allIDs)))
+        delegate?.controllerDidResetContent(self)
     }
 
     private func deliver(_ batch: ChangeBatch) {

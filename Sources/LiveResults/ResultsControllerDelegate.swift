@@ -22,6 +22,14 @@ public protocol ResultsControllerDelegate<Record>: AnyObject {
     /// A batch ends; the controller now answers with the new result.
     func controllerDidChangeContent(_ controller: ResultsController<Record>)
 
+    /// The controller could not tell what changed and now holds a freshly fetched result:
+    /// reload everything (sections, counts and every visible row). It comes instead of a
+    /// batch, outside `controllerWillChangeContent`/`controllerDidChangeContent`, and only
+    /// when exact events cannot be known: the change log went back (it was dropped and made
+    /// again) or was pruned past the controller's position by a log without a summary.
+    /// No default: a consumer that ignored it would show a stale table.
+    func controllerDidResetContent(_ controller: ResultsController<Record>)
+
     /// The index title of a section; nil keeps the default, the name's capitalised first letter.
     func controller(_ controller: ResultsController<Record>, sectionIndexTitleForSectionName sectionName: String) -> String?
 }

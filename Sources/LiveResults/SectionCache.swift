@@ -90,14 +90,14 @@ struct SectionCache {
                   let stamp = try? JSONDecoder().decode(CacheStamp.self, from: Data(stampBytes)),
                   stamp.describesSameResult(as: expected), stamp.position <= expected.position
             else { return nil }
-            guard let index = Self.readIndex(&reader, ascending: ascending, sectionName: sectionName),
+            guard let index = Self.readIndex(&reader, ascending: ascending, unsectioned: expected.sectionKeyPath == nil, sectionName: sectionName),
                   reader.remaining == 8
             else { return nil }
             return (stamp, index)
         }
     }
 
-    private static func readIndex(_ reader: inout ByteReader, ascending: [Bool], sectionName: (DatabaseValue) -> String) -> SectionedIndex? {
+    private static func readIndex(_ reader: inout ByteReader, ascending: [Bool], unsectioned: Bool, sectionName: (DatabaseValue) -> String) -> SectionedIndex? {
         guard let rowCount = reader.count(), let sectionCount = reader.count(), let columnCount = reader.count(),
               columnCount == ascending.count else { return nil }
         var sections: [(value: DatabaseValue, count: Int)] = []
@@ -134,7 +134,7 @@ struct SectionCache {
                 return nil
             }
         }
-        return SectionedIndex(ascending: ascending, sections: sections, ids: ids, columns: columns, sectionName: sectionName)
+        return SectionedIndex(ascending: ascending, unsectioned: unsectioned, sections: sections, ids: ids, columns: columns, sectionName: sectionName)
     }
 
     // MARK: - Writing

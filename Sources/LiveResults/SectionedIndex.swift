@@ -35,19 +35,29 @@ struct SectionedIndex {
     private var internNumbers: [ExactValue: Int32] = [:]
     private var internedValues: [DatabaseValue] = []
     private var positionOfIntern: [Int32: Int] = [:]
+    /// True for a result without a section key: it has exactly one section, even when empty.
+    let isUnsectioned: Bool
 
     var ascending: [Bool] { store.ascending }
 
-    init(ascending: [Bool]) {
+    /// An empty index. An unsectioned one holds its one (empty) section from the start, and
+    /// every row's section value must be NULL.
+    init(ascending: [Bool], unsectioned: Bool) {
         store = KeyStore(ascending: ascending)
+        isUnsectioned = unsectioned
+        if unsectioned {
+            let intern = self.intern(.null)
+            positionOfIntern[intern] = 0
+            sections = [Section(intern: intern, value: .null, name: "", slots: [])]
+        }
     }
 
     /// Builds the index from rows already in result order.
     ///
     /// Fails with `sectionOutOfOrder` when a section value comes back after another section began.
-    init<Rows: Sequence>(ascending: [Bool], sortedRows: Rows, sectionName: (DatabaseValue) -> String) throws
+    init<Rows: Sequence>(ascending: [Bool], unsectioned: Bool, sortedRows: Rows, sectionName: (DatabaseValue) -> String) throws
     where Rows.Element == (id: RecordID, key: RowKey) {
-        self.init(ascending: ascending)
+        self.init(ascending: ascending, unsectioned: unsectioned)
         for (id, key) in sortedRows {
             try appendSorted(id: id, section: key.section, sectionName: sectionName) { key.sort[$0] }
         }
@@ -80,13 +90,19 @@ struct SectionedIndex {
     /// entry per row in every array. `init(sections:ids:columns:)` rebuilds it.
     func exported() -> (sections: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column]) {
         let slots = sections.flatMap(\.slots)
-        return (sections.map { ($0.value, $0.slots.count) }, slots.map { store.ids[Int($0)] }, store.columns.map { $0.gather(slots) })
+        let described = sections.filter { !$0.slots.isEmpty }.map { ($0.value, $0.slots.count) }
+        return (described, slots.map { store.ids[Int($0)] }, store.columns.map { $0.gather(slots) })
     }
 
     /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
     /// not describe an index: counts that disagree, an id or a section value that repeats.
-    init?(ascending: [Bool], sections described: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column], sectionName: (DatabaseValue) -> String) {
-        self.init(ascending: ascending)
+    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column], sectionName: (DatabaseValue) -> String) {
+        self.init(ascending: ascending, unsectioned: unsectioned)
+        if unsectioned {
+            guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
+            sections = []
+            positionOfIntern = [:]
+        }
         var sectionOfSlot: [Int32] = []
         sectionOfSlot.reserveCapacity(ids.count)
         var start: Int32 = 0
@@ -101,6 +117,11 @@ struct SectionedIndex {
         guard Int(start) == ids.count,
               let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, columns: columns) else { return nil }
         self.store = store
+        if unsectioned && sections.isEmpty {
+            let intern = self.intern(.null)
+            positionOfIntern[intern] = 0
+            sections = [Section(intern: intern, value: .null, name: "", slots: [])]
+        }
     }
 
     private mutating func intern(_ value: DatabaseValue) -> Int32 {
@@ -176,7 +197,7 @@ struct SectionedIndex {
 
     /// A new index of the first `count` rows.
     func prefix(_ count: Int, sectionName: (DatabaseValue) -> String) -> SectionedIndex {
-        var result = SectionedIndex(ascending: ascending)
+        var result = SectionedIndex(ascending: ascending, unsectioned: isUnsectioned)
         result.reserveCapacity(min(count, self.count))
         for (_, id) in ids(inPositions: 0..<min(count, self.count)) {
             let slot = store.slot(for: id)!
@@ -297,6 +318,8 @@ struct SectionedIndex {
         var inserts: [RowChange] = []
         var moves: [RowChange] = []
         var updates: [RowChange] = []
+        // Rows that stay in a surviving section: moves or updates, decided by relative order.
+        var staying: [(id: RecordID, old: IndexPath, new: IndexPath)] = []
         for id in changed.keys {
             let old = oldPaths[id]
             let new = self.indexPath(for: id)
@@ -306,8 +329,8 @@ struct SectionedIndex {
                     // Never a move across a section insert or delete (rule 4).
                     deletes.append(RowChange(kind: .delete, id: id, indexPath: old, newIndexPath: nil))
                     inserts.append(RowChange(kind: .insert, id: id, indexPath: nil, newIndexPath: new))
-                } else if old == new, SQLiteOrdering.compare(oldSections[old.section].value, sections[new.section].value) == 0 {
-                    updates.append(RowChange(kind: .update, id: id, indexPath: old, newIndexPath: new))
+                } else if SQLiteOrdering.compare(oldSections[old.section].value, sections[new.section].value) == 0 {
+                    staying.append((id, old, new))
                 } else {
                     moves.append(RowChange(kind: .move, id: id, indexPath: old, newIndexPath: new))
                 }
@@ -317,6 +340,14 @@ struct SectionedIndex {
                 inserts.append(RowChange(kind: .insert, id: id, indexPath: nil, newIndexPath: new))
             case (nil, nil):
                 break
+            }
+        }
+        let mustMove = Self.rowsThatMustMove(staying, changedOld: Array(oldPaths.values), changedNew: changed.keys.compactMap { indexPath(for: $0) })
+        for row in staying {
+            if mustMove.contains(row.id) {
+                moves.append(RowChange(kind: .move, id: row.id, indexPath: row.old, newIndexPath: row.new))
+            } else {
+                updates.append(RowChange(kind: .update, id: row.id, indexPath: row.old, newIndexPath: row.new))
             }
         }
         // Unchanged rows of a section deleted and inserted again go with it.
@@ -335,6 +366,73 @@ struct SectionedIndex {
         updates.sort { $0.newIndexPath! < $1.newIndexPath! }
         batch.rowChanges = deletes + inserts + moves + updates
         return batch
+    }
+
+    /// Of the changed rows that stay in their (surviving) section, the fewest that must be
+    /// reported as moves so that a table view, keeping every other row in its relative order,
+    /// ends with the new result (rule 2 of the semantics).
+    ///
+    /// The unchanged rows of a section keep their order, so they cut it into gaps; a changed row
+    /// must move when it lands in another gap (another number of unchanged rows before it).
+    /// Within one gap, the longest run of rows already in order stays, the rest move.
+    /// `changedOld` and `changedNew` are the old and new places of every changed row.
+    /// Costs O(k log k) for k changed rows.
+    static func rowsThatMustMove(_ staying: [(id: RecordID, old: IndexPath, new: IndexPath)], changedOld: [IndexPath], changedNew: [IndexPath]) -> Set<RecordID> {
+        guard !staying.isEmpty else { return [] }
+        let oldSorted = changedOld.sorted()
+        let newSorted = changedNew.sorted()
+        /// The number of paths in `sorted` in the same section as `path` and before it.
+        func changedBefore(_ path: IndexPath, in sorted: [IndexPath]) -> Int {
+            func firstIndex(notBefore target: IndexPath) -> Int {
+                var low = 0, high = sorted.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if sorted[mid] < target { low = mid + 1 } else { high = mid }
+                }
+                return low
+            }
+            return firstIndex(notBefore: path) - firstIndex(notBefore: IndexPath(row: 0, section: path.section))
+        }
+        var mustMove = Set<RecordID>()
+        // Rows grouped by their section and gap, when the gap did not change.
+        var gaps: [[Int]: [(id: RecordID, oldRow: Int, newRow: Int)]] = [:]
+        for row in staying {
+            let oldGap = row.old.row - changedBefore(row.old, in: oldSorted)
+            let newGap = row.new.row - changedBefore(row.new, in: newSorted)
+            if oldGap != newGap {
+                mustMove.insert(row.id)
+            } else {
+                gaps[[row.new.section, newGap], default: []].append((row.id, row.old.row, row.new.row))
+            }
+        }
+        for (_, rows) in gaps where rows.count > 1 {
+            let byOld = rows.sorted { $0.oldRow < $1.oldRow }
+            let kept = Set(longestIncreasingRun(byOld.map(\.newRow)).map { byOld[$0].id })
+            for row in byOld where !kept.contains(row.id) { mustMove.insert(row.id) }
+        }
+        return mustMove
+    }
+
+    /// The indices of a longest strictly increasing subsequence of `values` (patience sorting).
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []          // index into values of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (i, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+            }
+            if low > 0 { previous[i] = tails[low - 1] }
+            if low == tails.count { tails.append(i) } else { tails[low] = i }
+        }
+        var run: [Int] = []
+        var i = tails.last ?? -1
+        while i >= 0 {
+            run.append(i)
+            i = previous[i]
+        }
+        return run.reversed()
     }
 
     /// The common case, one row changing within its section (a tap): the row is moved past
@@ -374,7 +472,7 @@ struct SectionedIndex {
         for path in oldPaths.values.sorted(by: >) {
             sections[path.section].slots.remove(at: path.row)
         }
-        sections.removeAll { $0.slots.isEmpty }
+        if !isUnsectioned { sections.removeAll { $0.slots.isEmpty } }
         reindexSections()
         for (id, key) in changed {
             guard let key else {
@@ -442,6 +540,7 @@ struct SectionedIndex {
 
     /// Every section's rows must sort after the previous section's rows.
     private func checkSectionOrder() throws {
+        guard !isUnsectioned else { return }
         for s in sections.indices.dropFirst() {
             let last = Int(sections[s - 1].slots[sections[s - 1].slots.count - 1])
             let first = Int(sections[s].slots[0])
@@ -454,8 +553,9 @@ struct SectionedIndex {
     /// Verifies every invariant of the index; for tests.
     func _checkInvariants() {
         var seen = 0
+        if isUnsectioned { precondition(sections.count == 1 && sections[0].value.isNull, "an unsectioned result has one section") }
         for (s, section) in sections.enumerated() {
-            precondition(!section.slots.isEmpty, "empty section \(s)")
+            precondition(isUnsectioned || !section.slots.isEmpty, "empty section \(s)")
             precondition(positionOfIntern[section.intern] == s, "section lookup out of date")
             for (r, slot) in section.slots.enumerated() {
                 precondition(store.sectionOfSlot[Int(slot)] == section.intern, "section of slot \(slot) out of date")

@@ -1,8 +1,14 @@
 import Foundation
 @testable import LiveResults
 
-/// Checks one delivered batch against the contract of the semantics note
-/// (/work/shared/design/results-controller-semantics.md), given the result before and after.
+/// Checks one delivered batch against the contract of LiveResults' events (README, "What the
+/// events mean"), given the result before and after.
+///
+/// The batch is applied to the old result the way a batch-updating table view applies it:
+/// deletes and the old places of moves against the old result, updates reloaded where they
+/// are, section deletes, section inserts, then inserts and the new places of moves in
+/// ascending order; every other row keeps its relative order. The outcome must be the new
+/// result, and no more rows may be reported as moved than the batch needs (rule 2).
 ///
 /// Returns the violations found, as sentences; an empty array means the batch is correct.
 ///
@@ -119,7 +125,6 @@ func batchViolations(
             if row.from == nil || row.to == nil { problems.append("\(text): a move needs both index paths") }
         case .update:
             if row.from == nil || row.to == nil { problems.append("\(text): an update needs both index paths (rule 5)") }
-            if row.from != row.to { problems.append("\(text): an update whose index path changed should be a move") }
         }
         if let from = row.from, id(in: old, at: from) != row.id {
             problems.append("\(text): the old result holds \(id(in: old, at: from).map(String.init) ?? "nothing") at \(pathText(from))")
@@ -216,12 +221,22 @@ func batchViolations(
         }
         for row in rows {
             guard let from = row.from, let to = row.to else { continue }
-            let sameSection = newIndexOfOld[from.section] == to.section
-            if row.kind == .move, sameSection, from.row == to.row, from.section == to.section {
-                problems.append("row \(row.id) is reported as a move to itself at \(pathText(from)) (rule 2)")
-            }
-            if row.kind == .update, !sameSection {
+            if row.kind == .update, newIndexOfOld[from.section] != to.section {
                 problems.append("row \(row.id) is reported as an update \(pathText(from)) -> \(pathText(to)) but changed section")
+            }
+        }
+        // Rule 2: as few moves as possible. Within each surviving section, the rows nobody
+        // reported keep their order; of the reported rows that stay in the section, as many as
+        // fit in order with them can be updates, and only the others need to be moves.
+        let reportedKinds = Dictionary(rows.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
+        for (o, n) in zip(oldSurvivors, newSurvivors) {
+            let oldRows = Dictionary(uniqueKeysWithValues: old[o].ids.enumerated().map { ($1, $0) })
+            let staying = new[n].ids.compactMap { id in oldRows[id].map { (id: id, oldRow: $0) } }
+            let reported = staying.filter { reportedKinds[$0.id] != nil }
+            let moves = reported.filter { reportedKinds[$0.id] == .move }.count
+            let needed = reported.count - largestInOrderSubset(staying.map { ($0.oldRow, fixed: reportedKinds[$0.id] == nil) })
+            if moves > needed {
+                problems.append("section \(escaped(new[n].name)) reports \(moves) moves where \(needed) suffice (rule 2)")
             }
         }
     }
@@ -229,7 +244,7 @@ func batchViolations(
     // Apply the batch to the old result as a batch-updating table view does, and compare.
     var mirror = old
     var applicable = true
-    let removals = rows.filter { $0.kind != .insert }.compactMap { row in row.from.map { (row.id, $0) } }
+    let removals = rows.filter { $0.kind == .delete || $0.kind == .move }.compactMap { row in row.from.map { (row.id, $0) } }
     for (_, from) in removals.sorted(by: { $0.1 > $1.1 }) {
         guard mirror.indices.contains(from.section), mirror[from.section].ids.indices.contains(from.row) else {
             applicable = false
@@ -253,7 +268,7 @@ func batchViolations(
         }
     }
     if applicable {
-        let insertions = rows.filter { $0.kind != .delete }.compactMap { row in row.to.map { (row.id, $0) } }
+        let insertions = rows.filter { $0.kind == .insert || $0.kind == .move }.compactMap { row in row.to.map { (row.id, $0) } }
         for (rowID, to) in insertions.sorted(by: { $0.1 < $1.1 }) {
             guard mirror.indices.contains(to.section), to.row <= mirror[to.section].ids.count else {
                 applicable = false
@@ -268,4 +283,24 @@ func batchViolations(
         problems.append("the batch applied to the old result gives \(mirror), the database holds \(new)")
     }
     return problems
+}
+
+/// The most elements of `rows` (old row numbers, in new order) that can keep their relative
+/// order, counting only the elements that are not fixed; every fixed element must be kept.
+/// Returns how many of the non-fixed ones fit. Quadratic: for the small results of tests.
+func largestInOrderSubset(_ rows: [(oldRow: Int, fixed: Bool)]) -> Int {
+    // The heaviest increasing run, where a fixed element weighs more than all the others
+    // together: the heaviest run keeps every fixed element (when they are in order at all).
+    let heavy = rows.count + 1
+    var best = [Int](repeating: 0, count: rows.count)
+    for i in rows.indices {
+        let weight = rows[i].fixed ? heavy : 1
+        best[i] = weight
+        for j in 0..<i where rows[j].oldRow < rows[i].oldRow {
+            best[i] = max(best[i], best[j] + weight)
+        }
+    }
+    let total = best.max() ?? 0
+    let fixedCount = rows.filter(\.fixed).count
+    return total - fixedCount * heavy
 }

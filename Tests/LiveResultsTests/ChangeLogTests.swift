@@ -78,7 +78,7 @@ struct ChangeLogTests {
         #expect(recorder.take() == [.willChange, .row(.move, id: 1, from: ip(0, 1), to: ip(0, 0)), .didChange])
     }
 
-    @Test("A reader whose position was pruned from the log refetches and still reports exactly the changed rows")
+    @Test("A reader whose position was pruned from the log still reports exactly the rows the commits wrote")
     func prunedPosition() throws {
         let fixture = try Fixture(Self.items, otherConnection: true)
         // 2,500 entries with a retention of 1,000: the first ones are gone when we read.
@@ -91,9 +91,11 @@ struct ChangeLogTests {
         let oldest = try fixture.database.read { try Int64.fetchOne($0, sql: "SELECT MIN(position) FROM liveresults_change") }
         #expect((oldest ?? 0) > 1000, "the log was not pruned")
         try fixture.controller.refresh()
-        // Brazil is back to its old flag and place: only Ghana changed (an update in place:
-        // 1 is still below Nigeria's 2).
-        #expect(fixture.recorder.take() == [.willChange, .row(.update, id: 1, from: ip(0, 1), to: ip(0, 1)), .didChange])
+        // Ghana is an update in place (1 is still below Nigeria's 2); Brazil was written, back
+        // to its old flag: an update too, as when the log is read in full.
+        #expect(fixture.recorder.take() == [
+            .willChange, .row(.update, id: 1, from: ip(0, 1), to: ip(0, 1)), .row(.update, id: 3, from: ip(1, 0), to: ip(1, 0)), .didChange,
+        ])
         #expect(try fixture.layout == fixture.freshLayout())
     }
 

@@ -236,6 +236,7 @@ struct SectionIndexTests {
         func controller(_ controller: ResultsController<Item>, sectionIndexTitleForSectionName sectionName: String) -> String? {
             sectionName == "Europe" ? "EU" : nil
         }
+        func controllerDidResetContent(_ controller: ResultsController<Item>) {}
     }
 
     static let items = [

@@ -45,6 +45,12 @@ enum ModelStatement: CustomStringConvertible, Sendable {
     case setZoneScore(String?, Int)
     /// Moves a row to another zone with a new score.
     case moveToZone(Int64, String?, Int)
+    /// INSERT OR REPLACE with a unique code: removes any other row with that code.
+    case replaceWithCode(id: Int64, code: String, zone: String?, score: Int)
+    /// UPDATE OR REPLACE of a row's unique code: removes any other row with that code.
+    case setCode(Int64, String)
+    /// UPDATE OR REPLACE of a row's id: the row gets a new rowid, replacing any row holding it.
+    case changeID(Int64, to: Int64)
 
     /// Runs the statement and adds the ids of the rows it writes to `touched`.
     func execute(_ db: Database, touched: inout Set<Int64>) throws {
@@ -85,6 +91,18 @@ enum ModelStatement: CustomStringConvertible, Sendable {
         case let .moveToZone(id, zone, score):
             touched.insert(id)
             try db.execute(sql: "UPDATE item SET zone = ?, score = ? WHERE id = ?", arguments: [zone, score, id])
+        case let .replaceWithCode(id, code, zone, score):
+            touched.insert(id)
+            touched.formUnion(try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE code = ?", arguments: [code]))
+            try db.execute(sql: "INSERT OR REPLACE INTO item (id, name, zone, score, flag, code) VALUES (?, ?, ?, ?, 1, ?)",
+                           arguments: [id, code, zone, score, code])
+        case let .setCode(id, code):
+            touched.insert(id)
+            touched.formUnion(try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE code = ?", arguments: [code]))
+            try db.execute(sql: "UPDATE OR REPLACE item SET code = ? WHERE id = ?", arguments: [code, id])
+        case let .changeID(id, newID):
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE id = ?", arguments: [id]) == true { touched.formUnion([id, newID]) }
+            try db.execute(sql: "UPDATE OR REPLACE item SET id = ? WHERE id = ?", arguments: [newID, id])
         }
     }
 
@@ -106,6 +124,10 @@ enum ModelStatement: CustomStringConvertible, Sendable {
         case .deleteAll: return "DELETE FROM item"
         case let .setZoneScore(zone, score): return "UPDATE item SET score = \(score) WHERE zone IS \(text(zone))"
         case let .moveToZone(id, zone, score): return "UPDATE item SET zone = \(text(zone)), score = \(score) WHERE id = \(id)"
+        case let .replaceWithCode(id, code, zone, score):
+            return "INSERT OR REPLACE INTO item (id, name, zone, score, flag, code) VALUES (\(id), \(text(code)), \(text(zone)), \(score), 1, \(text(code)))"
+        case let .setCode(id, code): return "UPDATE OR REPLACE item SET code = \(text(code)) WHERE id = \(id)"
+        case let .changeID(id, newID): return "UPDATE OR REPLACE item SET id = \(newID) WHERE id = \(id)"
         }
     }
 }
@@ -115,11 +137,15 @@ struct ModelOperation: CustomStringConvertible, Sendable {
     var statements: [ModelStatement]
     /// Committed by a second connection, whose changes the controller learns from the change log.
     var viaOtherConnection = false
+    /// Each statement is its own commit (of the other connection), and the controller reads
+    /// them all at once: one merged batch.
+    var separateCommits = false
 
     var description: String {
-        (viaOtherConnection ? "-- other connection: " : "") + (statements.count == 1
-            ? statements[0].description + ";"
-            : "BEGIN; " + statements.map { $0.description + ";" }.joined(separator: " ") + " COMMIT;")
+        let sql = statements.count == 1 || separateCommits
+            ? statements.map { $0.description + ";" }.joined(separator: " ")
+            : "BEGIN; " + statements.map { $0.description + ";" }.joined(separator: " ") + " COMMIT;"
+        return (viaOtherConnection ? "-- other connection\(separateCommits ? ", one commit each" : ""): " : "") + sql
     }
 }
 
@@ -174,6 +200,15 @@ struct OperationGenerator {
         case ..<890: return .tapZone(random.pick(zones))
         case ..<892: return .deleteAll
         case ..<900: return .delete(nextID + 1000) // no such row
+        case ..<920:
+            // A code shared by a few rows at most: REPLACE removes the row that held it.
+            defer { nextID += 1 }
+            return .replaceWithCode(id: nextID, code: "c\(random.int(0..<8))", zone: random.pick(zones), score: random.int(0...12))
+        case ..<935: return .setCode(id, "c\(random.int(0..<8))")
+        case ..<950:
+            // Sometimes onto a row that exists, which is replaced.
+            defer { nextID += 1 }
+            return .changeID(id, to: random.chance(0.3) ? random.pick(ids) : nextID)
         default: return .tap(id)
         }
     }
@@ -299,14 +334,20 @@ struct ModelConfiguration: Sendable {
     var secondWriter = false
     /// The request's fetchLimit (0: none).
     var fetchLimit = 0
+    /// No section key: one section, sorted by score DESC, name.
+    var unsectioned = false
 
     var sortDescriptors: [SortColumn] {
-        rankSorted ? [SortColumn("score", ascending: false), SortColumn("name")] : zoneScoreName
+        rankSorted || unsectioned ? [SortColumn("score", ascending: false), SortColumn("name")] : zoneScoreName
     }
 
+    /// How many entries the change log keeps: few, so that readers fall behind the pruned
+    /// part often and must read the summary of pruned entries.
+    static let retainedLogEntries = 20
+
     var description: String {
-        "sort \(rankSorted ? "score DESC, name" : "zone, score DESC, name"); section zone; predicate \(usePredicate ? "flag = 1" : "none")"
-            + (secondWriter ? "; two connections" : "") + (fetchLimit > 0 ? "; fetchLimit \(fetchLimit)" : "")
+        "sort \(rankSorted || unsectioned ? "score DESC, name" : "zone, score DESC, name"); \(unsectioned ? "no section key" : "section zone"); predicate \(usePredicate ? "flag = 1" : "none")"
+            + (secondWriter ? "; two connections, log keeps \(Self.retainedLogEntries)" : "") + (fetchLimit > 0 ? "; fetchLimit \(fetchLimit)" : "")
     }
 }
 
@@ -328,7 +369,12 @@ final class ModelRun {
     /// Runs `setup` (before the fetch), then fetches.
     init(setup: [ModelOperation], configuration: ModelConfiguration) throws {
         self.configuration = configuration
-        fixture = try Fixture([], predicate: configuration.usePredicate ? "flag = 1" : nil, sortDescriptors: configuration.sortDescriptors, fetchBatchSize: 3, fetchLimit: configuration.fetchLimit, otherConnection: configuration.secondWriter, setup: { db in
+        fixture = try Fixture([], predicate: configuration.usePredicate ? "flag = 1" : nil, sortDescriptors: configuration.sortDescriptors,
+                              sectionNameKeyPath: configuration.unsectioned ? nil : "zone", fetchBatchSize: 3, fetchLimit: configuration.fetchLimit,
+                              otherConnection: configuration.secondWriter, setup: { db in
+            // A unique code, so that REPLACE removes rows; the log learns it when installed again.
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN code TEXT; CREATE UNIQUE INDEX item_on_code ON item (code)")
+            if configuration.secondWriter { try ChangeLog.install(on: "item", in: db, retaining: ModelConfiguration.retainedLogEntries) }
             var touched = Set<Int64>()
             for operation in setup {
                 for statement in operation.statements { try statement.execute(db, touched: &touched) }
@@ -361,10 +407,13 @@ final class ModelRun {
     func step(_ operation: ModelOperation) -> String? {
         do {
             let writer = operation.viaOtherConnection ? fixture.otherConnection! : fixture.database
-            let touched = try writer.write { db in
-                var touched = Set<Int64>()
-                for statement in operation.statements { try statement.execute(db, touched: &touched) }
-                return touched
+            var touched = Set<Int64>()
+            if operation.separateCommits {
+                for statement in operation.statements { try writer.write { try statement.execute($0, touched: &touched) } }
+            } else {
+                try writer.write { db in
+                    for statement in operation.statements { try statement.execute(db, touched: &touched) }
+                }
             }
             let newLayout = try fixture.freshLayout()
             rows = try Self.allRows(fixture.database)
@@ -565,6 +614,8 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
         case equivalentZones
         /// rank-sorted sections
         case ranked
+        /// no section key: one section, always
+        case unsectioned
     }
 
     var seed: UInt64
@@ -577,12 +628,12 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
     var fetchLimit = 0
 
     var configuration: ModelConfiguration {
-        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked, secondWriter: secondWriter, fetchLimit: fetchLimit)
+        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked, secondWriter: secondWriter, fetchLimit: fetchLimit, unsectioned: kind == .unsectioned)
     }
 
     var zones: [String?] {
         switch kind {
-        case .plain, .ranked: return plainZones
+        case .plain, .ranked, .unsectioned: return plainZones
         case .equivalentZones: return equivalentZones
         }
     }
@@ -615,6 +666,9 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
             add(0x2C0_2222, .ranked, secondWriter: true)
             add(0x11_7777, .plain, fetchLimit: 9)
             add(0x11_8888, .ranked, fetchLimit: 9)
+            add(0x05EC_0001, .unsectioned)
+            add(0x05EC_0002, .unsectioned, secondWriter: true)
+            add(0x11_9999, .plain, secondWriter: true, fetchLimit: 9)
         }
         let each = max(1, total / cases.count)
         return cases.map { var c = $0; c.operations = each; return c }
@@ -644,6 +698,7 @@ struct ModelTests {
                     ? generator.rankOperation(rows: run.rows, valid: run.valid)
                     : generator.operation(ids: run.ids)
                 operation.viaOtherConnection = configuration.secondWriter && writers.chance(0.5)
+                operation.separateCommits = operation.viaOtherConnection && operation.statements.count > 1 && writers.chance(0.5)
                 operations.append(operation)
                 if let message = run.step(operation) {
                     failure = RunFailure(index: index, message: message)
@@ -665,8 +720,8 @@ struct ModelTests {
             Shrunk (\(shrunk.replayed) operations replayed) to \(shrunk.setup.count) setup and \(shrunk.operations.count) tracked operations, failing with:
             \(shrunk.failure.message)
 
-            -- CREATE TABLE item (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, zone TEXT, score INTEGER, flag INTEGER);
-            \(configuration.secondWriter ? "-- with ChangeLog.install(on: \"item\"), in a file opened by two connections\n" : "")
+            -- CREATE TABLE item (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, zone TEXT, score INTEGER, flag INTEGER, code TEXT UNIQUE);
+            \(configuration.secondWriter ? "-- with ChangeLog.install(on: \"item\", retaining: \(ModelConfiguration.retainedLogEntries)), in a file opened by two connections\n" : "")
             -- before performFetch (\(configuration.description)):
 
             """

@@ -92,9 +92,12 @@ final class Recorder: ResultsControllerDelegate {
         case section(ChangeKind, index: Int, name: String, count: Int)
         case row(ChangeKind, id: RecordID, from: IndexPath?, to: IndexPath?)
         case didChange
+        /// `controllerDidResetContent`: reload everything.
+        case reset
 
         var description: String {
             switch self {
+            case .reset: return "reset"
             case .willChange: return "willChange"
             case .didChange: return "didChange"
             case let .section(kind, index, name, count):
@@ -124,6 +127,10 @@ final class Recorder: ResultsControllerDelegate {
     func controllerDidChangeContent(_ controller: ResultsController<Item>) {
         events.append(.didChange)
         onDidChange?(controller)
+    }
+
+    func controllerDidResetContent(_ controller: ResultsController<Item>) {
+        events.append(.reset)
     }
 
     /// Returns the events recorded so far and forgets them.
@@ -249,6 +256,8 @@ struct Fixture {
                 }
                 lastKey = key
             }
+            // Without a section key the result has exactly one section, even when empty.
+            if section == nil && result.isEmpty { result = [Layout("", [])] }
             return result
         }
     }
