@@ -4,7 +4,7 @@ import LiveResults
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v3"
+    public static let version = "v4"
 
     /// The migrations, oldest first.
     public static var migrator: DatabaseMigrator {
@@ -45,6 +45,12 @@ public enum Schema {
                 DROP INDEX IF EXISTS team_on_zone_wins_name;
                 CREATE INDEX IF NOT EXISTS team_in_scoreboard_order ON team (qualifyingZone, wins DESC, teamName, id, nameKey);
                 """)
+        }
+        // The change log again: it now summarises the entries it prunes (a scoreboard that fell
+        // far behind still learns exactly which teams changed) and records the teams a
+        // REPLACE on the unique folded name removes.
+        migrator.registerMigration("v4") { db in
+            try ChangeLog.install(on: "team", in: db)
         }
         return migrator
     }

@@ -55,6 +55,8 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// True once the user asked to quit.
     public private(set) var wantsToQuit = false
     private var update: TableUpdate?
+    /// The team under the cursor before the pending changes were processed.
+    private var selectionBeforeChanges: RecordID?
     private var leader: Team?
     private let clock: () -> Double
 
@@ -119,6 +121,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
 
     /// Shows the changes committed since the last call, as moves, inserts and flashes.
     public func processChanges() {
+        selectionBeforeChanges = selectedID
         do {
             try controller.processPendingChanges()
         } catch {
@@ -157,6 +160,16 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         table.sectionIndexTitles = controller.sectionIndexTitles
         self.update = nil
         refreshLeader()
+    }
+
+    /// The controller could not tell what changed: show its fresh result, the cursor on the
+    /// team it was on.
+    public func controllerDidResetContent(_ controller: ResultsController<Team>) {
+        update = nil
+        reloadTable()
+        if let id = selectionBeforeChanges, let path = controller.indexPath(for: id) {
+            table.select(TablePosition(section: path.section, row: path.row))
+        }
     }
 
     /// The section index shows each zone's first two letters: one letter would give Africa

@@ -34,6 +34,10 @@ final class DeliveryRecorder: ResultsControllerDelegate {
         lastDelivery = Monotonic.now()
         deliveries += 1
     }
+
+    func controllerDidResetContent(_ controller: ResultsController<Team>) {
+        controllerDidChangeContent(controller)
+    }
 }
 
 /// Our contender: `ResultsController<Team>` applying each commit incrementally.

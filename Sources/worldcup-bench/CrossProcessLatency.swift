@@ -66,6 +66,10 @@ private final class BatchPrinter: ResultsControllerDelegate {
     func controllerDidChangeContent(_ controller: ResultsController<Team>) {
         say("batch \(Monotonic.now())")
     }
+
+    func controllerDidResetContent(_ controller: ResultsController<Team>) {
+        say("batch \(Monotonic.now())")
+    }
 }
 
 /// Writes a line to standard output at once (no buffering: the parent waits for it).

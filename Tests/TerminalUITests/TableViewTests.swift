@@ -389,6 +389,27 @@ struct TableViewUpdateTests {
         #expect(table.nextFlashExpiry == nil)
     }
 
+    @Test("A move to the same index path: the row is redrawn and flashes, the cursor stays on it")
+    func moveToTheSamePath() {
+        // One commit deleted Arthur and renamed Barbara to Cyril, who passed Claire.
+        let before = Model(sections: [("FR", ["Arthur", "Barbara", "Claire", "Diane"])])
+        let after = Model(sections: [("FR", ["Claire", "Cyril", "Diane"])])
+        var table = makeTable(before)
+        table.select(pos(0, 1))
+        var update = TableUpdate()
+        update.deletedRows = [pos(0, 0)]
+        update.movedRows = [(from: pos(0, 1), to: pos(0, 1))]
+        #expect(update.newPosition(of: pos(0, 2)) == pos(0, 0), "Claire, unmoved, goes before Cyril")
+        #expect(update.newPosition(of: pos(0, 3)) == pos(0, 2))
+        table.apply(update, sections: after.tableSections, now: 10)
+        #expect(table.cursor == pos(0, 1))
+        #expect(after.name(table.cursor!) == "Cyril")
+        #expect(table.flashes == [pos(0, 1): 10 + TableView.flashDuration])
+        let grid = render(&table, after, now: 10)
+        #expect(lines(grid)[1] == rowLine(title: "Claire", detail: "Wins: 0"))
+        #expect(lines(grid)[2] == rowLine(cursor: true, title: "Cyril", detail: "Wins: 1"))
+    }
+
     @Test("A flashing row is drawn in the flash style until it expires")
     func flashIsDrawn() {
         let before = Model(sections: [("Africa", ["Algeria", "Cameroon", "Nigeria"]), ("Asia", ["Iran", "Japan"])])
