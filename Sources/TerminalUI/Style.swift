@@ -1,8 +1,3 @@
-/// One of the eight colours every colour terminal has.
-public enum TerminalColor: Int16, Hashable, Sendable, CaseIterable {
-    case black = 0, red, green, yellow, blue, magenta, cyan, white
-}
-
 /// How a cell is drawn: colours (nil: the terminal's default) and attributes.
 public struct Style: Hashable, Sendable {
     public var foreground: TerminalColor?

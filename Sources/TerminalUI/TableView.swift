@@ -393,12 +393,14 @@ public struct TableView: Sendable {
 }
 
 extension Style {
-    /// This style on top of a row's style: keeps its colours, takes the row's emphasis,
-    /// and, when it has no colours of its own, the row's reverse video.
+    /// This style on top of a row's style: a style with colours stays as it is (its colours
+    /// and weight were chosen to read on each other, and bold can change a colour); one
+    /// without takes the row's bold and reverse video.
     func merged(into row: Style) -> Style {
+        guard foreground == nil, background == nil else { return self }
         var style = self
         style.bold = style.bold || row.bold
-        if style.foreground == nil, style.background == nil { style.reverse = style.reverse || row.reverse }
+        style.reverse = style.reverse || row.reverse
         return style
     }
 }

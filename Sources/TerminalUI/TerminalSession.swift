@@ -18,14 +18,17 @@ public enum TerminalEvent: Equatable, Sendable {
 /// The terminal, in curses mode for the lifetime of the session.
 ///
 /// Set-up: locale, curses, cbreak, no echo, keypad, a short Esc delay, mouse clicks and the
-/// wheel, colours when wanted. Tear-down (`end()`, also on deinit) restores the terminal;
+/// wheel, colours when wanted (256 when the terminal has them, else eight). Tear-down (`end()`, also on deinit) restores the terminal;
 /// SIGINT, SIGTERM and SIGHUP arrive as events instead, so the loop can end cleanly. A crash
 /// (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP) restores the terminal in a signal
 /// handler before the signal takes its course.
 /// Only the thread that created the session may use it, except for `wakeUp`.
 public final class TerminalSession {
+    /// The colours in use: 256 when the terminal's description has them (and enough colour
+    /// pairs), else eight; nil without colours.
+    public let colorDepth: ColorDepth?
     /// Whether colours are in use.
-    public let usesColor: Bool
+    public var usesColor: Bool { colorDepth != nil }
     private var screen: OpaquePointer?
     private var shown: Grid?
     private var pairs: [Style.ColorKey: Int16] = [:]
@@ -63,10 +66,13 @@ public final class TerminalSession {
         cn_install_crash_handlers()
         if color, has_colors() {
             start_color()
+            // Cells without a colour keep the terminal's own foreground and background.
             use_default_colors()
-            usesColor = true
+            // COLORS is known only after start_color. Pairs are made as styles ask for them;
+            // a screen uses a few dozen.
+            colorDepth = cn_colors() >= 256 && cn_color_pairs() >= 256 ? .indexed256 : .eight
         } else {
-            usesColor = false
+            colorDepth = nil
         }
     }
 
@@ -250,7 +256,7 @@ public final class TerminalSession {
     }
 
     private func put(_ cell: Grid.Cell, x: Int, y: Int) {
-        let style = usesColor ? cell.style : cell.style.withoutColor
+        let style = colorDepth != nil ? cell.style : cell.style.withoutColor
         let scalars = Array(cell.text.unicodeScalars)
         // An emoji flag is two regional indicators, and curses keeps one spacing character per
         // cell: each indicator goes into one of the flag's two cells, written side by side.
@@ -279,7 +285,7 @@ public final class TerminalSession {
     }
 
     private func pair(for style: Style) -> Int16 {
-        let key = style.colorKey
+        let key = style.colorKey(colorDepth ?? .eight)
         if key.foreground == -1, key.background == -1 { return 0 }
         if let pair = pairs[key] { return pair }
         let next = Int16(pairs.count + 1)
@@ -306,7 +312,8 @@ extension Style {
         var background: Int16
     }
 
-    var colorKey: ColorKey {
-        ColorKey(foreground: foreground?.rawValue ?? -1, background: background?.rawValue ?? -1)
+    /// The colour numbers of the style at a depth; -1 for the terminal's default.
+    func colorKey(_ depth: ColorDepth) -> ColorKey {
+        ColorKey(foreground: foreground.map(depth.number(for:)) ?? -1, background: background.map(depth.number(for:)) ?? -1)
     }
 }
