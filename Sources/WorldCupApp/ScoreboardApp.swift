@@ -11,7 +11,7 @@ public enum ScoreboardApp {
     public static func run(scoreboard: Scoreboard, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
         let session = try TerminalSession(color: color)
         defer { session.end() }
-        let screen = try ScoreboardScreen(scoreboard: scoreboard, usesColor: session.usesColor, flags: flags, onChangesAvailable: session.wakeUp,
+        let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, flags: flags, onChangesAvailable: session.wakeUp,
                                           cacheName: ScoreboardScreen.cacheName(for: scoreboard))
         var status: Int32 = 0
         while !screen.wantsToQuit {

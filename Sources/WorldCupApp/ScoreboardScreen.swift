@@ -62,15 +62,15 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
 
     /// Fetches the teams and starts following changes.
     /// - Parameters:
-    ///   - usesColor: draw with colours.
+    ///   - colors: the terminal's colours (`TerminalSession.colorDepth`); nil draws without colour.
     ///   - flags: badges (the default) or emoji flags.
     ///   - clock: seconds on a monotonic clock, for flashes.
     ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
     ///   - cacheName: the section cache to start from and keep (see `cacheName(for:)`); nil for none.
-    public init(scoreboard: Scoreboard, usesColor: Bool, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
+    public init(scoreboard: Scoreboard, colors: ColorDepth?, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
                 onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
-        self.theme = Theme(usesColor: usesColor)
+        self.theme = Theme(colors: colors)
         self.flagStyle = flags
         self.clock = clock
         controller = ResultsController(database: scoreboard.database, fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",
@@ -536,6 +536,6 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             return TableCell(title: "…")
         }
         let badge = FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)
-        return TableCell(badge: badge.spans(usesColor: theme.usesColor, style: flagStyle), title: team.teamName, detail: "Wins: \(team.wins)")
+        return TableCell(badge: badge.spans(colors: theme.colors, style: flagStyle), title: team.teamName, detail: "Wins: \(team.wins)")
     }
 }

@@ -3,7 +3,9 @@ import TerminalUI
 /// The scoreboard's look: readable on dark and light backgrounds, because it uses the
 /// terminal's own foreground and background for text and colours only for accents.
 struct Theme {
-    let usesColor: Bool
+    /// The terminal's colours; nil without colour.
+    let colors: ColorDepth?
+    var usesColor: Bool { colors != nil }
 
     var title: Style { Style(foreground: usesColor ? .cyan : nil, bold: true) }
     var status: Style { Style(foreground: usesColor ? .green : nil) }

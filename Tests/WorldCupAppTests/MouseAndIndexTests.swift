@@ -131,7 +131,7 @@ struct EmojiFlagScreenTests {
 
     @Test("With colour, the flag takes the badge's three cells")
     func emojiWithColour() throws {
-        let fixture = try ScreenFixture(usesColor: true, flags: .emoji)
+        let fixture = try ScreenFixture(colors: .eight, flags: .emoji)
         let grid = fixture.render()
         #expect(lines(grid)[3] == rowLine(badge: "\u{1F1E8}\u{1F1F2} ", title: "Cameroon", detail: "Wins: 0", index: "Eu"))
         fixture.press(.end)
@@ -141,7 +141,7 @@ struct EmojiFlagScreenTests {
 
     @Test("The default is the badges: no regional indicator reaches the screen")
     func defaultIsBadges() throws {
-        let fixture = try ScreenFixture(usesColor: true)
+        let fixture = try ScreenFixture(colors: .eight)
         let grid = fixture.render(width: 80, height: 40)
         for y in 0..<grid.height {
             for x in 0..<grid.width {

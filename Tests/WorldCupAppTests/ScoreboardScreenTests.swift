@@ -133,13 +133,13 @@ struct ScoreboardRenderTests {
 
     @Test("With colour the badge is three coloured cells")
     func colourBadge() throws {
-        let fixture = try ScreenFixture(usesColor: true)
+        let fixture = try ScreenFixture(colors: .eight)
         let grid = fixture.render()
         #expect(lines(grid)[2] == rowLine(cursor: true, badge: "ALG", title: "Algeria", detail: "Wins: 0", index: "As"))
-        #expect(grid[2, 2].style.background == .green)
-        #expect(grid[3, 2].style.background == .white)
-        #expect(grid[4, 2].style.background == .red)
-        #expect(grid[2, 3].style.background == .green)  // Cameroon
+        #expect(grid[2, 2].style.background?.basic == TerminalColor.green.basic)
+        #expect(grid[3, 2].style.background == .pureWhite)
+        #expect(grid[4, 2].style.background?.basic == TerminalColor.red.basic)
+        #expect(grid[2, 3].style.background?.basic == TerminalColor.green.basic)  // Cameroon
         #expect(grid[10, 2].style.reverse)
         #expect(grid[1, 1].style.foreground == .yellow)
         #expect(drawingProblems(grid).isEmpty)

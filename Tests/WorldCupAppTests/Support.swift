@@ -18,13 +18,13 @@ final class ScreenFixture {
     let clock: FakeClock
     let screen: ScoreboardScreen
 
-    init(usesColor: Bool = false, flags: FlagStyle = .badges) throws {
+    init(colors: ColorDepth? = nil, flags: FlagStyle = .badges) throws {
         let seed = try #require(Seed.defaultURL, "the repository's seed.json")
         databaseURL = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite")
         scoreboard = try Scoreboard(databaseURL: databaseURL, seedURL: seed)
         let clock = FakeClock()
         self.clock = clock
-        screen = try ScoreboardScreen(scoreboard: scoreboard, usesColor: usesColor, flags: flags, clock: { clock.now })
+        screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, flags: flags, clock: { clock.now })
     }
 
     deinit {
