@@ -27,7 +27,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API, to read key columns straight from a statement.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]
+            ],
+            // Debug builds (and so the tests) check the index's invariants after every change.
+            swiftSettings: [.define("LIVERESULTS_INTERNAL_CHECKS", .when(configuration: .debug))]
         ),
         .target(
             name: "WorldCup",

@@ -18,7 +18,9 @@ public struct SectionChange: Hashable, Sendable {
 /// A row inserted, deleted, moved or updated.
 ///
 /// `indexPath` is the row's place in the old result (nil for an insert); `newIndexPath` its
-/// place in the new result (nil for a delete). An update carries both, and they are equal.
+/// place in the new result (nil for a delete). An update and a move carry both; they may be
+/// equal for a move (the row passed others while rows around it came or went) and may differ
+/// for an update (it kept its order, but rows before it came or went).
 public struct RowChange: Hashable, Sendable {
     public var kind: ChangeKind
     public var id: RecordID

@@ -112,7 +112,7 @@ struct SectionCache {
             switch kind {
             case 0:
                 guard let integers = reader.integers(rowCount) else { return nil }
-                columns.append(KeyStore.Column(integers: integers))
+                columns.append(.integers(integers))
             case 1:
                 guard let lengths = reader.array(UInt32.self, count: rowCount) else { return nil }
                 var texts: [String] = []
@@ -121,7 +121,7 @@ struct SectionCache {
                     guard let utf8 = reader.bytes(Int(length)) else { return nil }
                     texts.append(String(decoding: utf8, as: UTF8.self))
                 }
-                columns.append(KeyStore.Column(texts: texts))
+                columns.append(.texts(texts))
             case 2:
                 var values: [DatabaseValue] = []
                 values.reserveCapacity(rowCount)
@@ -129,7 +129,7 @@ struct SectionCache {
                     guard let value = reader.value() else { return nil }
                     values.append(value)
                 }
-                columns.append(KeyStore.Column(values: values))
+                columns.append(.values(values))
             default:
                 return nil
             }
@@ -156,16 +156,15 @@ struct SectionCache {
         }
         writer.appendArray(ids)
         for column in columns {
-            let (integers, texts, values) = column.contents
-            switch column.kind {
-            case .integers:
+            switch column {
+            case .integers(let integers):
                 writer.append(UInt8(0))
                 writer.appendArray(integers)
-            case .texts:
+            case .texts(let texts):
                 writer.append(UInt8(1))
                 writer.appendArray(texts.map { UInt32($0.utf8.count) })
                 for text in texts { writer.append(utf8: text) }
-            case .values:
+            case .values(let values):
                 writer.append(UInt8(2))
                 for value in values { writer.append(value) }
             }

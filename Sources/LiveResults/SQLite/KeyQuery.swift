@@ -104,6 +104,18 @@ struct KeyQuery: Sendable {
         return built
     }
 
+    /// Throws `unknownColumn` when the table, a sort column or the section column is missing.
+    func checkColumns(_ db: Database) throws {
+        guard try db.tableExists(tableName) else {
+            throw LiveResultsError(.unknownColumn(tableName), "There is no table named “\(tableName)”.")
+        }
+        let columns = Set(try db.columns(in: tableName).map { $0.name.lowercased() })
+        let named = sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])
+        for column in named where !columns.contains(column.lowercased()) && column.lowercased() != "rowid" {
+            throw LiveResultsError(.unknownColumn(column), "The table “\(tableName)” has no column named “\(column)”.")
+        }
+    }
+
     /// The number of matching rows.
     func fetchCount(_ db: Database) throws -> Int {
         try SQLRequest<Int>(literal: SQL(sql: "SELECT COUNT(*) FROM " + tableName.quotedDatabaseIdentifier) + filter).fetchOne(db) ?? 0
@@ -128,6 +140,7 @@ struct KeyQuery: Sendable {
                 previousSection = section
             }
         }
+        index.checkInvariantsInDebug()
         return index
     }
 

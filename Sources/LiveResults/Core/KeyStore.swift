@@ -6,39 +6,40 @@ import GRDB
 /// Slots are reused after deletes. Ids map to slots through a dense table while ids are
 /// dense (the usual rowids), and through a dictionary otherwise.
 struct KeyStore {
-    /// One sort column, in the most compact form its values allow so far.
-    struct Column {
-        enum Kind { case integers, texts, values }
-        private(set) var kind: Kind = .integers
-        private var integers: [Int64] = []
-        private var texts: [String] = []
-        private var values: [DatabaseValue] = []
+    /// One sort column, in the most compact form its values allow so far: integers (8 bytes a
+    /// row), texts (16 bytes a row for short ones), or any values.
+    enum Column {
+        case integers([Int64])
+        case texts([String])
+        case values([DatabaseValue])
+
+        init() { self = .integers([]) }
 
         var count: Int {
-            switch kind {
-            case .integers: return integers.count
-            case .texts: return texts.count
-            case .values: return values.count
+            switch self {
+            case .integers(let integers): return integers.count
+            case .texts(let texts): return texts.count
+            case .values(let values): return values.count
             }
         }
 
         func value(at slot: Int) -> DatabaseValue {
-            switch kind {
-            case .integers: return integers[slot].databaseValue
-            case .texts: return texts[slot].databaseValue
-            case .values: return values[slot]
+            switch self {
+            case .integers(let integers): return integers[slot].databaseValue
+            case .texts(let texts): return texts[slot].databaseValue
+            case .values(let values): return values[slot]
             }
         }
 
         /// Compares two slots as SQLite's ORDER BY would (BINARY collation).
         func compare(_ a: Int, _ b: Int) -> Int {
-            switch kind {
-            case .integers:
+            switch self {
+            case .integers(let integers):
                 let x = integers[a], y = integers[b]
                 return x < y ? -1 : (x == y ? 0 : 1)
-            case .texts:
+            case .texts(let texts):
                 return SQLiteOrdering.compareBytes(texts[a], texts[b])
-            case .values:
+            case .values(let values):
                 return SQLiteOrdering.compare(values[a], values[b])
             }
         }
@@ -46,63 +47,65 @@ struct KeyStore {
         /// Stores a value at a slot (`slot == count` appends), widening the column when the
         /// value does not fit its current form.
         mutating func set(_ value: DatabaseValue, at slot: Int) {
-            switch (kind, value.storage) {
-            case (.integers, .int64(let int)):
-                if slot == integers.count { integers.append(int) } else { integers[slot] = int }
-                return
-            case (.texts, .string(let string)):
-                if slot == texts.count { texts.append(string) } else { texts[slot] = string }
-                return
-            case (.values, _):
-                if slot == values.count { values.append(value) } else { values[slot] = value }
-                return
-            case (.integers, .string(let string)) where integers.isEmpty:
-                kind = .texts
-                if slot == texts.count { texts.append(string) } else { texts[slot] = string }
-                return
+            // Each case takes its array out of `self` first, so that the array is uniquely
+            // referenced and changes in place instead of being copied.
+            switch (self, value.storage) {
+            case (.integers(var integers), .int64(let int)):
+                self = .values([])
+                Self.put(int, at: slot, in: &integers)
+                self = .integers(integers)
+            case (.texts(var texts), .string(let string)):
+                self = .values([])
+                Self.put(string, at: slot, in: &texts)
+                self = .texts(texts)
+            case (.values(var values), _):
+                self = .integers([])
+                Self.put(value, at: slot, in: &values)
+                self = .values(values)
+            case (.integers(let integers), .string(let string)) where integers.isEmpty:
+                self = .texts([string])
             default:
                 widen()
                 set(value, at: slot)
             }
         }
 
+        private static func put<Element>(_ element: Element, at slot: Int, in array: inout [Element]) {
+            if slot == array.count { array.append(element) } else { array[slot] = element }
+        }
+
+        /// Turns the column into one of any values.
         private mutating func widen() {
-            switch kind {
-            case .integers: values = integers.map(\.databaseValue)
-            case .texts: values = texts.map(\.databaseValue)
+            switch self {
+            case .integers(let integers): self = .values(integers.map(\.databaseValue))
+            case .texts(let texts): self = .values(texts.map(\.databaseValue))
             case .values: return
             }
-            integers = []
-            texts = []
-            kind = .values
         }
 
-        /// The column's values for the given slots, in the most compact form (for the cache).
+        /// The column's values for the given slots, in the same form (for the cache).
         func gather(_ slots: [Int32]) -> Column {
-            var column = Column()
-            column.kind = kind
-            switch kind {
-            case .integers: column.integers = slots.map { integers[Int($0)] }
-            case .texts: column.texts = slots.map { texts[Int($0)] }
-            case .values: column.values = slots.map { values[Int($0)] }
+            switch self {
+            case .integers(let integers): return .integers(slots.map { integers[Int($0)] })
+            case .texts(let texts): return .texts(slots.map { texts[Int($0)] })
+            case .values(let values): return .values(slots.map { values[Int($0)] })
             }
-            return column
         }
-
-        /// The stored form, for the cache: exactly one of the three arrays is in use.
-        var contents: (integers: [Int64], texts: [String], values: [DatabaseValue]) { (integers, texts, values) }
-
-        init() {}
-
-        init(integers: [Int64]) { self.integers = integers }
-        init(texts: [String]) { kind = .texts; self.texts = texts }
-        init(values: [DatabaseValue]) { kind = .values; self.values = values }
 
         mutating func reserveCapacity(_ capacity: Int) {
-            switch kind {
-            case .integers: integers.reserveCapacity(capacity)
-            case .texts: texts.reserveCapacity(capacity)
-            case .values: values.reserveCapacity(capacity)
+            switch self {
+            case .integers(var integers):
+                self = .values([])
+                integers.reserveCapacity(capacity)
+                self = .integers(integers)
+            case .texts(var texts):
+                self = .values([])
+                texts.reserveCapacity(capacity)
+                self = .texts(texts)
+            case .values(var values):
+                self = .integers([])
+                values.reserveCapacity(capacity)
+                self = .values(values)
             }
         }
     }
@@ -233,5 +236,23 @@ struct KeyStore {
 
     func sortValues(at slot: Int) -> [DatabaseValue] {
         columns.map { $0.value(at: slot) }
+    }
+
+    /// Verifies the store's invariants (a clear-box check): arrays of one length, every used
+    /// slot found from its id, every free slot marked free and free once.
+    func _checkInvariants() {
+        precondition(sectionOfSlot.count == ids.count, "one section per slot")
+        precondition(columns.allSatisfy { $0.count == ids.count }, "one value per slot in every column")
+        let free = Set(freeSlots)
+        precondition(free.count == freeSlots.count, "a slot is free twice")
+        precondition(count == ids.count - freeSlots.count, "count out of date")
+        for slot in ids.indices {
+            if free.contains(Int32(slot)) {
+                precondition(sectionOfSlot[slot] == -1, "free slot \(slot) still has a section")
+            } else {
+                precondition(self.slot(for: ids[slot]) == slot, "slot map out of date for slot \(slot)")
+            }
+        }
+        precondition(sparseSlots == nil || denseSlots.isEmpty, "ids map through one table")
     }
 }

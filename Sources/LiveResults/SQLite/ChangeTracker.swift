@@ -82,6 +82,16 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         readPosition.store(logPosition ?? 0, ordering: .releasing)
     }
 
+    /// The columns of a table's unique indexes (every column when one holds an expression);
+    /// nil when it has none but its primary key.
+    static func uniqueColumns(of table: String, in db: Database) throws -> Set<String>? {
+        let indexes = try ChangeLog.uniqueIndexes(of: table, in: db)
+        guard !indexes.isEmpty else { return nil }
+        let parts = indexes.joined()
+        if parts.contains(where: { $0.column == nil }) { return Set(try db.columns(in: table).map(\.name)) }
+        return Set(parts.compactMap(\.column))
+    }
+
     /// True when changes of other connections are tracked through a change log.
     var readsChangeLog: Bool { logPosition != nil }
 

@@ -1,0 +1,260 @@
+import Foundation
+import GRDB
+
+// Applying a commit's changed rows to the index, in named steps:
+//   1. coalesce: the last word on each row wins; rows in neither result drop out;
+//   2. remember where the changed rows were (`Before`);
+//   3. place them at their new places, undoing it all when a section would split;
+//   4. plan the sections: which survive in place, which are deleted and inserted;
+//   5. classify the rows: inserts, deletes, moves (by relative order) and updates;
+//   6. assemble the batch in Core Data's order.
+
+extension SectionedIndex {
+    /// Moves the changed rows to their new places and returns the batch that describes it.
+    ///
+    /// `changes` gives, for every row a commit touched, its new key, or nil when it was deleted
+    /// or no longer matches. On `sectionOutOfOrder` the index is left as it was.
+    mutating func apply(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (DatabaseValue) -> String) throws -> ChangeBatch {
+        defer { checkInvariantsInDebug() }
+        // One row changing within its section (a tap) needs no bookkeeping.
+        if changes.count == 1, let key = changes[0].key, let batch = moveWithinSection(changes[0].id, to: key) {
+            return batch
+        }
+        let changed = coalesce(changes)
+        guard let first = changed.first else { return ChangeBatch() }
+        if changed.count == 1, let key = first.value, let batch = moveWithinSection(first.key, to: key) {
+            return batch
+        }
+        let before = Before(self, changed: changed)
+        try placeKeepingSectionOrder(changed, before: before, sectionName: sectionName)
+        let plan = planSections(before: before, changed: changed)
+        let rows = classifyRows(changed, before: before, plan: plan)
+        return assemble(plan, rows: rows, before: before)
+    }
+
+    /// Where the changed rows were before the batch, and what the sections were.
+    struct Before {
+        var sections: [(value: DatabaseValue, name: String)]
+        var paths: [RecordID: IndexPath] = [:]
+        var keys: [RecordID: RowKey] = [:]
+
+        init(_ index: SectionedIndex, changed: [RecordID: RowKey?]) {
+            sections = index.sections.map { ($0.value, $0.name) }
+            for id in changed.keys {
+                if let path = index.indexPath(for: id) {
+                    paths[id] = path
+                    keys[id] = index.key(for: id)
+                }
+            }
+        }
+    }
+
+    /// What happens to the sections: identity is the section value.
+    struct SectionPlan {
+        /// Sections in both results, by old and new index.
+        var survivors: [(old: Int, new: Int)]
+        /// The old indices of the survivors that keep their place among the others.
+        var stable: Set<Int>
+        /// Old indices of deleted sections; new indices of inserted ones.
+        var deleted: Set<Int>
+        var inserted: Set<Int>
+    }
+
+    /// The row changes of a batch, by kind.
+    struct RowChanges {
+        var deletes: [RowChange] = []
+        var inserts: [RowChange] = []
+        var moves: [RowChange] = []
+        var updates: [RowChange] = []
+    }
+
+    /// Step 1: the new key of each changed row (the last word on each row wins), without the
+    /// rows that are in neither result.
+    private func coalesce(_ changes: [(id: RecordID, key: RowKey?)]) -> [RecordID: RowKey?] {
+        var newKeys: [RecordID: RowKey?] = [:]
+        for change in changes { newKeys[change.id] = change.key }
+        return newKeys.filter { id, key in store.slot(for: id) != nil || key != nil }
+    }
+
+    /// Step 3: puts the changed rows at their new places; when a section would be split (its
+    /// rows no longer contiguous), puts them back and throws `sectionOutOfOrder`.
+    private mutating func placeKeepingSectionOrder(_ changed: [RecordID: RowKey?], before: Before, sectionName: (DatabaseValue) -> String) throws {
+        place(changed, oldPaths: before.paths, sectionName: sectionName)
+        do {
+            try checkSectionOrder()
+        } catch {
+            // Put every changed row back where it was; the old order was valid.
+            let undo = Dictionary(uniqueKeysWithValues: changed.keys.map { ($0, before.keys[$0]) })
+            let newPaths = Dictionary(uniqueKeysWithValues: changed.keys.compactMap { id in indexPath(for: id).map { (id, $0) } })
+            place(undo, oldPaths: newPaths, sectionName: sectionName)
+            throw error
+        }
+    }
+
+    /// Step 4: a surviving section whose order relative to the others changed cannot be
+    /// expressed as a move (there are no section moves), so it is deleted and inserted again,
+    /// with all its rows. The sections holding the most untouched rows keep their place.
+    private func planSections(before: Before, changed: [RecordID: RowKey?]) -> SectionPlan {
+        let survivors = sections.indices.compactMap { new in
+            before.sections.firstIndex { SQLiteOrdering.compare($0.value, sections[new].value) == 0 }.map { (old: $0, new: new) }
+        }
+        let oldIndices = survivors.map(\.old)
+        let stable: Set<Int>
+        if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
+            stable = Set(oldIndices)
+        } else {
+            // Counting untouched rows costs O(n), so only when sections did trade places (rare).
+            let weights = survivors.map { survivor in
+                sections[survivor.new].slots.reduce(0) { $0 + (changed[store.ids[Int($1)]] == nil ? 1 : 0) }
+            }
+            stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
+        }
+        var deleted = Set(before.sections.indices)
+        var inserted = Set(sections.indices)
+        for survivor in survivors where stable.contains(survivor.old) {
+            deleted.remove(survivor.old)
+            inserted.remove(survivor.new)
+        }
+        return SectionPlan(survivors: survivors, stable: stable, deleted: deleted, inserted: inserted)
+    }
+
+    /// Step 5: the change of each changed row, plus the unchanged rows of sections deleted and
+    /// inserted again.
+    private func classifyRows(_ changed: [RecordID: RowKey?], before: Before, plan: SectionPlan) -> RowChanges {
+        var rows = RowChanges()
+        // Rows that stay in a surviving section: moves or updates, decided by relative order.
+        var staying: [(id: RecordID, old: IndexPath, new: IndexPath)] = []
+        for id in changed.keys {
+            switch (before.paths[id], indexPath(for: id)) {
+            case let (old?, new?):
+                if plan.deleted.contains(old.section) || plan.inserted.contains(new.section) {
+                    // Never a move across a section insert or delete (rule 4).
+                    rows.deletes.append(RowChange(kind: .delete, id: id, indexPath: old, newIndexPath: nil))
+                    rows.inserts.append(RowChange(kind: .insert, id: id, indexPath: nil, newIndexPath: new))
+                } else if SQLiteOrdering.compare(before.sections[old.section].value, sections[new.section].value) == 0 {
+                    staying.append((id, old, new))
+                } else {
+                    rows.moves.append(RowChange(kind: .move, id: id, indexPath: old, newIndexPath: new))
+                }
+            case let (old?, nil):
+                rows.deletes.append(RowChange(kind: .delete, id: id, indexPath: old, newIndexPath: nil))
+            case let (nil, new?):
+                rows.inserts.append(RowChange(kind: .insert, id: id, indexPath: nil, newIndexPath: new))
+            case (nil, nil):
+                break
+            }
+        }
+        let mustMove = Self.rowsThatMustMove(staying, changedOld: Array(before.paths.values), changedNew: changed.keys.compactMap { indexPath(for: $0) })
+        for row in staying {
+            let kind: ChangeKind = mustMove.contains(row.id) ? .move : .update
+            let change = RowChange(kind: kind, id: row.id, indexPath: row.old, newIndexPath: row.new)
+            if kind == .move { rows.moves.append(change) } else { rows.updates.append(change) }
+        }
+        // Unchanged rows of a section deleted and inserted again go with it.
+        for survivor in plan.survivors where !plan.stable.contains(survivor.old) {
+            let oldOrder = oldOrder(ofSection: survivor.new, changed: changed, oldKeys: before.keys)
+            for (row, id) in oldOrder.enumerated() where changed[id] == nil {
+                rows.deletes.append(RowChange(kind: .delete, id: id, indexPath: IndexPath(row: row, section: survivor.old), newIndexPath: nil))
+            }
+            for (row, slot) in sections[survivor.new].slots.enumerated() where changed[store.ids[Int(slot)]] == nil {
+                rows.inserts.append(RowChange(kind: .insert, id: store.ids[Int(slot)], indexPath: nil, newIndexPath: IndexPath(row: row, section: survivor.new)))
+            }
+        }
+        return rows
+    }
+
+    /// Step 6: section deletes (last first), section inserts, then row deletes (last first),
+    /// inserts, moves and updates (in new order).
+    private func assemble(_ plan: SectionPlan, rows: RowChanges, before: Before) -> ChangeBatch {
+        var batch = ChangeBatch()
+        for index in plan.deleted.sorted(by: >) {
+            batch.sectionChanges.append(SectionChange(kind: .delete, index: index, name: before.sections[index].name))
+        }
+        for index in plan.inserted.sorted() {
+            batch.sectionChanges.append(SectionChange(kind: .insert, index: index, name: sections[index].name))
+        }
+        batch.rowChanges = rows.deletes.sorted { $0.indexPath! > $1.indexPath! }
+            + rows.inserts.sorted { $0.newIndexPath! < $1.newIndexPath! }
+            + rows.moves.sorted { $0.newIndexPath! < $1.newIndexPath! }
+            + rows.updates.sorted { $0.newIndexPath! < $1.newIndexPath! }
+        return batch
+    }
+
+    /// The common case, one row changing within its section (a tap): the row is moved past
+    /// the rows it overtakes, and nothing else moves. Nil when the case does not apply.
+    private mutating func moveWithinSection(_ id: RecordID, to key: RowKey) -> ChangeBatch? {
+        guard let slot = store.slot(for: id) else { return nil }
+        let intern = store.sectionOfSlot[slot]
+        guard SQLiteOrdering.compare(internedValues[Int(intern)], key.section) == 0, let s = positionOfIntern[intern] else { return nil }
+        let oldRow = insertionIndex(of: slot, in: sections[s].slots)
+        let oldSort = store.sortValues(at: slot)
+        store.store(id: id, section: intern) { key.sort[$0] }
+        let newRow = insertionIndex(of: slot, in: sections[s].slots, skipping: oldRow)
+        // The row must stay between the neighbouring sections; otherwise take the general path.
+        let last = sections[s].slots.count - 1
+        if (newRow == 0 && s > 0 && store.compare(Int(sections[s - 1].slots[sections[s - 1].slots.count - 1]), slot) > 0)
+            || (newRow == last && s < sections.count - 1 && store.compare(slot, Int(sections[s + 1].slots[0])) > 0) {
+            store.store(id: id, section: intern) { oldSort[$0] }
+            return nil
+        }
+        sections[s].slots.withUnsafeMutableBufferPointer { slots in
+            if newRow < oldRow {
+                for i in stride(from: oldRow, to: newRow, by: -1) { slots[i] = slots[i - 1] }
+            } else if newRow > oldRow {
+                for i in oldRow..<newRow { slots[i] = slots[i + 1] }
+            }
+            slots[newRow] = Int32(slot)
+        }
+        let old = IndexPath(row: oldRow, section: s)
+        let new = IndexPath(row: newRow, section: s)
+        return ChangeBatch(rowChanges: [RowChange(kind: oldRow == newRow ? .update : .move, id: id, indexPath: old, newIndexPath: new)])
+    }
+
+    /// Takes the changed rows out of their old places and puts those still in the result
+    /// at their new places, creating and removing sections as needed.
+    private mutating func place(_ changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], sectionName: (DatabaseValue) -> String) {
+        // Last place first, so earlier places stay valid.
+        for path in oldPaths.values.sorted(by: >) {
+            sections[path.section].slots.remove(at: path.row)
+        }
+        if !isUnsectioned { sections.removeAll { $0.slots.isEmpty } }
+        reindexSections()
+        for (id, key) in changed {
+            guard let key else {
+                store.remove(id: id)
+                continue
+            }
+            let intern = self.intern(key.section)
+            let slot = store.store(id: id, section: intern) { key.sort[$0] }
+            if let s = positionOfIntern[intern] {
+                sections[s].slots.insert(Int32(slot), at: insertionIndex(of: slot, in: sections[s].slots))
+            } else {
+                let s = sectionInsertionIndex(of: slot)
+                sections.insert(Section(intern: intern, value: key.section, name: sectionName(key.section), slots: [Int32(slot)]), at: s)
+                reindexSections()
+            }
+        }
+    }
+
+    /// The ids a section held before a batch, in order: its rows now, less those that came
+    /// in, plus those that left. Used only when a section changes place among the others.
+    private func oldOrder(ofSection section: Int, changed: [RecordID: RowKey?], oldKeys: [RecordID: RowKey]) -> [RecordID] {
+        let value = sections[section].value
+        var rows: [(id: RecordID, sort: [DatabaseValue])] = sections[section].slots.compactMap { slot in
+            let id = store.ids[Int(slot)]
+            return changed[id] == nil ? (id, store.sortValues(at: Int(slot))) : nil
+        }
+        for (id, key) in oldKeys where SQLiteOrdering.compare(key.section, value) == 0 {
+            rows.append((id, key.sort))
+        }
+        let ascending = store.ascending
+        func precedes(_ a: (id: RecordID, sort: [DatabaseValue]), _ b: (id: RecordID, sort: [DatabaseValue])) -> Bool {
+            for i in ascending.indices {
+                let c = SQLiteOrdering.compare(a.sort[i], b.sort[i])
+                if c != 0 { return ascending[i] ? c < 0 : c > 0 }
+            }
+            return a.id < b.id
+        }
+        return rows.sorted(by: precedes).map(\.id)
+    }
+}

@@ -1,0 +1,305 @@
+import Foundation
+import GRDB
+
+/// Where a row belongs in a result: its section value and its sort values.
+///
+/// Two keys are equal only when SQLite would find every value equal (byte-exact text).
+struct RowKey: Equatable {
+    var section: DatabaseValue
+    var sort: [DatabaseValue]
+
+    static func == (a: RowKey, b: RowKey) -> Bool {
+        SQLiteOrdering.compare(a.section, b.section) == 0
+            && a.sort.count == b.sort.count
+            && zip(a.sort, b.sort).allSatisfy { SQLiteOrdering.compare($0, $1) == 0 }
+    }
+}
+
+/// The sorted, sectioned order of a result, holding ids and sort keys only.
+///
+/// Rows are ordered by their sort values under the directions of the sort descriptors,
+/// then by id; sections by the order of their rows. Sort values live in a `KeyStore`;
+/// sections hold slots. Applying a set of changed rows costs O(k log n) comparisons plus
+/// the moves of array elements (for one row moving within its section, only the rows it
+/// passes), and yields the change batch.
+struct SectionedIndex {
+    struct Section {
+        var intern: Int32
+        var value: DatabaseValue
+        var name: String
+        var slots: [Int32]
+    }
+
+    /// The ids and sort values of the rows, by slot.
+    var store: KeyStore
+    /// The sections in order; every one holds at least one row (but an unsectioned result's).
+    var sections: [Section] = []
+    private var internNumbers: [ExactValue: Int32] = [:]
+    /// Section values by intern number, and the place of each interned section.
+    private(set) var internedValues: [DatabaseValue] = []
+    private(set) var positionOfIntern: [Int32: Int] = [:]
+    /// True for a result without a section key: it has exactly one section, even when empty.
+    let isUnsectioned: Bool
+
+    var ascending: [Bool] { store.ascending }
+
+    /// An empty index. An unsectioned one holds its one (empty) section from the start, and
+    /// every row's section value must be NULL.
+    init(ascending: [Bool], unsectioned: Bool) {
+        store = KeyStore(ascending: ascending)
+        isUnsectioned = unsectioned
+        if unsectioned {
+            let intern = self.intern(.null)
+            positionOfIntern[intern] = 0
+            sections = [Section(intern: intern, value: .null, name: "", slots: [])]
+        }
+    }
+
+    /// Builds the index from rows already in result order.
+    ///
+    /// Fails with `sectionOutOfOrder` when a section value comes back after another section began.
+    init<Rows: Sequence>(ascending: [Bool], unsectioned: Bool, sortedRows: Rows, sectionName: (DatabaseValue) -> String) throws
+    where Rows.Element == (id: RecordID, key: RowKey) {
+        self.init(ascending: ascending, unsectioned: unsectioned)
+        for (id, key) in sortedRows {
+            try appendSorted(id: id, section: key.section, sectionName: sectionName) { key.sort[$0] }
+        }
+        checkInvariantsInDebug()
+    }
+
+    /// Adds a row after all others; rows must come in result order.
+    mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String, sortValues: (Int) -> DatabaseValue) throws {
+        let intern = self.intern(value)
+        if sections.last?.intern != intern {
+            if positionOfIntern[intern] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
+            positionOfIntern[intern] = sections.count
+            sections.append(Section(intern: intern, value: value, name: sectionName(value), slots: []))
+        }
+        let slot = store.store(id: id, section: intern, sortValues: sortValues)
+        sections[sections.count - 1].slots.append(Int32(slot))
+    }
+
+    /// Adds a row after all others, in the same section as the last row (the caller knows).
+    mutating func appendToLastSection(id: RecordID, sortValues: (Int) -> DatabaseValue) {
+        let last = sections.count - 1
+        let slot = store.store(id: id, section: sections[last].intern, sortValues: sortValues)
+        sections[last].slots.append(Int32(slot))
+    }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        store.reserveCapacity(capacity)
+    }
+
+    /// The index as plain arrays in result order: each section's value and row count, and one
+    /// entry per row in every array. `init(sections:ids:columns:)` rebuilds it.
+    func exported() -> (sections: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column]) {
+        let slots = sections.flatMap(\.slots)
+        let described = sections.filter { !$0.slots.isEmpty }.map { ($0.value, $0.slots.count) }
+        return (described, slots.map { store.ids[Int($0)] }, store.columns.map { $0.gather(slots) })
+    }
+
+    /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
+    /// not describe an index: counts that disagree, an id or a section value that repeats.
+    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column], sectionName: (DatabaseValue) -> String) {
+        self.init(ascending: ascending, unsectioned: unsectioned)
+        if unsectioned {
+            guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
+            sections = []
+            positionOfIntern = [:]
+        }
+        var sectionOfSlot: [Int32] = []
+        sectionOfSlot.reserveCapacity(ids.count)
+        var start: Int32 = 0
+        for (value, count) in described {
+            let intern = self.intern(value)
+            guard positionOfIntern[intern] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
+            positionOfIntern[intern] = sections.count
+            sections.append(Section(intern: intern, value: value, name: sectionName(value), slots: Array(start..<start + Int32(count))))
+            sectionOfSlot.append(contentsOf: repeatElement(intern, count: count))
+            start += Int32(count)
+        }
+        guard Int(start) == ids.count,
+              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, columns: columns) else { return nil }
+        self.store = store
+        if unsectioned && sections.isEmpty {
+            let intern = self.intern(.null)
+            positionOfIntern[intern] = 0
+            sections = [Section(intern: intern, value: .null, name: "", slots: [])]
+        }
+        checkInvariantsInDebug()
+    }
+
+    /// The number standing for a section value (the same for byte-equal values).
+    mutating func intern(_ value: DatabaseValue) -> Int32 {
+        let exact = ExactValue(value)
+        if let number = internNumbers[exact] { return number }
+        let number = Int32(internedValues.count)
+        internNumbers[exact] = number
+        internedValues.append(value)
+        return number
+    }
+
+    /// The name of the section of a section value: its text (NULL gives "").
+    static func sectionName(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return ""
+        case .int64(let int): return String(int)
+        case .double(let double): return String(double)
+        case .string(let string): return string
+        case .blob(let data): return data.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    static func outOfOrder(_ name: String, id: RecordID) -> LiveResultsError {
+        LiveResultsError(.sectionOutOfOrder, """
+            Out of order section name “\(name)” at row \(id): \
+            the first sort descriptor must order rows like the section key.
+            """)
+    }
+
+    // MARK: - Reading
+
+    var count: Int { store.count }
+
+    func rowCount(inSection section: Int) -> Int { sections[section].slots.count }
+
+    func id(at indexPath: IndexPath) -> RecordID {
+        store.ids[Int(sections[indexPath.section].slots[indexPath.row])]
+    }
+
+    /// The ids of a range of rows of a section.
+    func ids(inSection section: Int, rows: Range<Int>) -> [RecordID] {
+        sections[section].slots[rows].map { store.ids[Int($0)] }
+    }
+
+    /// Every id, in result order.
+    var allIDs: [RecordID] {
+        sections.flatMap { $0.slots.map { store.ids[Int($0)] } }
+    }
+
+    func key(for id: RecordID) -> RowKey? {
+        guard let slot = store.slot(for: id) else { return nil }
+        return RowKey(section: internedValues[Int(store.sectionOfSlot[slot])], sort: store.sortValues(at: slot))
+    }
+
+    /// The place of a row, found by binary search on its sort key.
+    func indexPath(for id: RecordID) -> IndexPath? {
+        guard let slot = store.slot(for: id), let section = positionOfIntern[store.sectionOfSlot[slot]] else { return nil }
+        return IndexPath(row: insertionIndex(of: slot, in: sections[section].slots), section: section)
+    }
+
+    func contains(_ id: RecordID) -> Bool {
+        store.slot(for: id) != nil
+    }
+
+    /// The place of a row in the whole result, counting from 0 across sections.
+    func position(of id: RecordID) -> Int? {
+        guard let path = indexPath(for: id) else { return nil }
+        return sections[..<path.section].reduce(path.row) { $0 + $1.slots.count }
+    }
+
+    /// The ids at a range of places in the whole result, with their places.
+    func ids(inPositions positions: Range<Int>) -> [(position: Int, id: RecordID)] {
+        var result: [(position: Int, id: RecordID)] = []
+        var start = 0
+        for section in sections {
+            let end = start + section.slots.count
+            let overlap = max(start, positions.lowerBound)..<max(max(start, positions.lowerBound), min(end, positions.upperBound))
+            for position in overlap { result.append((position, store.ids[Int(section.slots[position - start])])) }
+            if end >= positions.upperBound { break }
+            start = end
+        }
+        return result
+    }
+
+    /// A new index of the first `count` rows.
+    func prefix(_ count: Int, sectionName: (DatabaseValue) -> String) -> SectionedIndex {
+        var result = SectionedIndex(ascending: ascending, unsectioned: isUnsectioned)
+        result.reserveCapacity(min(count, self.count))
+        for (_, id) in ids(inPositions: 0..<min(count, self.count)) {
+            let slot = store.slot(for: id)!
+            // The rows come in order from a valid index: appending cannot fail.
+            try! result.appendSorted(id: id, section: internedValues[Int(store.sectionOfSlot[slot])], sectionName: sectionName) {
+                store.columns[$0].value(at: slot)
+            }
+        }
+        result.checkInvariantsInDebug()
+        return result
+    }
+
+    // MARK: - Ordering
+
+    /// The first index whose row does not sort before the row in `slot`.
+    func insertionIndex(of slot: Int, in slots: [Int32], skipping skipped: Int? = nil) -> Int {
+        // With `skipped`, search as if the element at that index were absent.
+        let count = slots.count - (skipped == nil ? 0 : 1)
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            let index = skipped.map { mid >= $0 ? mid + 1 : mid } ?? mid
+            if store.compare(Int(slots[index]), slot) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The index at which a new section starting with the row in `slot` belongs.
+    func sectionInsertionIndex(of slot: Int) -> Int {
+        var low = 0
+        var high = sections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if store.compare(Int(sections[mid].slots[0]), slot) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Rebuilds the place of each section after sections were inserted or removed.
+    mutating func reindexSections() {
+        positionOfIntern.removeAll(keepingCapacity: true)
+        for (index, section) in sections.enumerated() { positionOfIntern[section.intern] = index }
+    }
+
+    /// Every section's rows must sort after the previous section's rows.
+    func checkSectionOrder() throws {
+        guard !isUnsectioned else { return }
+        for s in sections.indices.dropFirst() {
+            let last = Int(sections[s - 1].slots[sections[s - 1].slots.count - 1])
+            let first = Int(sections[s].slots[0])
+            if store.compare(last, first) > 0 {
+                throw Self.outOfOrder(sections[s].name, id: store.ids[first])
+            }
+        }
+    }
+
+    /// Verifies every invariant of the index and its key store (a clear-box check).
+    func _checkInvariants() {
+        store._checkInvariants()
+        var seen = 0
+        if isUnsectioned { precondition(sections.count == 1 && sections[0].value.isNull, "an unsectioned result has one section") }
+        for (s, section) in sections.enumerated() {
+            precondition(isUnsectioned || !section.slots.isEmpty, "empty section \(s)")
+            precondition(positionOfIntern[section.intern] == s, "section lookup out of date")
+            for (r, slot) in section.slots.enumerated() {
+                precondition(store.sectionOfSlot[Int(slot)] == section.intern, "section of slot \(slot) out of date")
+                precondition(store.slot(for: store.ids[Int(slot)]) == Int(slot), "slot map out of date")
+                if r > 0 {
+                    precondition(store.compare(Int(section.slots[r - 1]), Int(slot)) < 0, "rows out of order in section \(s)")
+                }
+                seen += 1
+            }
+        }
+        precondition(seen == store.count, "the store holds rows that are not in a section")
+        precondition(positionOfIntern.count == sections.count)
+        precondition((try? checkSectionOrder()) != nil, "a section's rows sort before the previous section's")
+    }
+
+    /// Runs `_checkInvariants()` in builds with `LIVERESULTS_INTERNAL_CHECKS` (debug builds and
+    /// the tests); nothing otherwise. Called after every mutation that can break one.
+    @inline(__always)
+    func checkInvariantsInDebug() {
+        #if LIVERESULTS_INTERNAL_CHECKS
+        _checkInvariants()
+        #endif
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+
+// Reading the result: sections, ids, index paths, records (loaded lazily), the section index.
+
+extension ResultsController {
+    /// The sections of the result, in order.
+    public var sections: [SectionInfo] {
+        result.shown.sections.map { SectionInfo(name: $0.name, indexTitle: sectionIndexTitle(forSectionName: $0.name), numberOfObjects: $0.slots.count) }
+    }
+
+    /// The records of one section, in order (loaded now if they are not in memory).
+    public func objects(inSection section: Int) throws -> [Record] {
+        let ids = result.shown.ids(inSection: section, rows: 0..<result.shown.rowCount(inSection: section))
+        let loaded = try load(ids.filter { records[$0] == nil })
+        return ids.compactMap { records[$0] ?? loaded[$0] }
+    }
+
+    /// The whole result as section names and ids; `reloading` names the rows updated in place.
+    public func snapshot(reloading: Set<RecordID> = []) -> ResultsSnapshot {
+        ResultsSnapshot(
+            sectionIdentifiers: result.shown.sections.map(\.name),
+            itemIdentifiers: result.shown.sections.indices.map { result.shown.ids(inSection: $0, rows: 0..<result.shown.rowCount(inSection: $0)) },
+            reloadedItemIdentifiers: reloading
+        )
+    }
+
+    /// The number of rows in a section.
+    public func numberOfObjects(inSection section: Int) -> Int {
+        result.shown.rowCount(inSection: section)
+    }
+
+    /// The number of rows in the whole result.
+    public var numberOfObjects: Int { result.shown.count }
+
+    /// The id of the row at an index path.
+    public func id(at indexPath: IndexPath) -> RecordID {
+        result.shown.id(at: indexPath)
+    }
+
+    /// The place of a row in the result, or nil when it is not in it.
+    public func indexPath(for id: RecordID) -> IndexPath? {
+        result.shown.indexPath(for: id)
+    }
+
+    /// The record at an index path, loading it (and its neighbours, up to `fetchBatchSize`)
+    /// when it is not in memory.
+    public func object(at indexPath: IndexPath) throws -> Record {
+        let id = result.shown.id(at: indexPath)
+        if let record = records[id] { return record }
+        let rowCount = result.shown.rowCount(inSection: indexPath.section)
+        let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : rowCount
+        let batch = try load(result.shown.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + batchSize)))
+        // Keep memory bounded: forget what was loaded before once there is much of it.
+        if records.count + batch.count > max(4096, 64 * fetchRequest.fetchBatchSize) { records.removeAll() }
+        records.merge(batch) { _, new in new }
+        guard let record = batch[id] else {
+            throw LiveResultsError(.database, "The row \(id) is no longer in the database.")
+        }
+        return record
+    }
+
+    /// All records of the result, in order.
+    public var fetchedObjects: [Record] {
+        get throws {
+            let ids = result.shown.allIDs
+            let loaded = try load(ids.filter { records[$0] == nil })
+            return ids.compactMap { records[$0] ?? loaded[$0] }
+        }
+    }
+
+    /// Reads whole records by id.
+    private func load(_ ids: [RecordID]) throws -> [RecordID: Record] {
+        guard !ids.isEmpty else { return [:] }
+        let table = fetchRequest.tableName.quotedDatabaseIdentifier
+        return try LiveResultsError.readable {
+            try database.read { db in
+                var loaded: [RecordID: Record] = [:]
+                var start = 0
+                while start < ids.count {
+                    let chunk = ids[start..<min(start + 500, ids.count)]
+                    let sql = "SELECT rowid AS \"liveresults_rowid\", * FROM \(table) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))"
+                    let cursor = try Row.fetchCursor(db, sql: sql)
+                    while let row = try cursor.next() {
+                        loaded[row[0]] = try Record(row: row)
+                    }
+                    start += 500
+                }
+                return loaded
+            }
+        }
+    }
+
+    // MARK: - Section index
+
+    /// The titles of the section index, in section order, without repeats.
+    public var sectionIndexTitles: [String] {
+        var seen = Set<String>()
+        return result.shown.sections.map { sectionIndexTitle(forSectionName: $0.name) }.filter { seen.insert($0).inserted }
+    }
+
+    /// The index title of a section name: the delegate's, or the name's capitalised first letter.
+    public func sectionIndexTitle(forSectionName sectionName: String) -> String {
+        delegate?.controller(self, sectionIndexTitleForSectionName: sectionName) ?? Self.indexTitle(for: sectionName)
+    }
+
+    /// The section a tap on an index title should show: the first section with that title.
+    /// `sectionIndex` is the title's place in `sectionIndexTitles`, used when no section has it.
+    public func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
+        if let section = result.shown.sections.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) {
+            return section
+        }
+        return max(0, min(sectionIndex, result.shown.sections.count - 1))
+    }
+
+    /// The default index title of a section name: its capitalised first letter.
+    public static func indexTitle(for sectionName: String) -> String {
+        sectionName.first.map { String($0).uppercased() } ?? ""
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+
+/// The change feed of an SQLite table: this connection's commits through a transaction
+/// observer and, when the table has a `ChangeLog`, other connections' commits read from the
+/// log by a poller woken by inotify (with a timer as the safety net).
+///
+/// Stops (removes its observer and its poller) when it goes away.
+final class SQLiteChangeFeed: ChangeFeed {
+    private let database: any DatabaseWriter
+    private let tracker: ChangeTracker
+    private var poller: ChangeLogPoller?
+
+    /// A feed over `tracker`, which must already observe `database` (added in the same
+    /// transaction that read the result, so no commit falls in between). With a change log
+    /// and a positive `pollInterval`, other connections' commits are looked for.
+    init(database: any DatabaseWriter, tracker: ChangeTracker, pollInterval: Duration) {
+        self.database = database
+        self.tracker = tracker
+        if tracker.readsChangeLog, pollInterval > .zero {
+            poller = ChangeLogPoller(database: database, tracker: tracker, interval: pollInterval)
+        }
+    }
+
+    deinit {
+        poller?.cancel()
+        database.remove(transactionObserver: tracker)
+    }
+
+    func takeChanges() -> [TrackedChange] {
+        tracker.takeChanges()
+    }
+
+    func lookNow() {
+        database.writeWithoutTransaction { db in tracker.pollOtherConnections(db) }
+    }
+
+    var seesOtherConnections: Bool { tracker.readsChangeLog }
+}

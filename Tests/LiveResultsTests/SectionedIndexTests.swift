@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import Testing
+@testable import LiveResults
+
+/// The in-memory index on its own, without a database: random changes against a sorting
+/// oracle, batches applied the way a table view applies them, and its invariants.
+@Suite("SectionedIndex")
+struct SectionedIndexTests {
+    /// A row of the oracle: section, score (descending), name, then id.
+    struct Row: Equatable {
+        var id: RecordID
+        var section: Int64
+        var score: Int64
+        var name: String
+
+        var key: RowKey { RowKey(section: section.databaseValue, sort: [section.databaseValue, score.databaseValue, name.databaseValue]) }
+
+        /// Result order: section, score descending, name by bytes, id.
+        static func precedes(_ a: Row, _ b: Row) -> Bool {
+            if a.section != b.section { return a.section < b.section }
+            if a.score != b.score { return a.score > b.score }
+            // By bytes, as SQLite: Swift's == finds "é" and "e\u{301}" equal.
+            if Array(a.name.utf8) != Array(b.name.utf8) { return Array(a.name.utf8).lexicographicallyPrecedes(Array(b.name.utf8)) }
+            return a.id < b.id
+        }
+    }
+
+    static let ascending = [true, false, true]
+
+    static func layout(_ rows: [Row]) -> [Layout] {
+        var result: [Layout] = []
+        for row in rows.sorted(by: Row.precedes) {
+            if let last = result.last, last.name == String(row.section) {
+                result[result.count - 1].ids.append(row.id)
+            } else {
+                result.append(Layout(String(row.section), [row.id]))
+            }
+        }
+        return result
+    }
+
+    static func layout(_ index: SectionedIndex) -> [Layout] {
+        index.sections.indices.map { s in Layout(index.sections[s].name, index.ids(inSection: s, rows: 0..<index.rowCount(inSection: s))) }
+    }
+
+    /// A batch as the delegate would have seen it.
+    static func events(_ batch: ChangeBatch, in index: SectionedIndex) -> [Recorder.Event] {
+        guard !batch.isEmpty else { return [] }
+        var events: [Recorder.Event] = [.willChange]
+        for change in batch.sectionChanges {
+            events.append(.section(change.kind, index: change.index, name: change.name, count: change.kind == .insert ? index.rowCount(inSection: change.index) : 0))
+        }
+        for change in batch.rowChanges { events.append(.row(change.kind, id: change.id, from: change.indexPath, to: change.newIndexPath)) }
+        return events + [.didChange]
+    }
+
+    static func index(_ rows: [Row]) throws -> SectionedIndex {
+        try SectionedIndex(ascending: ascending, unsectioned: false, sortedRows: rows.sorted(by: Row.precedes).map { ($0.id, $0.key) }, sectionName: SectionedIndex.sectionName)
+    }
+
+    @Test("Random changes of up to six rows: the index matches a sort, the batch rebuilds it, invariants hold", arguments: [UInt64(1), 2, 3, 4])
+    func randomChanges(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var rows: [RecordID: Row] = [:]
+        var nextID: RecordID = 1
+        func newRow() -> Row {
+            defer { nextID += 1 }
+            return Row(id: nextID, section: Int64(random.int(0..<4)), score: Int64(random.int(0..<5)), name: random.pick(["a", "b", "B", "é", "e\u{301}", "z"]))
+        }
+        for _ in 0..<30 { let row = newRow(); rows[row.id] = row }
+        var index = try Self.index(Array(rows.values))
+        for step in 0..<400 {
+            let old = Self.layout(Array(rows.values))
+            var changes: [(id: RecordID, key: RowKey?)] = []
+            var changed = Set<RecordID>()
+            for _ in 0..<random.int(1...6) {
+                let ids = rows.keys.sorted()
+                switch random.int(0..<10) {
+                case 0, 1:
+                    let row = newRow()
+                    rows[row.id] = row
+                    changes.append((row.id, row.key))
+                    changed.insert(row.id)
+                case 2 where !ids.isEmpty:
+                    let id = random.pick(ids)
+                    rows[id] = nil
+                    changes.append((id, nil))
+                    changed.insert(id)
+                default:
+                    guard !ids.isEmpty else { continue }
+                    let id = random.pick(ids)
+                    var row = rows[id]!
+                    switch random.int(0..<4) {
+                    case 0: row.score += 1
+                    case 1: row.name = random.pick(["a", "b", "c", "A", "é"])
+                    case 2: row.section = Int64(random.int(0..<5))
+                    default: break // written, unchanged
+                    }
+                    rows[id] = row
+                    changes.append((id, row.key))
+                    changed.insert(id)
+                }
+            }
+            let batch = try index.apply(changes, sectionName: SectionedIndex.sectionName)
+            index._checkInvariants()
+            let new = Self.layout(Array(rows.values))
+            #expect(Self.layout(index) == new, "seed \(seed), step \(step)")
+            let problems = batchViolations(old: old, new: new, events: Self.events(batch, in: index), touched: changed)
+            #expect(problems.isEmpty, "seed \(seed), step \(step): \(problems)")
+            if !problems.isEmpty { return }
+        }
+    }
+
+    @Test("A change that would split a section throws and leaves the index as it was")
+    func outOfOrder() throws {
+        // Sorted by score only, sectioned by zone: zone 1 holds scores 5 and 3, zone 2 holds 1.
+        func rowKey(_ zone: Int64, _ score: Int64) -> RowKey { RowKey(section: zone.databaseValue, sort: [score.databaseValue]) }
+        let rows: [(id: RecordID, key: RowKey)] = [(1, rowKey(1, 5)), (2, rowKey(1, 3)), (3, rowKey(2, 1))]
+        var index = try SectionedIndex(ascending: [false], unsectioned: false, sortedRows: rows, sectionName: SectionedIndex.sectionName)
+        let before = Self.layout(index)
+        // Zone 2's row between zone 1's: zone 1 would be split.
+        #expect(throws: LiveResultsError.self) { try index.apply([(3, rowKey(2, 4))], sectionName: SectionedIndex.sectionName) }
+        #expect(Self.layout(index) == before)
+        index._checkInvariants()
+        // Above them all, zone 2 comes first: the zones trade places, which is fine.
+        let batch = try index.apply([(3, rowKey(2, 9))], sectionName: SectionedIndex.sectionName)
+        #expect(Self.layout(index) == [Layout("2", [3]), Layout("1", [1, 2])])
+        #expect(batch.sectionChanges.count == 2, "one zone is deleted and inserted again")
+    }
+
+    @Test("Without a section key there is one section, before, while and after it is empty")
+    func unsectioned() throws {
+        func key(_ score: Int64) -> RowKey { RowKey(section: .null, sort: [score.databaseValue]) }
+        var index = SectionedIndex(ascending: [true], unsectioned: true)
+        #expect(index.sections.count == 1 && index.rowCount(inSection: 0) == 0)
+        var batch = try index.apply([(1, key(3)), (2, key(1))], sectionName: SectionedIndex.sectionName)
+        #expect(batch.sectionChanges.isEmpty)
+        #expect(index.ids(inSection: 0, rows: 0..<2) == [2, 1])
+        batch = try index.apply([(1, nil), (2, nil)], sectionName: SectionedIndex.sectionName)
+        #expect(batch.sectionChanges.isEmpty)
+        #expect(batch.rowChanges.map(\.kind) == [.delete, .delete])
+        #expect(index.sections.count == 1 && index.rowCount(inSection: 0) == 0)
+        index._checkInvariants()
+        #expect(index.prefix(5, sectionName: SectionedIndex.sectionName).sections.count == 1)
+    }
+
+    @Test("Arthur leaves and Barbara becomes Cyril: Cyril is a move to the same place, Claire and Diane are not reported")
+    func moveToTheSamePlace() throws {
+        let rows = [Row(id: 1, section: 0, score: 0, name: "Arthur"), Row(id: 2, section: 0, score: 0, name: "Barbara"),
+                    Row(id: 7, section: 0, score: 0, name: "Claire"), Row(id: 8, section: 0, score: 0, name: "Diane")]
+        var index = try Self.index(rows)
+        let cyril = Row(id: 2, section: 0, score: 0, name: "Cyril")
+        let batch = try index.apply([(1, nil), (2, cyril.key)], sectionName: SectionedIndex.sectionName)
+        #expect(batch.rowChanges == [
+            RowChange(kind: .delete, id: 1, indexPath: ip(0, 0), newIndexPath: nil),
+            RowChange(kind: .move, id: 2, indexPath: ip(0, 1), newIndexPath: ip(0, 1)),
+        ])
+    }
+
+    @Test("The longest increasing run and the fewest moves")
+    func runs() {
+        #expect(SectionedIndex.longestIncreasingRun([]) == [])
+        #expect(SectionedIndex.longestIncreasingRun([3, 1, 2]).map { [3, 1, 2][$0] } == [1, 2])
+        #expect(SectionedIndex.longestIncreasingRun([0, 5, 1, 2, 6, 3]).count == 4)
+        // Two rows of one gap trade places: one of them moves.
+        let staying = [(id: RecordID(1), old: ip(0, 0), new: ip(0, 1)), (id: RecordID(2), old: ip(0, 1), new: ip(0, 0))]
+        #expect(SectionedIndex.rowsThatMustMove(staying, changedOld: [ip(0, 0), ip(0, 1)], changedNew: [ip(0, 0), ip(0, 1)]).count == 1)
+    }
+}
