@@ -123,13 +123,18 @@ struct ExactEventsTests {
 
     // MARK: - 2. Rows removed by REPLACE
 
-    @Test("INSERT OR REPLACE that collides on a unique name deletes the old row", arguments: Writer.allCases)
-    func replaceRemovesACollidingRow(_ writer: Writer) throws {
-        let fixture = try Self.fixture([Item(name: "Rose", zone: "F"), Item(name: "Tulip", zone: "F")], for: writer) { db in
+    /// Flowers of zone F, with a unique index on their names.
+    static func fixtureWithUniqueNames(_ names: [String], for writer: Writer) throws -> Fixture {
+        try fixture(names.map { Item(name: $0, zone: "F") }, for: writer) { db in
             try db.execute(sql: "CREATE UNIQUE INDEX item_on_name ON item (name)")
             // The change log learns the table's unique indexes when installed (again).
             if try db.tableExists(ChangeLog.tableName) { try ChangeLog.install(on: "item", in: db) }
         }
+    }
+
+    @Test("INSERT OR REPLACE that collides on a unique name deletes the old row", arguments: Writer.allCases)
+    func replaceRemovesACollidingRow(_ writer: Writer) throws {
+        let fixture = try Self.fixtureWithUniqueNames(["Rose", "Tulip"], for: writer)
         let old = fixture.layout
         let events = try Self.commit(fixture, as: writer) { db in
             try db.execute(sql: "INSERT OR REPLACE INTO item (id, name, zone, score, flag) VALUES (3, 'Rose', 'F', 0, 1)")
@@ -141,10 +146,7 @@ struct ExactEventsTests {
 
     @Test("UPDATE OR REPLACE that collides on a unique name deletes the old row", arguments: Writer.allCases)
     func updateOrReplaceRemovesACollidingRow(_ writer: Writer) throws {
-        let fixture = try Self.fixture([Item(name: "Rose", zone: "F"), Item(name: "Tulip", zone: "F"), Item(name: "Violet", zone: "F")], for: writer) { db in
-            try db.execute(sql: "CREATE UNIQUE INDEX item_on_name ON item (name)")
-            if try db.tableExists(ChangeLog.tableName) { try ChangeLog.install(on: "item", in: db) }
-        }
+        let fixture = try Self.fixtureWithUniqueNames(["Rose", "Tulip", "Violet"], for: writer)
         let old = fixture.layout
         let events = try Self.commit(fixture, as: writer) { db in
             try db.execute(sql: "UPDATE OR REPLACE item SET name = 'Rose' WHERE id = 3")
