@@ -136,10 +136,11 @@ struct ScoreboardEndToEndTests {
     }
 
     @Test func theOriginalSampleSeedLoadsAsIs() throws {
+        // Tests/EndToEndTests/<this file> -> Tests/Fixtures/book-seed.json
         let bookSeed = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/reference/book-seed.json")
-        try #require(FileManager.default.fileExists(atPath: bookSeed.path), "the reference seed is at \(bookSeed.path)")
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/book-seed.json")
+        try #require(FileManager.default.fileExists(atPath: bookSeed.path), "the book seed is missing at \(bookSeed.path)")
         let database = temporaryDatabase()
         let result = try Executable.run(["list", "--json", "--database", database, "--seed", bookSeed.path])
         #expect(result.status == 0, "\(result.err)")

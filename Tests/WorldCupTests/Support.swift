@@ -6,17 +6,12 @@ import WorldCup
 enum Paths {
     /// Tests/WorldCupTests
     static let testDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    /// The package root (/work/main).
+    /// The package root.
     static let packageRoot = testDirectory.deletingLastPathComponent().deletingLastPathComponent()
     /// The repository's seed: 32 teams.
     static let seed = packageRoot.appendingPathComponent("seed.json")
-    /// The original book's seed, with trailing commas: ../../../shared/reference/book-seed.json
-    /// from the test directory.
-    static let bookSeed = testDirectory
-        .appendingPathComponent("../../../shared/reference/book-seed.json")
-        .standardizedFileURL
-
-    static var bookSeedExists: Bool { FileManager.default.fileExists(atPath: bookSeed.path) }
+    /// The original book's seed, byte for byte, trailing commas included: Tests/Fixtures.
+    static let bookSeed = packageRoot.appendingPathComponent("Tests/Fixtures/book-seed.json")
 }
 
 /// A fresh folder under the temporary directory, removed by `remove()`.
