@@ -9,14 +9,34 @@ public struct FormDialog: Sendable {
         public var text: String
         /// Where the caret is, in characters.
         public var caret: Int
+        /// Whether the whole text is selected, as a prefilled field starts: a suggestion, drawn
+        /// highlighted, that the first typed character replaces, Backspace, Delete or Ctrl-U
+        /// clear, → End ← Home keep for editing (the caret at that end), and Enter accepts.
+        public var isSelected: Bool
         /// The most characters the field accepts.
         public var maxLength: Int
 
+        /// A field; prefilled `text` starts selected, so it behaves as a default to accept or
+        /// type over, never as text to append to.
         public init(label: String, text: String = "", maxLength: Int = 64) {
             self.label = label
             self.text = text
             self.caret = text.count
+            self.isSelected = !text.isEmpty
             self.maxLength = maxLength
+        }
+
+        /// Drops the selection and puts the caret at its start or end, keeping the text.
+        mutating func keepSelection(caretAtEnd: Bool) {
+            isSelected = false
+            caret = caretAtEnd ? text.count : 0
+        }
+
+        /// Removes all the text.
+        mutating func clear() {
+            text = ""
+            caret = 0
+            isSelected = false
         }
     }
 
@@ -45,8 +65,11 @@ public struct FormDialog: Sendable {
     public var values: [String] { fields.map(\.text) }
 
     /// Handles a key: typing edits the focused field, Tab and arrows move between fields,
-    /// Enter submits and Esc cancels.
+    /// Enter submits and Esc cancels. A selected (prefilled) field's text is replaced by the
+    /// first typed character, cleared by Backspace, Delete or Ctrl-U, and kept for editing by
+    /// the keys that move the caret.
     public mutating func handle(_ key: Key) -> Outcome {
+        if fields[focus].isSelected, handleSelected(key) { return .editing }
         switch key {
         case .escape: return .cancelled
         case .enter: return .submitted
@@ -69,8 +92,7 @@ public struct FormDialog: Sendable {
             fields[focus].text.remove(at: text.index(text.startIndex, offsetBy: fields[focus].caret))
             message = nil
         case .control("u"):
-            fields[focus].text = ""
-            fields[focus].caret = 0
+            fields[focus].clear()
             message = nil
         case .character(let character):
             insert(character)
@@ -79,12 +101,27 @@ public struct FormDialog: Sendable {
         return .editing
     }
 
+    /// The keys that act on a selection rather than on the caret; false for the others.
+    private mutating func handleSelected(_ key: Key) -> Bool {
+        switch key {
+        case .left, .home, .control("a"): fields[focus].keepSelection(caretAtEnd: false)
+        case .right, .end, .control("e"): fields[focus].keepSelection(caretAtEnd: true)
+        case .backspace, .delete, .control("u"):
+            fields[focus].clear()
+            message = nil
+        default: return false
+        }
+        return true
+    }
+
     /// Types a character at the caret; control characters are refused, overlong text is cut.
     private mutating func insert(_ character: Character) {
         guard !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             message = "Control characters are not allowed."
             return
         }
+        // A selected default is typed over, as in any text field.
+        if fields[focus].isSelected { fields[focus].clear() }
         guard fields[focus].text.count < fields[focus].maxLength else {
             message = "\(fields[focus].label) is limited to \(fields[focus].maxLength) characters."
             return
@@ -100,8 +137,14 @@ public struct FormDialog: Sendable {
     }
 
     /// Draws the dialog centred in `area`. Returns where the terminal caret belongs.
+    /// - Parameter selectionStyle: how a selected (prefilled) field's text is drawn; nil:
+    ///   the field's style reversed.
     @discardableResult
-    public func render(into grid: inout Grid, area: Rect, frame: Style, field fieldStyle: Style, error errorStyle: Style) -> (x: Int, y: Int) {
+    public func render(into grid: inout Grid, area: Rect, frame: Style, field fieldStyle: Style, selection selectionStyle: Style? = nil,
+                       error errorStyle: Style) -> (x: Int, y: Int) {
+        var reversedField = fieldStyle
+        reversedField.reverse.toggle()
+        let selected = selectionStyle ?? reversedField
         let labelWidth = fields.map { DisplayText.width($0.label) }.max() ?? 0
         let width = min(area.width, max(52, labelWidth + 30))
         let height = min(area.height, 6 + fields.count * 2)
@@ -132,8 +175,9 @@ public struct FormDialog: Sendable {
             var used = shown.reduce(0) { $0 + $1.width }
             while used > fieldWidth - 1, !shown.isEmpty { used -= shown.removeFirst().width }
             let after = DisplayText.glyphs(String(field.text.dropFirst(field.caret)))
-            let end = grid.write(shown, x: fieldX, y: y, style: fieldStyle, limit: fieldWidth)
-            grid.write(after, x: end, y: y, style: fieldStyle, limit: fieldX + fieldWidth - end)
+            let textStyle = field.isSelected ? selected : fieldStyle
+            let end = grid.write(shown, x: fieldX, y: y, style: textStyle, limit: fieldWidth)
+            grid.write(after, x: end, y: y, style: textStyle, limit: fieldX + fieldWidth - end)
             if index == focus { caret = (end, y) }
         }
         if let message {

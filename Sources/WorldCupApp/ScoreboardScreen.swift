@@ -463,7 +463,8 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         grid.write(DisplayText.truncate(footerKeys, toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
         if showsHelp { drawHelp(into: &grid) }
         if let dialog {
-            caret = dialog.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, field: theme.dialogField, error: theme.error)
+            caret = dialog.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, field: theme.dialogField,
+                                   selection: theme.dialogSelection, error: theme.error)
         }
         return (grid, caret)
     }

@@ -63,6 +63,25 @@ struct ScoreboardEndToEndTests {
         #expect(zones == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "Oceania", "South America"])
     }
 
+    @Test func theTypedZoneReplacesTheSuggestedOne() throws {
+        let database = temporaryDatabase()
+        let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database])
+        try #require(terminal.waitFor("32 teams"))
+        // Africa: Algeria, Cameroon, Ghana. The dialog suggests Ghana's zone.
+        try terminal.send("Down", "Down")
+        try #require(terminal.waitForCursor(on: "Ghana"))
+        try terminal.send("+")
+        try #require(terminal.waitFor("Qualifying Zone Africa"))
+        try terminal.send("Wenderland", literal: true)
+        try terminal.send("Tab")
+        try terminal.send("Oceania", literal: true)
+        try terminal.send("Enter")
+        try #require(terminal.waitFor("Added Wenderland to Oceania."))
+        try terminal.send("q")
+        try #require(terminal.waitFor("[exited 0]"))
+        #expect(try listedTeams(database).first { $0.teamName == "Wenderland" }?.qualifyingZone == "Oceania")
+    }
+
     @Test func theDialogRefusesBadInputAndEscCancels() throws {
         let database = temporaryDatabase()
         let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database])

@@ -75,6 +75,7 @@ struct FormDialogEditingTests {
         var form = teamForm()
         #expect(form.handle(.tab) == .editing)
         #expect(form.focus == 1)
+        _ = form.handle(.end)
         type("!", into: &form)
         #expect(form.values == ["", "Africa!"])
         _ = form.handle(.tab)
@@ -188,6 +189,122 @@ struct FormDialogEditingTests {
             _ = form.handle(.character("🇷"))  // merges with 🇫 into one flag Character
             _ = form.handle(.character("x"))
         }
+    }
+}
+
+/// A prefilled field is a selected default, as in any text field: typed over, cleared by
+/// Backspace, kept for editing by the caret keys, accepted by Enter.
+@Suite("FormDialog: a prefilled field is a selected default")
+struct FormDialogSelectedDefaultTests {
+    @Test("Prefilled fields start selected; empty ones do not")
+    func startsSelected() {
+        let form = teamForm()
+        #expect(!form.fields[0].isSelected)
+        #expect(form.fields[1].isSelected)
+        #expect(!teamForm(zone: "").fields[1].isSelected)
+    }
+
+    @Test("The first typed character replaces the default: Tab, Oceania gives Oceania, not AfricaOceania")
+    func typingReplaces() {
+        var form = teamForm()
+        type("Wenderland", into: &form)
+        _ = form.handle(.tab)
+        type("Oceania", into: &form)
+        #expect(form.values == ["Wenderland", "Oceania"])
+        #expect(form.fields[1].caret == 7)
+        #expect(!form.fields[1].isSelected)
+        #expect(form.handle(.enter) == .submitted)
+        #expect(form.values == ["Wenderland", "Oceania"])
+    }
+
+    @Test("Enter accepts the default as it is, even from another field")
+    func enterAccepts() {
+        var form = teamForm()
+        type("Wenderland", into: &form)
+        #expect(form.handle(.enter) == .submitted)
+        #expect(form.values == ["Wenderland", "Africa"])
+    }
+
+    @Test("Backspace, Delete and Ctrl-U clear the default", arguments: [Key.backspace, .delete, .control("u")])
+    func clearing(_ key: Key) {
+        var form = teamForm()
+        _ = form.handle(.tab)
+        _ = form.handle(key)
+        #expect(form.values[1] == "")
+        #expect(form.fields[1].caret == 0)
+        #expect(!form.fields[1].isSelected)
+        type("Asia", into: &form)
+        #expect(form.values[1] == "Asia")
+    }
+
+    @Test("→, End and Ctrl-E keep the default for editing, the caret at its end", arguments: [Key.right, .end, .control("e")])
+    func keepAtEnd(_ key: Key) {
+        var form = teamForm()
+        _ = form.handle(.tab)
+        _ = form.handle(key)
+        #expect(!form.fields[1].isSelected)
+        #expect(form.fields[1].caret == 6)
+        type("n", into: &form)
+        _ = form.handle(.backspace)
+        _ = form.handle(.backspace)
+        #expect(form.values[1] == "Afric")
+    }
+
+    @Test("←, Home and Ctrl-A keep the default for editing, the caret at its start", arguments: [Key.left, .home, .control("a")])
+    func keepAtStart(_ key: Key) {
+        var form = teamForm()
+        _ = form.handle(.tab)
+        _ = form.handle(key)
+        #expect(!form.fields[1].isSelected)
+        #expect(form.fields[1].caret == 0)
+        type("North ", into: &form)
+        #expect(form.values[1] == "North Africa")
+    }
+
+    @Test("Moving between fields keeps the selection; a refused character leaves the default alone")
+    func selectionSurvivesFocusAndRefusals() {
+        var form = teamForm()
+        _ = form.handle(.tab)
+        _ = form.handle(.tab)
+        _ = form.handle(.backTab)
+        #expect(form.fields[1].isSelected)
+        _ = form.handle(.character("\u{1B}"))
+        #expect(form.values[1] == "Africa")
+        #expect(form.fields[1].isSelected)
+        #expect(form.message == "Control characters are not allowed.")
+        _ = form.handle(.function(1))
+        #expect(form.fields[1].isSelected)
+    }
+
+    @Test("A default as long as the limit is still typed over")
+    func longDefaultTypedOver() {
+        var form = FormDialog(title: "Code", fields: [FormDialog.Field(label: "Code", text: "abc", maxLength: 3)])
+        type("xy", into: &form)
+        #expect(form.values == ["xy"])
+        #expect(form.message == nil)
+    }
+
+    @Test("The default is drawn in the selection style, and typed text in the field's")
+    func drawnHighlighted() {
+        var form = teamForm()
+        let area = Rect(x: 0, y: 0, width: 60, height: 14)
+        var grid = Grid(width: 60, height: 14)
+        form.render(into: &grid, area: area, frame: Style(reverse: true), field: Style(underline: true), selection: Style(dim: true), error: .plain)
+        // The zone's field starts at (22, 6), as in the rendering tests.
+        #expect(lines(grid)[6].contains("Qualifying Zone Africa"))
+        #expect(grid[22, 6].style == Style(dim: true))
+        #expect(grid[27, 6].style == Style(dim: true))
+        #expect(grid[28, 6].style == Style(underline: true))
+        // Without a selection style: the field's own style, reversed.
+        grid = Grid(width: 60, height: 14)
+        form.render(into: &grid, area: area, frame: Style(reverse: true), field: Style(underline: true), error: .plain)
+        #expect(grid[22, 6].style == Style(reverse: true, underline: true))
+        _ = form.handle(.tab)
+        type("Oc", into: &form)
+        grid = Grid(width: 60, height: 14)
+        form.render(into: &grid, area: area, frame: Style(reverse: true), field: Style(underline: true), selection: Style(dim: true), error: .plain)
+        #expect(lines(grid)[6].contains("Qualifying Zone Oc "))
+        #expect(grid[22, 6].style == Style(underline: true))
     }
 }
 

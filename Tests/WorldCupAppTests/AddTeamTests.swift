@@ -6,13 +6,14 @@ import WorldCup
 @testable import WorldCupApp
 
 extension ScreenFixture {
-    /// Opens the add dialog and fills it; `zone` nil keeps the prefilled zone.
+    /// Opens the add dialog and fills it; `zone` nil keeps the prefilled zone, which typing
+    /// replaces (an empty zone: Backspace clears it).
     func fillAddDialog(name: String, zone: String?) {
         press(.character("+"))
         type(name)
         if let zone {
             press(.tab)
-            press(.control("u"))
+            if zone.isEmpty { press(.backspace) }
             type(zone)
         }
     }
@@ -79,6 +80,48 @@ struct AddTeamTests {
 
         let tall = fixture.render(width: 80, height: 50)
         #expect(headers(tall) == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "Oceania", "South America"])
+    }
+
+    @Test("With the cursor on Ghana: +, Wenderland, Tab, Oceania, Enter saves the zone Oceania, not AfricaOceania")
+    func typedZoneReplacesTheSuggestion() throws {
+        let fixture = try ScreenFixture()
+        _ = fixture.render()
+        fixture.press(.down, times: 2)
+        #expect(fixture.screen.selectedTeam?.teamName == "Ghana")
+        fixture.press(.character("+"))
+        var frame = fixture.screen.render(width: 80, height: 24)
+        // The suggestion, Ghana's zone, is drawn highlighted: reverse, unlike typed text.
+        #expect(lines(frame.grid)[11].contains("│ Qualifying Zone Africa "))
+        #expect(frame.grid[32, 11].style.reverse)
+        fixture.type("Wenderland")
+        fixture.press(.tab)
+        fixture.type("Oceania")
+        frame = fixture.screen.render(width: 80, height: 24)
+        #expect(lines(frame.grid)[11].contains("│ Qualifying Zone Oceania "))
+        #expect(!frame.grid[32, 11].style.reverse)
+        fixture.press(.enter)
+        #expect(fixture.screen.dialog == nil)
+        #expect(fixture.screen.status?.text == "Added Wenderland to Oceania.")
+        #expect(try fixture.scoreboard.team(named: "Wenderland")?.qualifyingZone == "Oceania")
+        #expect(try fixture.scoreboard.teams().allSatisfy { $0.qualifyingZone != "AfricaOceania" })
+    }
+
+    @Test("Enter accepts the suggested zone; → keeps it for editing")
+    func suggestionAcceptedOrEdited() throws {
+        let fixture = try ScreenFixture()
+        _ = fixture.render()
+        fixture.press(.down, times: 2)
+        fixture.fillAddDialog(name: "Wenderland", zone: nil)
+        fixture.press(.enter)
+        #expect(try fixture.scoreboard.team(named: "Wenderland")?.qualifyingZone == "Africa")
+
+        fixture.press(.character("+"))
+        fixture.type("Narnia")
+        fixture.press(.tab)
+        fixture.press(.right)
+        fixture.type(" West")
+        fixture.press(.enter)
+        #expect(try fixture.scoreboard.team(named: "Narnia")?.qualifyingZone == "Africa West")
     }
 
     @Test("A team added to an existing zone takes its place by name, and is selected")
