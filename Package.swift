@@ -33,8 +33,12 @@ let package = Package(
         ),
         .target(
             name: "WorldCup",
-            dependencies: ["LiveResults", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LiveResults", .product(name: "GRDB", package: "GRDB.swift")],
+            // seed.json, the one copy, is built into the module: the program needs no file.
+            plugins: ["EmbedSeed"]
         ),
+        .plugin(name: "EmbedSeed", capability: .buildTool(), dependencies: ["embed-seed"]),
+        .executableTarget(name: "embed-seed", path: "Plugins/EmbedSeedTool"),
         .target(
             name: "TerminalUI",
             dependencies: ["CNCursesW"]

@@ -11,7 +11,13 @@ extension Scoreboard {
     /// into the new file. Close other scoreboards on the same file before resetting it.
     @discardableResult
     public static func reset(databaseURL url: URL, seedURL: URL) throws -> Int {
-        let teams = try Seed.load(from: seedURL)
+        try reset(databaseURL: url, seed: Seed.load(from: seedURL))
+    }
+
+    /// Replaces the database at `url` with a fresh one holding `teams` (already checked, such
+    /// as `Seed.bundled()`), as `reset(databaseURL:seedURL:)` does. Returns the number of teams.
+    @discardableResult
+    public static func reset(databaseURL url: URL, seed teams: [SeedTeam]) throws -> Int {
         try Store.prepareLocation(of: url)
         let fresh = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).reset-\(getpid())")

@@ -14,8 +14,14 @@ public final class Scoreboard: Sendable {
     ///
     /// The seed, when given, is read and checked before the database is touched, so a bad seed
     /// is always reported and leaves the database exactly as it was (or absent).
-    public init(databaseURL url: URL, seedURL: URL?) throws {
-        let seed = try seedURL.map(Seed.load(from:))
+    public convenience init(databaseURL url: URL, seedURL: URL?) throws {
+        try self.init(databaseURL: url, seed: seedURL.map(Seed.load(from:)))
+    }
+
+    /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
+    /// up to date, and imports `seed` (already checked, such as `Seed.bundled()`) if the
+    /// database holds no team yet.
+    public init(databaseURL url: URL, seed: [SeedTeam]?) throws {
         database = try Store.openPool(at: url)
         try Store.migrate(database)
         if let seed, try !isSeeded() {

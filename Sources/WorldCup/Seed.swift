@@ -25,15 +25,14 @@ public enum Seed {
     /// The most wins a seed may give a team; taps can never overflow from there.
     public static let maximumWins = 1_000_000_000
 
-    /// The seed that ships with the program: the repository's `seed.json`, the one copy there is,
-    /// found from this source file's place so the binary finds it from any working directory.
-    public static var defaultURL: URL? {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // Sources/WorldCup
-            .deletingLastPathComponent()  // Sources
-            .deletingLastPathComponent()  // the package root
-            .appendingPathComponent("seed.json")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    /// The name errors give the seed that ships with the program.
+    public static let bundledName = "the built-in seed"
+
+    /// The seed that ships with the program: the repository's `seed.json` (the one copy there
+    /// is), built into the binary by the EmbedSeed plugin, so an installed `worldcup` seeds a new
+    /// database from any folder.
+    public static func bundled() throws -> [SeedTeam] {
+        try decode(Data(embeddedJSON.utf8), source: bundledName)
     }
 
     /// Reads and checks the teams of a seed file.

@@ -264,8 +264,9 @@ struct TerminalBenchmark {
     /// size (32), generated teams otherwise, marked as seeded (a `seedImport` row) so the app
     /// neither imports the seed nor counts the teams to decide, and checkpointed.
     static func buildDatabase(rows: Int, at url: URL, seed: UInt64) throws {
-        if let seedURL = Seed.defaultURL, try Seed.load(from: seedURL).count == rows {
-            let scoreboard = try Scoreboard(databaseURL: url, seedURL: seedURL)
+        let sample = try Seed.bundled()
+        if sample.count == rows {
+            let scoreboard = try Scoreboard(databaseURL: url, seed: sample)
             try scoreboard.database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
             return
         }

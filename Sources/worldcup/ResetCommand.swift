@@ -16,11 +16,11 @@ extension WorldCupCommand {
 
         func run() throws {
             let databaseURL = store.databaseURL
-            let seedURL = try store.seedURL()
+            let teams = try store.seedTeams()
             if !yes {
                 try confirm(path: WorldCupError.shown(databaseURL.path))
             }
-            let count = try Scoreboard.reset(databaseURL: databaseURL, seedURL: seedURL)
+            let count = try Scoreboard.reset(databaseURL: databaseURL, seed: teams)
             print("Reset \(databaseURL.path) to the \(count) teams of the seed.")
         }
 

@@ -20,7 +20,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "path"))
     var database: String?
 
-    @Option(name: .long, help: ArgumentHelp("The seed imported into an empty database (default: the bundled seed.json).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The seed imported into an empty database (default: the built-in seed, the sample's 32 teams).", valueName: "path"))
     var seed: String?
 
     /// The database file: `--database`, or the default place.
@@ -28,14 +28,14 @@ struct StoreOptions: ParsableArguments {
         database.map { URL(fileURLWithPath: $0) } ?? Store.defaultDatabaseURL()
     }
 
-    /// The seed file: `--seed`, or the bundled seed.json.
-    func seedURL() throws -> URL {
-        try seed.map { URL(fileURLWithPath: $0) } ?? Seed.defaultURL.orThrow(WorldCupError("The bundled seed.json is missing; pass --seed PATH."))
+    /// The seed's teams, read and checked: the file given with `--seed`, or the built-in seed.
+    func seedTeams() throws -> [SeedTeam] {
+        try seed.map { try Seed.load(from: URL(fileURLWithPath: $0)) } ?? Seed.bundled()
     }
 
     /// Opens the scoreboard, importing the seed on first use.
     func open() throws -> Scoreboard {
-        try Scoreboard(databaseURL: databaseURL, seedURL: seedURL())
+        try Scoreboard(databaseURL: databaseURL, seed: seedTeams())
     }
 }
 
@@ -45,13 +45,6 @@ extension FlagStyle: ExpressibleByArgument {}
 /// escaped. The rules keep such text out, but a file edited by other means may hold it.
 func printable(_ text: String) -> String {
     WorldCupError.shown(text, limit: .max)
-}
-
-extension Optional {
-    func orThrow(_ error: @autoclosure () -> any Error) throws -> Wrapped {
-        guard let self else { throw error() }
-        return self
-    }
 }
 
 extension WorldCupCommand {

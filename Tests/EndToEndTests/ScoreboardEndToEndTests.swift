@@ -154,6 +154,37 @@ struct ScoreboardEndToEndTests {
         #expect(teams.first { $0.teamName == "Brazil" }?.wins == 1)
     }
 
+    @Test func aCopyOfTheBinaryFarFromTheCheckoutSeedsTheSampleFromAnyFolder() throws {
+        // As after `make install`: the binary alone in a folder of its own, run from /.
+        let folder = URL(fileURLWithPath: temporaryDatabase()).deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let binary = folder.appendingPathComponent("worldcup")
+        try FileManager.default.copyItem(at: Executable.worldcup, to: binary)
+        let database = folder.appendingPathComponent("new.sqlite").path
+        let root = URL(fileURLWithPath: "/")
+        // Where it can (root, with unshare), the checkout is hidden under an empty tmpfs in a
+        // mount namespace of the binary's own, so not even an absolute path into it can work.
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let unshare = URL(fileURLWithPath: "/usr/bin/unshare")
+        let canHide = (try? Executable.run(["--mount", "true"], executable: unshare))?.status == 0
+        let listed = canHide
+            ? try Executable.run(["--mount", "sh", "-c", #"mount -t tmpfs none "$1" && ! test -e "$1/seed.json" && cd / && exec "$2" list --database "$3""#,
+                                  "sh", checkout.path, binary.path, database], executable: unshare, workingDirectory: root)
+            : try Executable.run(["list", "--database", database], executable: binary, workingDirectory: root)
+        #expect(listed.status == 0, "\(listed.err)")
+        #expect(listed.out.split(separator: "\n").filter { $0.hasPrefix("  ") }.count == 32)
+        #expect(listed.out.hasPrefix("Africa\n  Algeria\tWins: 0\n"))
+        #expect(try listedTeams(database).count == 32)
+
+        // --seed still overrides the built-in seed.
+        let seed = folder.appendingPathComponent("one.json")
+        try Data(#"[{"teamName": "Atlantis", "qualifyingZone": "Oceania", "imageName": "x", "wins": 3}]"#.utf8).write(to: seed)
+        let other = folder.appendingPathComponent("other.sqlite").path
+        let seeded = try Executable.run(["list", "--database", other, "--seed", seed.path], executable: binary, workingDirectory: root)
+        #expect(seeded.status == 0, "\(seeded.err)")
+        #expect(seeded.out == "Oceania\n  Atlantis\tWins: 3\n")
+    }
+
     @Test func theOriginalSampleSeedLoadsAsIs() throws {
         // Tests/EndToEndTests/<this file> -> Tests/Fixtures/book-seed.json
         let bookSeed = URL(fileURLWithPath: #filePath)

@@ -11,10 +11,13 @@ public enum Executable {
     public static let tapLoop = folder.appendingPathComponent("tap-loop")
 
     /// Runs an executable to completion: its exit status, standard output and standard error.
-    public static func run(_ arguments: [String], executable: URL = worldcup, input: FileHandle? = nil) throws -> (status: Int32, out: String, err: String) {
+    /// `workingDirectory`: where it runs (by default, where the tests run).
+    public static func run(_ arguments: [String], executable: URL = worldcup, input: FileHandle? = nil,
+                           workingDirectory: URL? = nil) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

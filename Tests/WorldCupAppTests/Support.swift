@@ -19,9 +19,8 @@ final class ScreenFixture {
     let screen: ScoreboardScreen
 
     init(colors: ColorDepth? = nil, flags: FlagStyle = .badges) throws {
-        let seed = try #require(Seed.defaultURL, "the repository's seed.json")
         databaseURL = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite")
-        scoreboard = try Scoreboard(databaseURL: databaseURL, seedURL: seed)
+        scoreboard = try Scoreboard(databaseURL: databaseURL, seed: Seed.bundled())
         let clock = FakeClock()
         self.clock = clock
         screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, flags: flags, clock: { clock.now })

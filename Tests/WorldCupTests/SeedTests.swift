@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-import WorldCup
+@testable import WorldCup
 
 @Suite("Seed import")
 struct SeedTests {
@@ -21,14 +21,17 @@ struct SeedTests {
         #expect(brazil.imageName == "brazil-flag")
     }
 
-    @Test("Seed.defaultURL exists and loads 32 teams")
-    func defaultSeed() throws {
-        let url = try #require(Seed.defaultURL)
-        #expect(FileManager.default.fileExists(atPath: url.path))
-        #expect(try Seed.load(from: url).count == 32)
+    @Test("The built-in seed is seed.json, byte for byte, and seeds 32 teams")
+    func builtInSeed() throws {
+        // The EmbedSeed plugin builds seed.json into the module: exactly its text, not a copy
+        // that could drift.
+        #expect(Data(Seed.embeddedJSON.utf8) == (try Data(contentsOf: Paths.seed)))
+        let teams = try Seed.bundled()
+        #expect(teams.count == 32)
+        #expect(teams == (try Seed.load(from: Paths.seed)))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        #expect(try Scoreboard(databaseURL: folder.database, seedURL: url).teamCount() == 32)
+        #expect(try Scoreboard(databaseURL: folder.database, seed: teams).teamCount() == 32)
     }
 
     @Test("Opening again does not import again")

@@ -12,7 +12,7 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
     exit(2)
 }
 do {
-    let scoreboard = try Scoreboard(databaseURL: URL(fileURLWithPath: arguments[1]), seedURL: Seed.defaultURL)
+    let scoreboard = try Scoreboard(databaseURL: URL(fileURLWithPath: arguments[1]), seed: Seed.bundled())
     for _ in 0..<count {
         let team = try scoreboard.tap(named: arguments[2])
         let line = Array("\(team.wins)\n".utf8)
