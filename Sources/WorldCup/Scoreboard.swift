@@ -64,10 +64,7 @@ public final class Scoreboard: Sendable {
     public func teams() throws -> [Team] {
         try Store.readable {
             try database.read { db in
-                try Team.fetchAll(db, sql: """
-                    SELECT * FROM team
-                    ORDER BY qualifyingZone COLLATE BINARY, wins DESC, teamName COLLATE BINARY, id
-                    """)
+                try Team.fetchAll(db, sql: "SELECT * FROM team ORDER BY \(Team.boardOrderSQL)")
             }
         }
     }

@@ -12,13 +12,10 @@ import WorldCup
 public final class ScoreboardScreen: ResultsControllerDelegate {
     public typealias Record = Team
 
-    /// The fetch request of the scoreboard: zones in order, then most wins, then name.
+    /// The fetch request of the scoreboard: `Team.boardOrder` (zones in order, then most wins,
+    /// then name).
     public static var fetchRequest: ResultsRequest<Team> {
-        ResultsRequest(sortDescriptors: [
-            SortColumn("qualifyingZone"),
-            SortColumn("wins", ascending: false),
-            SortColumn("teamName"),
-        ], fetchBatchSize: 64)
+        ResultsRequest(sortDescriptors: Team.boardOrder, fetchBatchSize: 64)
     }
 
     let scoreboard: Scoreboard
@@ -183,7 +180,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// The team with the most wins: the best of the sections' first rows.
     private func refreshLeader() {
         let firsts = controller.sections.indices.compactMap { try? controller.object(at: IndexPath(row: 0, section: $0)) }
-        leader = firsts.min { a, b in a.wins != b.wins ? a.wins > b.wins : a.teamName < b.teamName }
+        leader = firsts.min { $0.ranksAhead(of: $1) }
     }
 
     // MARK: - Keys

@@ -91,8 +91,8 @@ enum ControllerContender {
 /// The peer a GRDB user would pick: a `ValueObservation` refetching the ordered ids after each
 /// commit, and Swift's `difference(from:)` against the previous ids to find what moved.
 enum RefetchDiffPeer {
-    /// The same order as the scoreboard's request (SQLite's default collation is BINARY).
-    static let sql = "SELECT id FROM team ORDER BY qualifyingZone, wins DESC, teamName, id"
+    /// The same order as the scoreboard's request.
+    static let sql = "SELECT id FROM team ORDER BY \(Team.boardOrderSQL)"
 
     /// What the observation's queue hands to the measuring thread.
     private struct State {

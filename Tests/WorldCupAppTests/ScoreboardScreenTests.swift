@@ -387,3 +387,18 @@ struct HelpTests {
         #expect(!fixture.screen.wantsToQuit)
     }
 }
+
+@Suite("ScoreboardScreen: the leader")
+struct LeaderTests {
+    @Test("Of two zones' leaders with as many wins, the one first by bytes leads (SQLite's order, not Swift's <)")
+    func tieBreakInBinaryOrder() throws {
+        let fixture = try ScreenFixture()
+        // A decomposed Å (41 CC 8A) sorts before B (42) by bytes, after it by Swift's <.
+        try fixture.scoreboard.add(name: "B", zone: "Asia")
+        try fixture.scoreboard.add(name: "A\u{30A}", zone: "Europe")
+        try fixture.scoreboard.tap(named: "B")
+        try fixture.scoreboard.tap(named: "A\u{30A}")
+        fixture.screen.processChanges()
+        #expect(lines(fixture.render())[0].contains("Leader: A\u{30A} (1 win)"))
+    }
+}

@@ -30,10 +30,7 @@ struct KeyQuery: Sendable {
     }
 
     private var ordering: String {
-        let terms = sortDescriptors.map { descriptor in
-            descriptor.column.quotedDatabaseIdentifier + " COLLATE BINARY" + (descriptor.ascending ? " ASC" : " DESC")
-        }
-        return " ORDER BY " + (terms + ["rowid ASC"]).joined(separator: ", ")
+        " ORDER BY " + SortColumn.orderingSQL(sortDescriptors)
     }
 
     /// The id and key of the row a statement of `selection` stands on.

@@ -1,0 +1,32 @@
+import GRDB
+import LiveResults
+
+extension Team {
+    /// The scoreboard's order, defined once: zone, then most wins, then name, text in SQLite's
+    /// BINARY order (UTF-8 bytes); the row id breaks ties. The screen's fetch request,
+    /// `Scoreboard.teams()`, the schema's index and the benchmark's peer are all made from it.
+    ///
+    /// The v3 migration builds its index from this order; a change here needs a migration that
+    /// builds the index again, or existing databases would sort without it.
+    public static let boardOrder: [SortColumn] = [
+        SortColumn("qualifyingZone"),
+        SortColumn("wins", ascending: false),
+        SortColumn("teamName"),
+    ]
+
+    /// The terms of an ORDER BY (without the keywords) that lists teams in `boardOrder`.
+    public static var boardOrderSQL: String { SortColumn.orderingSQL(boardOrder) }
+
+    /// Whether this team ranks ahead of `other` inside a zone: the board's order without the
+    /// zone (most wins, then the name's bytes, then the id). The leader is the team that ranks
+    /// ahead of every other.
+    public func ranksAhead(of other: Team) -> Bool {
+        let order = SortColumn.compare(orderValues, other.orderValues, by: Array(Self.boardOrder.dropFirst()))
+        return order != 0 ? order < 0 : (id ?? .max) < (other.id ?? .max)
+    }
+
+    /// The team's columns as the database stores them (its encoding cannot fail).
+    private var orderValues: [String: DatabaseValue] {
+        (try? databaseDictionary) ?? [:]
+    }
+}
