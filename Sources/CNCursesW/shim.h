@@ -43,13 +43,8 @@ static inline int cn_put_cell(int y, int x, const wchar_t *text, attr_t attribut
     return mvadd_wch(y, x, &cell);
 }
 
-/// Reads one key or character; returns OK (a character), KEY_CODE_YES (a key code) or ERR.
-static inline int cn_get_wch(int *value) {
-    wint_t wide = 0;
-    int result = get_wch(&wide);
-    *value = (int)wide;
-    return result;
-}
+/// Reads one byte of input or one key code (above 255, with keypad on), or ERR.
+static inline int cn_getch(void) { return wgetch(stdscr); }
 
 // Mouse: the masks are macros.
 static inline mmask_t cn_button1_clicked(void) { return BUTTON1_CLICKED; }

@@ -32,6 +32,9 @@ public final class TerminalSession {
     private var screen: OpaquePointer?
     private var shown: Grid?
     private var pairs: [Style.ColorKey: Int16] = [:]
+    /// Input is read byte by byte and decoded here, so that invalid bytes are dropped alone
+    /// (curses' get_wch gives up on the rest of the read at the first one).
+    private var input = UTF8Input()
     private let signalPipe: (read: Int32, write: Int32)
     private let wakePipe: (read: Int32, write: Int32)
 
@@ -55,6 +58,8 @@ public final class TerminalSession {
         cn_install_signal_pipe(signalPipe.write)
         cbreak()
         noecho()
+        // All eight bits of each byte: text arrives as UTF-8.
+        meta(cn_stdscr(), true)
         nonl()
         keypad(cn_stdscr(), true)
         set_escdelay(escapeDelay)
@@ -155,21 +160,24 @@ public final class TerminalSession {
         return bytes
     }
 
+    /// The next key, or nil when no input is waiting. Bytes are decoded as UTF-8 (see
+    /// `UTF8Input`); a byte that ends no character yet is read past.
     private func readKey() -> Key? {
-        var value: Int32 = 0
-        let result = cn_get_wch(&value)
-        if result == cn_err() { return nil }
-        if result == KEY_CODE_YES, value == KEY_MOUSE {
-            var buttons: mmask_t = 0
-            var x: Int32 = 0
-            var y: Int32 = 0
-            guard cn_get_mouse(&buttons, &x, &y) == cn_ok(), let event = Self.mouseEvent(buttons: buttons, x: Int(x), y: Int(y)) else {
-                return .unknown(value)
+        while true {
+            let value = cn_getch()
+            if value == cn_err() { return nil }
+            if value == KEY_MOUSE {
+                var buttons: mmask_t = 0
+                var x: Int32 = 0
+                var y: Int32 = 0
+                guard cn_get_mouse(&buttons, &x, &y) == cn_ok(), let event = Self.mouseEvent(buttons: buttons, x: Int(x), y: Int(y)) else {
+                    return .unknown(value)
+                }
+                return .mouse(event)
             }
-            return .mouse(event)
+            guard (0...0xFF).contains(value) else { return Self.key(code: value) }
+            if let scalar = input.feed(UInt8(value)) { return Self.key(character: Int32(bitPattern: scalar.value)) }
         }
-        if result == KEY_CODE_YES { return Self.key(code: value) }
-        return Self.key(character: value)
     }
 
     static func key(character value: Int32) -> Key {

@@ -82,6 +82,20 @@ struct ScoreboardEndToEndTests {
         #expect(try listedTeams(database).first { $0.teamName == "Wenderland" }?.qualifyingZone == "Oceania")
     }
 
+    @Test func invalidUTF8InAFieldDropsOnlyTheInvalidBytes() throws {
+        let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", temporaryDatabase()])
+        try #require(terminal.waitFor("32 teams"))
+        try terminal.send("+")
+        try #require(terminal.waitFor("Secret Team"))
+        // "A", two bytes that are not UTF-8, "B", then "ç" (C3 A7), in one write.
+        _ = try terminal.tmux(["send-keys", "-t", "0", "-H", "41", "ff", "fe", "42", "c3", "a7"])
+        try #require(terminal.waitFor("Team Name       ABç"))
+        try terminal.send("Escape")
+        try #require(terminal.waitFor("No team added."))
+        try terminal.send("q")
+        try #require(terminal.waitFor("[exited 0]"))
+    }
+
     @Test func theDialogRefusesBadInputAndEscCancels() throws {
         let database = temporaryDatabase()
         let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database])
