@@ -93,8 +93,16 @@ static inline void cn_restore_default_signals(void) {
 // default action. Everything it writes is prepared beforehand.
 #define CN_CRASH_SIGNAL_COUNT 6
 static const int cn_crash_signals[CN_CRASH_SIGNAL_COUNT] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP };
+// A stack overflow faults with no stack left to run a handler on, so the handlers run on an
+// alternate signal stack: the thread's own when it has one of at least CN_CRASH_STACK_MINIMUM
+// (Swift's runtime gives the main thread about 30 KB), else one of ours.
+#define CN_CRASH_STACK_SIZE 65536
+#define CN_CRASH_STACK_MINIMUM 16384
 struct cn_crash_state {
     struct sigaction previous_actions[CN_CRASH_SIGNAL_COUNT];
+    char stack[CN_CRASH_STACK_SIZE];
+    stack_t previous_stack;
+    int installed_stack;
     char restore_bytes[512];
     size_t restore_length;
     struct termios saved_termios;
@@ -144,7 +152,8 @@ static inline void cn_save_terminal_modes(void) {
 
 /// Prepares what a crash writes (mouse off, attributes off, cursor shown, keypad off, leave the
 /// alternate screen) from the current terminal's description, and installs the handler for
-/// SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL (Swift's traps) and SIGTRAP.
+/// SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL (Swift's traps) and SIGTRAP, on an alternate
+/// signal stack so that a stack overflow restores the terminal too.
 static inline void cn_install_crash_handlers(void) {
     struct cn_crash_state *crash = cn_crash();
     crash->restore_length = 0;
@@ -153,14 +162,31 @@ static inline void cn_install_crash_handlers(void) {
     cn_append_restore(tigetstr("cnorm"));
     cn_append_restore(tigetstr("rmkx"));
     cn_append_restore(tigetstr("rmcup"));
+    crash->installed_stack = 0;
+    if (sigaltstack(NULL, &crash->previous_stack) == 0
+        && ((crash->previous_stack.ss_flags & SS_DISABLE) || crash->previous_stack.ss_size < CN_CRASH_STACK_MINIMUM)) {
+        stack_t stack;
+        memset(&stack, 0, sizeof stack);
+        stack.ss_sp = crash->stack;
+        stack.ss_size = sizeof crash->stack;
+        crash->installed_stack = sigaltstack(&stack, NULL) == 0;
+    }
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = cn_crash_handler;
+    action.sa_flags = SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     for (int i = 0; i < CN_CRASH_SIGNAL_COUNT; i++) {
         sigaction(cn_crash_signals[i], &action, &crash->previous_actions[i]);
     }
     crash->installed = 1;
+}
+
+/// Whether the crash handlers run on an alternate signal stack on this thread (the one they
+/// installed, or one the thread had).
+static inline int cn_crash_handlers_have_stack(void) {
+    stack_t current;
+    return sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE);
 }
 
 /// Puts back the actions the crash signals had before `cn_install_crash_handlers`.
@@ -169,6 +195,18 @@ static inline void cn_remove_crash_handlers(void) {
     if (!crash->installed) return;
     for (int i = 0; i < CN_CRASH_SIGNAL_COUNT; i++) {
         sigaction(cn_crash_signals[i], &crash->previous_actions[i], NULL);
+    }
+    if (crash->installed_stack) {
+        // The stack the thread had before (or none) comes back.
+        if (crash->previous_stack.ss_flags & SS_DISABLE) {
+            stack_t disabled;
+            memset(&disabled, 0, sizeof disabled);
+            disabled.ss_flags = SS_DISABLE;
+            sigaltstack(&disabled, NULL);
+        } else {
+            sigaltstack(&crash->previous_stack, NULL);
+        }
+        crash->installed_stack = 0;
     }
     crash->installed = 0;
 }
