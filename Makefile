@@ -10,7 +10,18 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         pkg-config:/usr/bin/pkg-config \
         tmux:/usr/bin/tmux
 
-.PHONY: run test build release deps bench clean fuzz
+# Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin/worldcup, its man page and its
+# shell completions. DESTDIR is for packagers (a staging folder); PREFIX is where it will live.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+MAN1DIR := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+INSTALLED := $(BINDIR)/worldcup $(MAN1DIR)/worldcup.1 $(BASHDIR)/worldcup $(ZSHDIR)/_worldcup $(FISHDIR)/worldcup.fish
+
+.PHONY: run test build release deps bench clean fuzz install uninstall
 
 run: deps build
 	.build/debug/worldcup $(ARGS)
@@ -26,6 +37,26 @@ build:
 
 release: deps
 	$(SWIFT) build -c release
+
+# A release worldcup that needs nothing from the checkout (seed.json is built into it) nor from
+# the Swift toolchain (its runtime and Foundation are linked in statically), its man page
+# (swift-argument-parser's generate-manual plugin, which builds the release products) and its
+# bash, zsh and fish completions (which the binary prints).
+MANUAL := .build/plugins/GenerateManual/outputs/worldcup/worldcup.1
+install: deps
+	rm -f $(MANUAL)
+	$(SWIFT) package generate-manual --configuration release
+	$(SWIFT) build -c release --product worldcup --static-swift-stdlib
+	@bin="$$($(SWIFT) build -c release --show-bin-path)" && set -ex && \
+	install -d "$(BINDIR)" "$(MAN1DIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)" && \
+	install -m 755 "$$bin/worldcup" "$(BINDIR)/worldcup" && \
+	install -m 644 $(MANUAL) "$(MAN1DIR)/worldcup.1" && \
+	"$$bin/worldcup" --generate-completion-script bash > "$(BASHDIR)/worldcup" && \
+	"$$bin/worldcup" --generate-completion-script zsh > "$(ZSHDIR)/_worldcup" && \
+	"$$bin/worldcup" --generate-completion-script fish > "$(FISHDIR)/worldcup.fish"
+
+uninstall:
+	rm -f $(INSTALLED)
 
 # libFuzzer on the seed loader and the name rules (Fuzz/, a package of its own). Each target
 # starts from the small corpus in Fuzz/Corpus; what it learns and any crash stay in FUZZ_BUILD.
