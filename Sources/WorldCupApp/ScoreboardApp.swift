@@ -33,7 +33,7 @@ public enum ScoreboardApp {
                 case .signal(let number):
                     screen.quit()
                     if status == 0 { status = 128 + number }
-                case .wake: screen.processChanges()
+                case .wake: screen.processChangesFromElsewhere()
                 }
             }
             screen.handle(keys)

@@ -31,6 +31,13 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     private var hiddenSelection: (id: RecordID, substitute: RecordID?)?
     private(set) var dialog: FormDialog?
     private(set) var status: (text: String, isError: Bool)?
+    /// When the status line's message fades (nil: it waits, as a question does for its answer).
+    private var statusExpiry: Double?
+    /// Batches of changes shown so far, so a look at other processes' commits knows it found some.
+    private var batchesShown = 0
+    /// How long a message stays on the status line unless a key clears it sooner: a
+    /// confirmation, an error, and a note that another program changed the board.
+    static let confirmationSeconds = 4.0, errorSeconds = 8.0, changedElsewhereSeconds = 2.5
     /// Whether the key help covers the table.
     private(set) var showsHelp = false
     /// The keys, as the help lists them.
@@ -126,6 +133,16 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         }
     }
 
+    /// Shows changes after the controller said commits wait (`onChangesAvailable`). This
+    /// screen shows its own changes at once, so what waits came from another program: the
+    /// status line says so briefly, unless it holds a question or an error.
+    public func processChangesFromElsewhere() {
+        let shown = batchesShown
+        processChanges()
+        guard batchesShown != shown, pendingDeletion == nil, status?.isError != true else { return }
+        say("Updated by another program.", for: Self.changedElsewhereSeconds)
+    }
+
     public func controllerWillChangeContent(_ controller: ResultsController<Team>) {
         update = TableUpdate()
     }
@@ -156,6 +173,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         table.apply(update, sections: tableSections, now: clock())
         table.sectionIndexTitles = controller.sectionIndexTitles
         self.update = nil
+        batchesShown += 1
         refreshLeader()
     }
 
@@ -221,6 +239,11 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// Handles one key: in the dialog when it is open, in the filter while it is typed,
     /// on the table otherwise.
     public func handle(_ key: Key) {
+        // A message fades at the next key, unless it asks a question.
+        if pendingDeletion == nil {
+            status = nil
+            statusExpiry = nil
+        }
         if dialog != nil {
             handleDialog(key)
             return
@@ -268,7 +291,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         do {
             let team = try scoreboard.tap(teamID: id)
             processChanges()
-            status = ("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", false)
+            say("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").")
         } catch {
             report(error)
         }
@@ -277,18 +300,18 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     private func askToDeleteSelectedTeam() {
         guard let team = selectedTeam, let id = team.id else { return }
         pendingDeletion = (id, team.teamName)
-        status = ("Delete \(team.teamName)? y/N", true)
+        say("Delete \(team.teamName)? y/N", isError: true, for: nil)
     }
 
     private func confirmDeletion(of team: (id: Int64, name: String), answer: Key) {
         guard answer == .character("y") || answer == .character("Y") else {
-            status = ("Kept \(team.name).", false)
+            say("Kept \(team.name).")
             return
         }
         do {
             try scoreboard.delete(teamID: team.id)
             processChanges()
-            status = ("Deleted \(team.name).", false)
+            say("Deleted \(team.name).")
         } catch {
             report(error)
         }
@@ -308,7 +331,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             dialog = form
         case .cancelled:
             dialog = nil
-            status = ("No team added.", false)
+            say("No team added.")
         case .submitted:
             do {
                 let team = try scoreboard.add(name: form.values[0], zone: form.values[1])
@@ -316,9 +339,9 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
                 processChanges()
                 if let id = team.id, let path = controller.indexPath(for: id) {
                     table.select(TablePosition(section: path.section, row: path.row))
-                    status = ("Added \(team.teamName) to \(team.qualifyingZone).", false)
+                    say("Added \(team.teamName) to \(team.qualifyingZone).")
                 } else {
-                    status = ("Added \(team.teamName) to \(team.qualifyingZone); the filter hides it.", false)
+                    say("Added \(team.teamName) to \(team.qualifyingZone); the filter hides it.")
                 }
             } catch {
                 form.message = "\(error)"
@@ -327,8 +350,14 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         }
     }
 
+    /// Puts a message on the status line for `seconds` (nil: until a key).
+    private func say(_ text: String, isError: Bool = false, for seconds: Double? = confirmationSeconds) {
+        status = (text, isError)
+        statusExpiry = seconds.map { clock() + $0 }
+    }
+
     private func report(_ error: any Error) {
-        status = ("\(error)", true)
+        say("\(error)", isError: true, for: Self.errorSeconds)
     }
 
     // MARK: - Filter
@@ -424,12 +453,19 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
 
     // MARK: - Time
 
-    /// When the screen next changes by itself (a flash ending), if ever.
-    public var nextDeadline: Double? { table.nextFlashExpiry }
+    /// When the screen next changes by itself (a flash ending, a message fading), if ever.
+    public var nextDeadline: Double? {
+        [table.nextFlashExpiry, statusExpiry].compactMap { $0 }.min()
+    }
 
-    /// Lets time pass: flashes that are over end.
+    /// Lets time pass: flashes that are over end, and so do messages.
     public func tick() {
-        table.expireFlashes(now: clock())
+        let now = clock()
+        table.expireFlashes(now: now)
+        if let expiry = statusExpiry, now >= expiry {
+            status = nil
+            statusExpiry = nil
+        }
     }
 
     // MARK: - Drawing

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import TerminalUI
+import WorldCup
+@testable import WorldCupApp
+
+/// The status line, 80×24: line 22.
+@Suite("ScoreboardScreen: the status line fades")
+struct StatusLineTests {
+    @Test("A confirmation fades after a few seconds, and the loop is told when")
+    func fadesWithTime() throws {
+        let fixture = try ScreenFixture()
+        _ = fixture.render()
+        #expect(fixture.screen.nextDeadline == nil)
+        fixture.press(.enter)
+        #expect(lines(fixture.render())[22] == " Algeria: 1 win.")
+        let fade = fixture.clock.now + ScoreboardScreen.confirmationSeconds
+        // The flash ends first (half a second), then the message.
+        fixture.clock.now += 1
+        fixture.screen.tick()
+        #expect(fixture.screen.nextDeadline == fade)
+        fixture.clock.now = fade - 0.01
+        fixture.screen.tick()
+        #expect(lines(fixture.render())[22] == " Algeria: 1 win.")
+        fixture.clock.now = fade
+        fixture.screen.tick()
+        #expect(fixture.screen.status == nil)
+        #expect(lines(fixture.render())[22] == "")
+        #expect(fixture.screen.nextDeadline == nil)
+    }
+
+    @Test("The next key clears a message; the key's own message replaces it")
+    func nextKeyClears() throws {
+        let fixture = try ScreenFixture()
+        _ = fixture.render()
+        fixture.press(.enter)
+        fixture.press(.down)
+        #expect(fixture.screen.status == nil)
+        #expect(lines(fixture.render())[22] == "")
+        fixture.press(.enter)
+        #expect(fixture.screen.status?.text == "Cameroon: 1 win.")
+    }
+
+    @Test("A question stays until it is answered, however long that takes")
+    func questionWaits() throws {
+        let fixture = try ScreenFixture()
+        _ = fixture.render()
+        fixture.press(.character("d"))
+        fixture.clock.now += 3600
+        fixture.screen.tick()
+        #expect(lines(fixture.render())[22] == " Delete Algeria? y/N")
+        fixture.press(.character("n"))
+        #expect(fixture.screen.status?.text == "Kept Algeria.")
+    }
+
+    @Test("Changes from another program say so briefly; the screen's own changes do not")
+    func changedElsewhere() throws {
+        let fixture = try ScreenFixture()
+        _ = fixture.render()
+        // Nothing waiting: nothing to say.
+        fixture.screen.processChangesFromElsewhere()
+        #expect(fixture.screen.status == nil)
+        // Another writer on the same file.
+        let other = try Scoreboard(databaseURL: fixture.databaseURL, seedURL: nil)
+        try other.tap(named: "Japan")
+        // The controller's poller notices the other connection's commit within moments.
+        for _ in 0..<300 where fixture.screen.status == nil {
+            usleep(10_000)
+            fixture.screen.processChangesFromElsewhere()
+        }
+        #expect(lines(fixture.render())[22] == " Updated by another program.")
+        fixture.clock.now += ScoreboardScreen.changedElsewhereSeconds
+        fixture.screen.tick()
+        #expect(fixture.screen.status == nil)
+        // The screen's own tap is shown at once; the wake-up that follows finds nothing new.
+        fixture.press(.enter)
+        fixture.screen.processChangesFromElsewhere()
+        #expect(fixture.screen.status?.text == "Algeria: 1 win.")
+        // A question is not replaced.
+        fixture.press(.character("d"))
+        try other.tap(named: "Japan")
+        for _ in 0..<100 {
+            usleep(10_000)
+            fixture.screen.processChangesFromElsewhere()
+        }
+        #expect(fixture.screen.status?.text == "Delete Algeria? y/N")
+        #expect(lines(fixture.render()).contains { $0.contains("Japan") && $0.contains("Wins: 2") }, "the change itself shows")
+    }
+}
