@@ -39,11 +39,11 @@ public struct Grid: Equatable, Sendable {
         cells[y * width + x]
     }
 
-    /// Fills a rectangle with spaces in a style.
+    /// Fills a rectangle with spaces in a style; a wide glyph cut by its edge is blanked whole.
     public mutating func fill(_ rect: Rect, style: Style = .plain) {
         let blank = Cell(text: " ", style: style, isContinuation: false)
         for y in clampedRange(rect.y, rect.height, height) {
-            for x in clampedRange(rect.x, rect.width, width) { cells[y * width + x] = blank }
+            for x in clampedRange(rect.x, rect.width, width) { put(blank, x: x, y: y) }
         }
     }
 

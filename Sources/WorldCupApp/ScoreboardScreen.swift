@@ -38,21 +38,25 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// How long a message stays on the status line unless a key clears it sooner: a
     /// confirmation, an error, and a note that another program changed the board.
     static let confirmationSeconds = 4.0, errorSeconds = 8.0, changedElsewhereSeconds = 2.5
+    /// The key help, while it covers the table.
+    private(set) var help: KeyHelpPanel?
     /// Whether the key help covers the table.
-    private(set) var showsHelp = false
+    var showsHelp: Bool { help != nil }
+    /// The size of the last frame drawn, for scrolling the help by pages.
+    private var screenSize = (width: 80, height: 24)
     /// The keys, as the help lists them.
-    static let keyHelp: [(keys: String, action: String)] = [
-        ("↑ ↓  k j", "move"),
-        ("PgUp PgDn  Ctrl-B Ctrl-F", "page"),
-        ("Home End  g G", "first or last team"),
-        ("Tab  Shift-Tab", "next zone, previous zone"),
-        ("Enter", "tap: one more win"),
-        ("+", "add a secret team"),
-        ("d  Delete", "delete the team (asks y/N)"),
-        ("/", "filter by name; Enter keeps, Esc clears"),
-        ("mouse", "click selects, double-click taps"),
-        ("?", "this help"),
-        ("q  Esc  Ctrl-C", "quit"),
+    static let keyHelp: [KeyHelpPanel.Entry] = [
+        .init(keys: "↑ ↓  k j", action: "move"),
+        .init(keys: "PgUp PgDn  Ctrl-B Ctrl-F", action: "page"),
+        .init(keys: "Home End  g G", action: "first or last team"),
+        .init(keys: "Tab  Shift-Tab", action: "next zone, previous zone"),
+        .init(keys: "Enter", action: "tap: one more win"),
+        .init(keys: "+", action: "add a secret team"),
+        .init(keys: "d  Delete", action: "delete the team (asks y/N)"),
+        .init(keys: "/", action: "filter by name; Enter keeps, Esc clears"),
+        .init(keys: "mouse", action: "click selects, double-click taps, the wheel scrolls"),
+        .init(keys: "?", action: "this help (↑ ↓ scroll it when it does not fit)"),
+        .init(keys: "q  Esc  Ctrl-C", action: "quit"),
     ]
     /// The team waiting for a y/N answer before it is deleted.
     private var pendingDeletion: (id: Int64, name: String)?
@@ -248,10 +252,8 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
             handleDialog(key)
             return
         }
-        if showsHelp {
-            // Any key closes the help; q still quits.
-            showsHelp = false
-            if key == .character("q") { wantsToQuit = true }
+        if help != nil {
+            handleHelp(key)
             return
         }
         if let deletion = pendingDeletion {
@@ -272,13 +274,39 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         case .enter: tapSelectedTeam()
         case .character("+"): openAddDialog()
         case .character("d"), .delete: askToDeleteSelectedTeam()
-        case .character("?"): showsHelp = true
+        case .character("?"): help = KeyHelpPanel(entries: Self.keyHelp)
         case .character("/"): editFilter()
         case .escape where filter != nil: clearFilter()
         case .character("q"), .escape: wantsToQuit = true
         case .mouse(let event): handleMouse(event)
         default: break
         }
+    }
+
+    /// A key while the help shows: the moving keys and the wheel scroll it, q quits, any
+    /// other key closes it without acting.
+    private func handleHelp(_ key: Key) {
+        guard var panel = help else { return }
+        let area = Rect(x: 0, y: 0, width: screenSize.width, height: screenSize.height)
+        let page = panel.pageSize(in: area)
+        switch key {
+        case .up, .character("k"): panel.scroll(by: -1, in: area)
+        case .down, .character("j"): panel.scroll(by: 1, in: area)
+        case .mouse(let event) where event.action == .scrollUp: panel.scroll(by: -Self.wheelLines, in: area)
+        case .mouse(let event) where event.action == .scrollDown: panel.scroll(by: Self.wheelLines, in: area)
+        case .pageUp, .control("b"): panel.scroll(by: -page, in: area)
+        case .pageDown, .control("f"): panel.scroll(by: page, in: area)
+        case .home, .character("g"): panel.scroll(by: -panel.scrollOffset, in: area)
+        case .end, .character("G"): panel.scroll(by: Int(Int32.max), in: area)
+        case .character("q"):
+            help = nil
+            wantsToQuit = true
+            return
+        default:
+            help = nil
+            return
+        }
+        help = panel
     }
 
     /// Ends the program at the next turn of the loop.
@@ -473,6 +501,7 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
     /// Draws the whole screen. Returns the grid and where the text caret belongs (nil: hidden).
     public func render(width: Int, height: Int) -> (grid: Grid, caret: (x: Int, y: Int)?) {
         var grid = Grid(width: width, height: height)
+        screenSize = (width, height)
         guard width >= 40, height >= 10 else {
             grid.write(DisplayText.truncate("Terminal too small (40×10)", toWidth: width), x: 0, y: 0, style: theme.error)
             return (grid, nil)
@@ -494,27 +523,12 @@ public final class ScoreboardScreen: ResultsControllerDelegate {
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
         grid.write(DisplayText.truncate(footerKeys, toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
-        if showsHelp { drawHelp(into: &grid) }
+        help?.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, keys: theme.helpKeys)
         if let dialog {
             caret = dialog.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), frame: theme.dialog, field: theme.dialogField,
                                    selection: theme.dialogSelection, error: theme.error)
         }
         return (grid, caret)
-    }
-
-    private func drawHelp(into grid: inout Grid) {
-        let keysWidth = Self.keyHelp.map { DisplayText.width($0.keys) }.max() ?? 0
-        let width = min(grid.width - 2, keysWidth + 34)
-        let height = min(grid.height - 2, Self.keyHelp.count + 4)
-        let box = Rect(x: (grid.width - width) / 2, y: (grid.height - height) / 2, width: width, height: height)
-        grid.fill(box, style: theme.dialog)
-        grid.write(" Keys ", x: box.x + 2, y: box.y, style: Style(bold: true, reverse: true))
-        for (line, entry) in Self.keyHelp.enumerated() where line < box.height - 3 {
-            let y = box.y + 2 + line
-            grid.write(entry.keys, x: box.x + 2, y: y, style: Style(bold: true, reverse: true), limit: keysWidth)
-            grid.write(DisplayText.truncate(entry.action, toWidth: box.width - keysWidth - 6), x: box.x + 4 + keysWidth, y: y, style: theme.dialog)
-        }
-        grid.write(DisplayText.truncate("any key closes", toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: theme.dialog)
     }
 
     /// The footer's keys for what the keys do now.

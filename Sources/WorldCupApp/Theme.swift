@@ -13,6 +13,8 @@ struct Theme {
     var footer: Style { Style(reverse: true) }
     var dialog: Style { Style(reverse: true) }
     var dialogField: Style { Style(underline: true) }
+    /// The keys in the key help.
+    var helpKeys: Style { Style(bold: true, reverse: true) }
     /// A prefilled field's suggestion, which typing replaces: highlighted like a selection.
     var dialogSelection: Style { usesColor ? Style(foreground: .black, background: .cyan) : Style(reverse: true, underline: true) }
 

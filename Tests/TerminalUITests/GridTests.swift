@@ -198,6 +198,16 @@ struct GridTests {
         #expect(grid[3, 1].style.dim)
     }
 
+    @Test("A fill whose edge cuts a wide glyph blanks the whole glyph, leaving no half behind")
+    func fillCutsWideGlyphs() {
+        var grid = Grid(width: 8, height: 1)
+        grid.write("日本語x", x: 0, y: 0)
+        // Columns 1 to 4: the second half of 日, 本, and the first half of 語.
+        grid.fill(Rect(x: 1, y: 0, width: 4, height: 1))
+        #expect(grid.text == "      x")
+        for x in 0..<8 { #expect(!grid[x, 0].isContinuation, "column \(x)") }
+    }
+
     @Test("Fill of a rectangle wholly outside the grid does nothing")
     func fillOutside() async {
         // Grid.fill builds `max(0, rect.y)..<min(height, rect.y + rect.height)`, a range whose

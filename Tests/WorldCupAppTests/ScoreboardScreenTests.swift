@@ -372,7 +372,7 @@ struct DeleteAndSectionTests {
 
 @Suite("Scoreboard: help")
 struct HelpTests {
-    @Test("? lists every key; any key closes the help without acting")
+    @Test("? lists every key; any other key closes the help without acting")
     func help() throws {
         let fixture = try ScreenFixture()
         fixture.press(.character("?"))
@@ -385,6 +385,79 @@ struct HelpTests {
         #expect(!fixture.render().text.contains("any key closes"))
         #expect(try fixture.scoreboard.teams().allSatisfy { $0.wins == 0 })
         #expect(!fixture.screen.wantsToQuit)
+    }
+
+    @Test("At 100 columns the help is framed, every line whole, and the table's text kept off it")
+    func framedAndWhole() throws {
+        let fixture = try ScreenFixture()
+        fixture.press(.character("?"))
+        let grid = fixture.render(width: 100, height: 30)
+        let text = lines(grid)
+        #expect(drawingProblems(grid).isEmpty)
+        let top = try #require(text.firstIndex { $0.contains("┌─ Keys ─") })
+        let bottom = try #require(text.firstIndex { $0.contains("└─ any key closes ─") })
+        #expect(!grid.text.contains("…"), "nothing is cut")
+        #expect(grid.text.contains("/                         filter by name; Enter keeps, Esc clears"))
+        let left = try #require(text[top].firstIndex(of: "┌")).utf16Offset(in: text[top])
+        for y in top...bottom {
+            #expect(text[y].contains("│") || y == top || y == bottom, "line \(y) is framed")
+        }
+        // A blank margin around the frame: the table's text never touches it.
+        for y in (top - 1)...(bottom + 1) {
+            let cells = (0..<grid.width).map { grid[$0, y].text }
+            #expect(cells[left - 1] == " ", "line \(y), left of the frame")
+        }
+        #expect(!text[top - 1].dropFirst(left - 1).contains("Wins"), "the line above the frame is cleared")
+    }
+
+    @Test("On a short terminal the help scrolls instead of cutting rows", arguments: [(80, 12), (60, 10)])
+    func scrollsWhenShort(width: Int, height: Int) throws {
+        let fixture = try ScreenFixture()
+        fixture.press(.character("?"))
+        var grid = fixture.render(width: width, height: height)
+        #expect(drawingProblems(grid).isEmpty)
+        #expect(grid.text.contains("move"))
+        #expect(!grid.text.contains("quit"))
+        #expect(grid.text.contains("↑↓ scroll"))
+        #expect(grid.text.contains("▼"))
+        fixture.press(.down)
+        grid = fixture.render(width: width, height: height)
+        #expect(!grid.text.contains(" move"))
+        #expect(grid.text.contains("▲"))
+        fixture.press(.end)
+        grid = fixture.render(width: width, height: height)
+        #expect(grid.text.contains("quit"))
+        #expect(!grid.text.contains("▼"))
+        fixture.press(.home)
+        #expect(fixture.render(width: width, height: height).text.contains("move"))
+        // Scrolling acted on the help only; another key closes it.
+        #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
+        fixture.press(.character("x"))
+        #expect(!fixture.screen.showsHelp)
+    }
+
+    @Test("On a narrow terminal the descriptions wrap at spaces rather than being cut")
+    func wrapsWhenNarrow() throws {
+        let fixture = try ScreenFixture()
+        fixture.press(.character("?"))
+        let grid = fixture.render(width: 44, height: 40)
+        #expect(drawingProblems(grid).isEmpty)
+        let box = lines(grid).filter { $0.contains("│") }
+        #expect(box.count > ScoreboardScreen.keyHelp.count, "some descriptions take two lines")
+        #expect(!box.joined().contains("…"))
+        let text = box.joined(separator: "\n").replacingOccurrences(of: "│", with: " ")
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        for entry in ScoreboardScreen.keyHelp {
+            for word in entry.action.split(separator: " ") { #expect(words.contains(String(word)), "\(word) of \(entry.action)") }
+        }
+    }
+
+    @Test("q in the help quits")
+    func quitFromHelp() throws {
+        let fixture = try ScreenFixture()
+        fixture.press(.character("?"))
+        fixture.press(.character("q"))
+        #expect(fixture.screen.wantsToQuit)
     }
 }
 

@@ -1,0 +1,151 @@
+/// The key help: a framed panel over the screen listing keys and what they do, in two
+/// columns, the descriptions wrapped at word boundaries to fit, scrolling when the screen is
+/// too short to show it all.
+///
+/// The panel clears the cells beneath it and a one-cell margin around its frame, so nothing
+/// of the screen under it runs into its text. Its owner turns keys into `scroll(by:in:)`.
+public struct KeyHelpPanel: Sendable {
+    /// One line of help: the keys, and what they do.
+    public struct Entry: Sendable, Equatable {
+        public var keys: String
+        public var action: String
+
+        public init(keys: String, action: String) {
+            self.keys = keys
+            self.action = action
+        }
+    }
+
+    public var title: String
+    public var entries: [Entry]
+    /// The first laid-out line shown; kept within range by `scroll(by:in:)`.
+    public private(set) var scrollOffset = 0
+
+    /// The widest a panel grows, in cells, however wide the screen.
+    public static let maximumWidth = 90
+
+    public init(title: String = "Keys", entries: [Entry]) {
+        self.title = title
+        self.entries = entries
+    }
+
+    /// Where things go in an area: the framed box, the column of the descriptions, and the
+    /// lines (keys, or blank on a continuation line; a piece of description).
+    struct Layout {
+        var box: Rect
+        var keysWidth: Int
+        var textX: Int
+        var textWidth: Int
+        var lines: [(keys: String, text: String)]
+        /// How many lines fit inside the frame.
+        var visibleRows: Int
+
+        var maximumOffset: Int { max(0, lines.count - visibleRows) }
+    }
+
+    func layout(in area: Rect) -> Layout {
+        let longestKeys = entries.map { DisplayText.width($0.keys) }.max() ?? 0
+        let longestAction = entries.map { DisplayText.width($0.action) }.max() ?? 0
+        // The frame and a space inside it on each side take 4 cells; the margin 2 more.
+        let width = max(0, min(area.width - 2, Self.maximumWidth, longestKeys + 2 + longestAction + 4))
+        let inner = max(1, width - 4)
+        // Keys keep their width unless the descriptions would get fewer than 12 cells.
+        let keysWidth = min(longestKeys, max(1, inner - 2 - min(12, longestAction)))
+        let textWidth = max(1, inner - keysWidth - 2)
+        var lines: [(keys: String, text: String)] = []
+        for entry in entries {
+            let pieces = Self.wrap(entry.action, toWidth: textWidth)
+            for (index, piece) in pieces.enumerated() { lines.append((index == 0 ? entry.keys : "", piece)) }
+        }
+        // Frame, a blank line, the lines, a blank line, frame; at most the area less the margin.
+        let height = max(0, min(area.height - 2, lines.count + 4))
+        let box = Rect(x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width: width, height: height)
+        return Layout(box: box, keysWidth: keysWidth, textX: box.x + 2 + keysWidth + 2, textWidth: textWidth,
+                      lines: lines, visibleRows: max(0, height - 4))
+    }
+
+    /// Splits text into lines of at most `width` cells, at spaces where it can, inside a word
+    /// only when the word alone is wider.
+    static func wrap(_ text: String, toWidth width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            let candidate = line.isEmpty ? word : line + " " + word
+            if DisplayText.width(candidate) <= width {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = ""
+            // A word wider than the line is cut between glyphs (one wider than the line still
+            // gets a line of its own).
+            var rest = DisplayText.glyphs(word)[...]
+            while rest.reduce(0, { $0 + $1.width }) > width {
+                var used = 0, count = 0
+                for glyph in rest {
+                    guard used + glyph.width <= width else { break }
+                    used += glyph.width
+                    count += 1
+                }
+                count = max(1, count)
+                lines.append(rest.prefix(count).map(\.text).joined())
+                rest = rest.dropFirst(count)
+            }
+            line = rest.map(\.text).joined()
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    /// How many lines a page is in this area.
+    public func pageSize(in area: Rect) -> Int {
+        max(1, layout(in: area).visibleRows)
+    }
+
+    /// Whether the help is longer than the area shows.
+    public func scrolls(in area: Rect) -> Bool {
+        layout(in: area).maximumOffset > 0
+    }
+
+    /// Moves the shown lines by `lines` (negative: up), kept within the help.
+    public mutating func scroll(by lines: Int, in area: Rect) {
+        scrollOffset = min(max(0, scrollOffset + lines), layout(in: area).maximumOffset)
+    }
+
+    /// Draws the panel centred in `area`.
+    public func render(into grid: inout Grid, area: Rect, frame: Style, keys keysStyle: Style) {
+        let layout = layout(in: area)
+        let box = layout.box
+        guard box.width >= 8, box.height >= 3 else { return }
+        // Clear beneath it, with a margin, so the table's text never touches the frame.
+        grid.fill(Rect(x: box.x - 1, y: box.y - 1, width: box.width + 2, height: box.height + 2))
+        grid.fill(box, style: frame)
+        let right = box.x + box.width - 1, bottom = box.y + box.height - 1
+        let rule = String(repeating: "─", count: box.width - 2)
+        grid.write("┌" + rule + "┐", x: box.x, y: box.y, style: frame)
+        grid.write("└" + rule + "┘", x: box.x, y: bottom, style: frame)
+        for y in (box.y + 1)..<bottom {
+            grid.write("│", x: box.x, y: y, style: frame)
+            grid.write("│", x: right, y: y, style: frame)
+        }
+        var titleStyle = frame
+        titleStyle.bold = true
+        grid.write(DisplayText.truncate(" \(title) ", toWidth: box.width - 4), x: box.x + 2, y: box.y, style: titleStyle)
+        let offset = min(scrollOffset, layout.maximumOffset)
+        for row in 0..<layout.visibleRows where offset + row < layout.lines.count {
+            let line = layout.lines[offset + row]
+            let y = box.y + 2 + row
+            grid.write(DisplayText.truncate(line.keys, toWidth: layout.keysWidth), x: box.x + 2, y: y, style: keysStyle)
+            grid.write(DisplayText.truncate(line.text, toWidth: layout.textWidth), x: layout.textX, y: y, style: frame)
+        }
+        // Where the lines shown are, when not all fit; and how to close.
+        var hint = " any key closes "
+        if layout.maximumOffset > 0 {
+            let last = min(layout.lines.count, offset + layout.visibleRows)
+            hint = " \(offset + 1)–\(last) of \(layout.lines.count) · ↑↓ scroll · other keys close "
+            if offset > 0 { grid.write("▲", x: right, y: box.y + 2, style: frame) }
+            if last < layout.lines.count { grid.write("▼", x: right, y: bottom - 2, style: frame) }
+        }
+        grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: bottom, style: frame)
+    }
+}
