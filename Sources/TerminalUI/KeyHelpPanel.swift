@@ -7,16 +7,21 @@
 public struct KeyHelpPanel: Sendable {
     /// One line of help: the keys, and what they do.
     public struct Entry: Sendable, Equatable {
+        /// The keys, as the user presses them ("PgUp PgDn").
         public var keys: String
+        /// What they do, wrapped to the panel's width.
         public var action: String
 
+        /// An entry of the help.
         public init(keys: String, action: String) {
             self.keys = keys
             self.action = action
         }
     }
 
+    /// The title on the frame's top line.
     public var title: String
+    /// The lines of help, in order.
     public var entries: [Entry]
     /// The first laid-out line shown; kept within range by `scroll(by:in:)`.
     public private(set) var scrollOffset = 0
@@ -24,6 +29,7 @@ public struct KeyHelpPanel: Sendable {
     /// The widest a panel grows, in cells, however wide the screen.
     public static let maximumWidth = 90
 
+    /// A panel showing `entries` from the top.
     public init(title: String = "Keys", entries: [Entry]) {
         self.title = title
         self.entries = entries
