@@ -10,6 +10,15 @@ struct WorldCupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worldcup",
         abstract: "The World Cup scoreboard: a live, sectioned table of teams in your terminal.",
+        discussion: """
+            Without a subcommand, worldcup opens the scoreboard. Its keys: ↑ ↓ move, Enter gives \
+            the team one more win, + adds a secret team, d deletes one, / filters by name, ? shows \
+            every key, q quits. A new database is seeded with the sample's 32 teams, built into \
+            the program; --seed imports another file instead. The database is \
+            $XDG_DATA_HOME/worldcup/WorldCup.sqlite (or ~/.local/share/worldcup/WorldCup.sqlite) \
+            unless --database says otherwise; every open scoreboard shows changes made by the \
+            others and by these commands at once.
+            """,
         subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self],
         defaultSubcommand: Board.self
     )
