@@ -7,7 +7,7 @@ import WorldCup
 /// The badges of every team the app knows: the seed's 32 (England among them), the secret
 /// team's, and a team whose image is unknown.
 private func allBadges() throws -> [FlagBadge] {
-    let seed = try Seed.load(from: try #require(Seed.defaultURL, "the repository's seed.json"))
+    let seed = try Seed.bundled()
     #expect(seed.count == 32)
     return seed.map { FlagBadge.forTeam(imageName: $0.imageName, teamName: $0.teamName) }
         + [FlagBadge.forTeam(imageName: Team.secretImageName, teamName: "Wakanda"),
