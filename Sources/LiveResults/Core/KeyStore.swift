@@ -47,27 +47,36 @@ struct KeyStore {
         /// Stores a value at a slot (`slot == count` appends), widening the column when the
         /// value does not fit its current form.
         mutating func set(_ value: DatabaseValue, at slot: Int) {
-            // Each case takes its array out of `self` first, so that the array is uniquely
-            // referenced and changes in place instead of being copied.
-            switch (self, value.storage) {
-            case (.integers(var integers), .int64(let int)):
-                self = .values([])
-                Self.put(int, at: slot, in: &integers)
-                self = .integers(integers)
-            case (.texts(var texts), .string(let string)):
-                self = .values([])
-                Self.put(string, at: slot, in: &texts)
-                self = .texts(texts)
-            case (.values(var values), _):
+            // Each case takes its array out of `self` (switching on `self` alone: a tuple
+            // would hold a second reference), so that the array is uniquely referenced and
+            // changes in place instead of being copied whole.
+            switch self {
+            case .integers(var integers):
+                if case .int64(let int) = value.storage {
+                    self = .values([])
+                    Self.put(int, at: slot, in: &integers)
+                    self = .integers(integers)
+                    return
+                }
+                if case .string(let string) = value.storage, integers.isEmpty {
+                    self = .texts([string])
+                    return
+                }
+            case .texts(var texts):
+                if case .string(let string) = value.storage {
+                    self = .values([])
+                    Self.put(string, at: slot, in: &texts)
+                    self = .texts(texts)
+                    return
+                }
+            case .values(var values):
                 self = .integers([])
                 Self.put(value, at: slot, in: &values)
                 self = .values(values)
-            case (.integers(let integers), .string(let string)) where integers.isEmpty:
-                self = .texts([string])
-            default:
-                widen()
-                set(value, at: slot)
+                return
             }
+            widen()
+            set(value, at: slot)
         }
 
         private static func put<Element>(_ element: Element, at slot: Int, in array: inout [Element]) {
