@@ -339,11 +339,22 @@ public struct TableView: Sendable {
     /// and the section index at its right edge when there is room.
     /// The header of the section at the top stays on the first line while scrolling.
     public mutating func render(into grid: inout Grid, area fullArea: Rect, theme: TableTheme, now: Double, cell: (TablePosition) -> TableCell) {
-        self.area = fullArea
-        if visibleLines != fullArea.height {
-            visibleLines = fullArea.height
+        layout(in: fullArea)
+        draw(into: &grid, theme: theme, now: now, cell: cell)
+    }
+
+    /// Places the table in an area of the screen: the mouse hits and the scrolling follow it.
+    public mutating func layout(in area: Rect) {
+        self.area = area
+        if visibleLines != area.height {
+            visibleLines = area.height
             scrollToCursor()
         }
+    }
+
+    /// Draws the visible rows into the area given to `layout(in:)`, without changing the table.
+    public func draw(into grid: inout Grid, theme: TableTheme, now: Double, cell: (TablePosition) -> TableCell) {
+        guard let fullArea = area else { return }
         grid.fill(fullArea, style: theme.row)
         var area = fullArea
         if let index = sectionIndexColumn(in: fullArea) {

@@ -9,10 +9,8 @@ struct NameFilter: Equatable {
     /// The longest text the filter takes (as long as a team name can be).
     static let maximumLength = TeamValidation.maximumLength
 
-    /// What the user typed.
+    /// What the user typed. (Whether it is being typed is the board's mode.)
     private(set) var text = ""
-    /// True while the user types; keys go to the filter instead of the table.
-    var isEditing = true
 
     /// The condition on the `team` table: the folded text inside the folded name (`nameKey`),
     /// bound as an argument. Nil when the text is empty: every team matches.

@@ -91,7 +91,7 @@ struct FilterTests {
         fixture.press(.character("/"))
         fixture.type("an")
         fixture.press(.enter)
-        #expect(fixture.screen.filter?.isEditing == false)
+        #expect(fixture.screen.filter != nil && !fixture.screen.isEditingFilter)
         #expect(try fixture.scoreboard.teams().allSatisfy { $0.wins == 0 }, "Enter ends typing; it does not tap")
         var frame = fixture.screen.render(width: 80, height: 24)
         #expect(frame.caret == nil)

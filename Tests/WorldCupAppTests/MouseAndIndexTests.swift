@@ -104,7 +104,7 @@ struct MouseAndIndexTests {
         fixture.mouse(.doubleClick, x: 10, y: 4)  // Asia: Iran, Japan
         #expect(fixture.screen.selectedTeam?.teamName == "Iran")
         #expect(fixture.screen.selectedTeam?.wins == 1)
-        #expect(fixture.screen.filter?.isEditing == true)
+        #expect(fixture.screen.filter != nil && fixture.screen.isEditingFilter)
     }
 }
 

@@ -378,7 +378,7 @@ struct HelpTests {
         fixture.press(.character("?"))
         let text = fixture.render().text
         #expect(text.contains("Keys"))
-        for entry in ScoreboardScreen.keyHelp {
+        for entry in BoardModel.keyHelp {
             #expect(text.contains(entry.keys), "help lists \(entry.keys)")
         }
         fixture.press(.enter)  // closes the help; does not tap
@@ -443,11 +443,11 @@ struct HelpTests {
         let grid = fixture.render(width: 44, height: 40)
         #expect(drawingProblems(grid).isEmpty)
         let box = lines(grid).filter { $0.contains("│") }
-        #expect(box.count > ScoreboardScreen.keyHelp.count, "some descriptions take two lines")
+        #expect(box.count > BoardModel.keyHelp.count, "some descriptions take two lines")
         #expect(!box.joined().contains("…"))
         let text = box.joined(separator: "\n").replacingOccurrences(of: "│", with: " ")
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        for entry in ScoreboardScreen.keyHelp {
+        for entry in BoardModel.keyHelp {
             for word in entry.action.split(separator: " ") { #expect(words.contains(String(word)), "\(word) of \(entry.action)") }
         }
     }

@@ -14,7 +14,7 @@ struct StatusLineTests {
         #expect(fixture.screen.nextDeadline == nil)
         fixture.press(.enter)
         #expect(lines(fixture.render())[22] == " Algeria: 1 win.")
-        let fade = fixture.clock.now + ScoreboardScreen.confirmationSeconds
+        let fade = fixture.clock.now + BoardModel.confirmationSeconds
         // The flash ends first (half a second), then the message.
         fixture.clock.now += 1
         fixture.screen.tick()
@@ -69,7 +69,7 @@ struct StatusLineTests {
             fixture.screen.processChangesFromElsewhere()
         }
         #expect(lines(fixture.render())[22] == " Updated by another program.")
-        fixture.clock.now += ScoreboardScreen.changedElsewhereSeconds
+        fixture.clock.now += BoardModel.changedElsewhereSeconds
         fixture.screen.tick()
         #expect(fixture.screen.status == nil)
         // The screen's own tap is shown at once; the wake-up that follows finds nothing new.

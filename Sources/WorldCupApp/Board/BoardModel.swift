@@ -1,0 +1,135 @@
+import Foundation
+import LiveResults
+import TerminalUI
+import WorldCup
+
+/// Everything the scoreboard shows and what the keys do now: the one model of the board.
+///
+/// `BoardModel.update` changes it for each event and returns the effects to perform (writes,
+/// fetches); `BoardView` draws it. Neither touches a database or a terminal: the teams come
+/// through `BoardData`, and `ScoreboardScreen` performs the effects.
+struct BoardModel {
+    /// What the keys do now. The modes exclude each other.
+    enum Mode {
+        /// Keys move on the table and act on its teams.
+        case browsing
+        /// The key help covers the table.
+        case help(KeyHelpPanel)
+        /// A y/N question before a team is deleted.
+        case confirmingDelete(id: RecordID, name: String)
+        /// The add dialog.
+        case adding(FormDialog)
+        /// The "/" filter is typed (its text is `filter`).
+        case filtering
+    }
+
+    /// A message on the status line.
+    struct StatusMessage: Equatable {
+        var text: String
+        var isError: Bool
+        /// When it fades; nil: at the next key.
+        var expiry: Double?
+    }
+
+    var mode = Mode.browsing
+    var table = TableView()
+    /// The "/" filter while it is typed or kept; nil without one.
+    var filter: NameFilter?
+    /// The team the cursor was on when the filter hid it, and the team the cursor went to
+    /// instead: while the filter is typed and the cursor stays there, the hidden team gets it
+    /// back when it shows again.
+    var hiddenSelection: (id: RecordID, substitute: RecordID?)?
+    var status: StatusMessage?
+    /// The team with the most wins (nil while filtered or empty).
+    var leader: Team?
+    /// The size of the screen the board was last laid out in.
+    var screenSize = (width: 80, height: 24)
+    /// True once the user asked to quit.
+    var wantsToQuit = false
+
+    /// How long a message stays on the status line unless a key clears it sooner: a
+    /// confirmation, an error, and a note that another program changed the board.
+    static let confirmationSeconds = 4.0, errorSeconds = 8.0, changedElsewhereSeconds = 2.5
+    /// How far one turn of the wheel scrolls.
+    static let wheelLines = 3
+    /// The smallest screen the board draws on.
+    static let minimumSize = (width: 40, height: 10)
+
+    /// The keys, as the help lists them.
+    static let keyHelp: [KeyHelpPanel.Entry] = [
+        .init(keys: "↑ ↓  k j", action: "move"),
+        .init(keys: "PgUp PgDn  Ctrl-B Ctrl-F", action: "page"),
+        .init(keys: "Home End  g G", action: "first or last team"),
+        .init(keys: "Tab  Shift-Tab", action: "next zone, previous zone"),
+        .init(keys: "Enter", action: "tap: one more win"),
+        .init(keys: "+", action: "add a secret team"),
+        .init(keys: "d  Delete", action: "delete the team (asks y/N)"),
+        .init(keys: "/", action: "filter by name; Enter keeps, Esc clears"),
+        .init(keys: "mouse", action: "click selects, double-click taps, the wheel scrolls"),
+        .init(keys: "?", action: "this help (↑ ↓ scroll it when it does not fit)"),
+        .init(keys: "q  Esc  Ctrl-C", action: "quit"),
+    ]
+
+    /// The area of the screen the table takes: between the title line and the status line.
+    static func tableArea(width: Int, height: Int) -> Rect {
+        Rect(x: 0, y: 1, width: width, height: height - 3)
+    }
+
+    // MARK: - Reading the mode
+
+    var isEditingFilter: Bool {
+        if case .filtering = mode { return true } else { return false }
+    }
+
+    var dialog: FormDialog? {
+        if case .adding(let form) = mode { return form } else { return nil }
+    }
+
+    var help: KeyHelpPanel? {
+        if case .help(let panel) = mode { return panel } else { return nil }
+    }
+
+    var isAskingToDelete: Bool {
+        if case .confirmingDelete = mode { return true } else { return false }
+    }
+
+    /// When the board next changes by itself (a flash ending, a message fading), if ever.
+    var nextDeadline: Double? {
+        [table.nextFlashExpiry, status?.expiry].compactMap { $0 }.min()
+    }
+
+    /// Whether a key would only edit the filter's text: a run of those is fetched once.
+    func editsFilterText(_ key: Key) -> Bool {
+        guard isEditingFilter else { return false }
+        switch key {
+        case .character, .backspace, .control("u"): return true
+        default: return false
+        }
+    }
+}
+
+/// What the board reads of the live result: teams at places of the table, and places of
+/// teams. `ScoreboardScreen` reads it from the results controller; tests from an array.
+protocol BoardData {
+    /// The sections of the result, as the table shows them.
+    var tableSections: [TableSection] { get }
+    /// The titles of the section index.
+    var sectionIndexTitles: [String] { get }
+    /// The number of teams in the result.
+    var teamCount: Int { get }
+    /// The id of the team at a place of the table.
+    func id(at position: TablePosition) -> RecordID?
+    /// The team at a place of the table; nil when it cannot be read.
+    func team(at position: TablePosition) -> Team?
+    /// The place of a team; nil when the result does not hold it.
+    func position(of id: RecordID) -> TablePosition?
+    /// The section a title of the section index shows.
+    func section(forIndexTitle title: String, at index: Int) -> Int
+}
+
+extension BoardData {
+    /// The team with the most wins: the best of the sections' first rows.
+    var leader: Team? {
+        tableSections.indices.compactMap { team(at: TablePosition(section: $0, row: 0)) }.min { $0.ranksAhead(of: $1) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import TerminalUI
+import WorldCup
+
+/// Draws the board into a grid: the title line, the table, the status line, the footer, and
+/// the help or the dialog over them. A pure function of the model and the data.
+struct BoardView {
+    let theme: Theme
+    let flagStyle: FlagStyle
+
+    /// Draws the whole screen of `model`, laid out at its `screenSize`. Returns the grid and
+    /// where the text caret belongs (nil: hidden).
+    func render(_ model: BoardModel, data: some BoardData, now: Double) -> (grid: Grid, caret: (x: Int, y: Int)?) {
+        let (width, height) = model.screenSize
+        var grid = Grid(width: width, height: height)
+        guard width >= BoardModel.minimumSize.width, height >= BoardModel.minimumSize.height else {
+            let text = "Terminal too small (\(BoardModel.minimumSize.width)×\(BoardModel.minimumSize.height))"
+            grid.write(DisplayText.truncate(text, toWidth: width), x: 0, y: 0, style: theme.error)
+            return (grid, nil)
+        }
+        drawTitle(model, count: data.teamCount, into: &grid)
+        model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position)) }
+        if model.table.rowCount == 0 {
+            let empty = model.filter?.predicate != nil
+                ? "No team matches “\(model.filter?.text ?? "")”: Esc clears the filter."
+                : "No teams yet: press + to add one."
+            grid.write(DisplayText.truncate(empty, toWidth: width - 3), x: 2, y: 2, style: theme.status)
+        }
+        var caret: (x: Int, y: Int)?
+        if let filter = model.filter, model.isEditingFilter {
+            caret = drawFilterPrompt(filter, into: &grid)
+        } else if let status = model.status {
+            grid.write(DisplayText.truncate(status.text, toWidth: width - 1), x: 1, y: height - 2, style: status.isError ? theme.error : theme.status)
+        }
+        grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
+        grid.write(DisplayText.truncate(footerKeys(model), toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
+        let screen = Rect(x: 0, y: 0, width: width, height: height)
+        model.help?.render(into: &grid, area: screen, frame: theme.dialog, keys: theme.helpKeys)
+        if let dialog = model.dialog {
+            caret = dialog.render(into: &grid, area: screen, frame: theme.dialog, field: theme.dialogField, selection: theme.dialogSelection, error: theme.error)
+        }
+        return (grid, caret)
+    }
+
+    /// The footer's keys for what the keys do now.
+    private func footerKeys(_ model: BoardModel) -> String {
+        switch model.filter {
+        case .some where model.isEditingFilter: return "type to filter  ↑↓ move  Enter keep  Esc clear"
+        case .some: return "↑↓/jk move  Enter tap  / filter  Esc clear filter  ? help  q quit"
+        case nil: return "↑↓/jk move  Tab zone  Enter tap  + add  d delete  / filter  ? help  q quit"
+        }
+    }
+
+    /// The filter being typed, on the status line; returns where the caret goes.
+    private func drawFilterPrompt(_ filter: NameFilter, into grid: inout Grid) -> (x: Int, y: Int) {
+        let y = grid.height - 2
+        let x = grid.write("/", x: 1, y: y, style: theme.title)
+        // The end of a long text shows, where the caret is.
+        var glyphs = DisplayText.glyphs(filter.text)[...]
+        while glyphs.reduce(0, { $0 + $1.width }) > grid.width - x - 2 { glyphs = glyphs.dropFirst() }
+        return (grid.write(Array(glyphs), x: x, y: y), y)
+    }
+
+    /// "World Cup", the leader, and on the right the team count, or the filter and its matches.
+    private func drawTitle(_ model: BoardModel, count: Int, into grid: inout Grid) {
+        var x = grid.write("World Cup", x: 1, y: 0, style: theme.title)
+        var right = [Span("\(count) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
+        // While filtered, the best team shown need not lead: the filter takes the leader's place.
+        var leader = model.leader
+        if let filter = model.filter, !filter.text.isEmpty {
+            leader = nil
+            right = [
+                Span("/", style: theme.title),
+                Span(glyphs: DisplayText.truncate(filter.text, toWidth: 16), style: Style(bold: true)),
+                Span(": \(count) \(count == 1 ? "match" : "matches")", style: Style(dim: true)),
+            ]
+        }
+        let rightX = grid.width - right.reduce(0) { $0 + $1.width } - 1
+        if let leader, leader.wins > 0 {
+            let before = "  Leader: ", after = " (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))"
+            let room = min(24, rightX - 2 - x - DisplayText.width(before) - DisplayText.width(after))
+            if room >= 4 {
+                x = grid.write(before, x: x, y: 0)
+                x = grid.write(DisplayText.truncate(leader.teamName, toWidth: room), x: x, y: 0, style: Style(bold: true))
+                x = grid.write(after, x: x, y: 0)
+            }
+        }
+        var column = max(x + 2, rightX)
+        for span in right { column = grid.write(span.glyphs, x: column, y: 0, style: span.style) }
+    }
+
+    /// A team's row: its badge, its name and its wins.
+    private func cell(_ team: Team?) -> TableCell {
+        guard let team else { return TableCell(title: "…") }
+        let badge = FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)
+        return TableCell(badge: badge.spans(colors: theme.colors, style: flagStyle), title: team.teamName, detail: "Wins: \(team.wins)")
+    }
+}
