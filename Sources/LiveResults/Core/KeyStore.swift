@@ -59,7 +59,11 @@ struct KeyStore {
                     return
                 }
                 if case .string(let string) = value.storage, integers.isEmpty {
-                    self = .texts([string])
+                    // A text column after all: keep the room reserved for the rows to come.
+                    var texts: [String] = []
+                    texts.reserveCapacity(integers.capacity)
+                    texts.append(string)
+                    self = .texts(texts)
                     return
                 }
             case .texts(var texts):
@@ -123,7 +127,7 @@ struct KeyStore {
     private(set) var columns: [Column]
     /// The id stored in each slot.
     private(set) var ids: [RecordID] = []
-    /// The section (by intern number) of each slot; -1 for a free slot.
+    /// The section (by number number) of each slot; -1 for a free slot.
     private(set) var sectionOfSlot: [Int32] = []
     private var freeSlots: [Int32] = []
     private var denseSlots: [Int32] = []           // id → slot + 1 (0: absent), while ids are dense
