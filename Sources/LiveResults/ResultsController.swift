@@ -14,8 +14,8 @@ import GRDB
 ///
 /// When the table has a `ChangeLog`, commits of other connections and processes are tracked
 /// too (found by polling every `changeLogPollInterval`), and a `cacheName` persists the index
-/// between launches: the third mode. Without a delegate nothing is tracked (the first mode);
-/// with a delegate and no cache name, tracking lives in memory (the second).
+/// between launches: persistent tracking. Without a delegate nothing is tracked (a snapshot
+/// at the fetch); with a delegate and no cache name, tracking lives in memory.
 ///
 /// The parts: `LiveResult` keeps the result in memory and turns changes into batches (it knows
 /// no database); a `ChangeFeed` says what commits changed; `KeyQuery` reads keys in SQLite's
@@ -53,7 +53,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     var result = LiveResult.unfetched
     /// What commits changed; nil when not tracking.
     private var feed: (any ChangeFeed)?
-    /// The cache file and what it must match, in the third mode.
+    /// The cache file and what it must match, with persistent tracking.
     var cache: (file: SectionCache, stamp: CacheStamp)?
     /// The change log position the index reflects at least, and the one the cache file has.
     var appliedPosition: Int64?

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// Where the database lives, how it is opened, and how its errors read.
-public enum Store {
+public enum DatabaseFile {
     /// `$XDG_DATA_HOME/worldcup/WorldCup.sqlite`, or `~/.local/share/worldcup/WorldCup.sqlite`.
     public static func defaultDatabaseURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let base: URL
@@ -47,10 +47,10 @@ public enum Store {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if exists, isDirectory.boolValue {
-            throw WorldCupError("The database path \(WorldCupError.shown(path)) is a folder, not a file.")
+            throw WorldCupError("The database path \(WorldCupError.quotable(path)) is a folder, not a file.")
         }
         let folder = url.deletingLastPathComponent()
-        let shownFolder = WorldCupError.shown(folder.path)
+        let shownFolder = WorldCupError.quotable(folder.path)
         if let failure = makeFolder(folder) {
             let reason = failure == ENOENT ? "the system allows no folder there" : WorldCupError.phrase(errno: failure)
             throw WorldCupError("Cannot create the folder \(shownFolder) for the database: \(reason).")
@@ -83,7 +83,7 @@ public enum Store {
     /// A missing or empty file passes: SQLite makes a new database of it.
     static func inspect(_ url: URL) throws {
         let path = url.path
-        let shown = WorldCupError.shown(path)
+        let shown = WorldCupError.quotable(path)
         let hint = "so it was left untouched (worldcup reset replaces it)"
         if FileManager.default.fileExists(atPath: path), access(path, R_OK | W_OK) != 0 {
             throw WorldCupError("Cannot open the database \(shown) for reading and writing: \(WorldCupError.phrase(errno: errno)).")
@@ -127,7 +127,7 @@ public enum Store {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else {
             if errno == ENOENT { return nil }
-            throw WorldCupError("Cannot read the database \(WorldCupError.shown(path)): \(WorldCupError.phrase(errno: errno)).")
+            throw WorldCupError("Cannot read the database \(WorldCupError.quotable(path)): \(WorldCupError.phrase(errno: errno)).")
         }
         defer { close(file) }
         var bytes = [UInt8](repeating: 0, count: count)
@@ -186,7 +186,7 @@ public enum Store {
     }
 
     static func describe(_ error: DatabaseError, path: String?) -> WorldCupError {
-        let file = path.map { " " + WorldCupError.shown($0) } ?? ""
+        let file = path.map { " " + WorldCupError.quotable($0) } ?? ""
         switch error.resultCode {
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
             return WorldCupError("The database\(file) is damaged (\(error.message ?? "corrupt")), so it was left untouched (worldcup reset replaces it).")

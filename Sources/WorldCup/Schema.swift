@@ -40,8 +40,7 @@ public enum Schema {
         // An index in the scoreboard's exact order (`Team.boardOrder`, then id, the
         // tie-breaker), holding the folded name last: SQLite then reads the whole board, filtered
         // by name or not, from the index alone, without sorting and without visiting the table
-        // (at a million teams the board's query drops from about 300 ms to 100 ms, a name
-        // filter's from 800 ms to 50 ms).
+        // (README, Benchmarks, has what that saves).
         migrator.registerMigration("v3") { db in
             // IF (NOT) EXISTS: a process migrating a new file at the same moment may have done it.
             let columns = SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]

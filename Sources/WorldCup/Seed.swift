@@ -37,7 +37,7 @@ public enum Seed {
 
     /// Reads and checks the teams of a seed file.
     public static func load(from url: URL) throws -> [SeedTeam] {
-        try decode(contents(of: url), source: WorldCupError.shown(url.path))
+        try decode(contents(of: url), source: WorldCupError.quotable(url.path))
     }
 
     /// Decodes and checks seed JSON; `source` names it in errors.
@@ -100,7 +100,7 @@ public enum Seed {
 
     /// The bytes of a seed file, refusing folders and files over `maximumFileSize`.
     static func contents(of url: URL) throws -> Data {
-        let path = WorldCupError.shown(url.path)
+        let path = WorldCupError.quotable(url.path)
         func unreadable() -> WorldCupError {
             WorldCupError("Cannot read the seed file \(path): \(WorldCupError.phrase(errno: errno)).")
         }

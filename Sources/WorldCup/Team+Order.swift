@@ -4,7 +4,7 @@ import LiveResults
 extension Team {
     /// The scoreboard's order, defined once: zone, then most wins, then name, text in SQLite's
     /// BINARY order (UTF-8 bytes); the row id breaks ties. The screen's fetch request,
-    /// `Scoreboard.teams()`, the schema's index and the benchmark's peer are all made from it.
+    /// `TeamStore.teams()`, the schema's index and the benchmark's peer are all made from it.
     ///
     /// The v3 migration builds its index from this order; a change here needs a migration that
     /// builds the index again, or existing databases would sort without it.

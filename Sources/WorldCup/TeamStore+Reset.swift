@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension Scoreboard {
+extension TeamStore {
     /// Replaces the database at `url`, whatever it holds (even a damaged file or one that is
     /// not a database), with a fresh one seeded from `seedURL`. Returns the number of teams.
     ///
@@ -18,32 +18,32 @@ extension Scoreboard {
     /// as `Seed.bundled()`), as `reset(databaseURL:seedURL:)` does. Returns the number of teams.
     @discardableResult
     public static func reset(databaseURL url: URL, seed teams: [SeedTeam]) throws -> Int {
-        try Store.prepareLocation(of: url)
+        try DatabaseFile.prepareLocation(of: url)
         let fresh = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).reset-\(getpid())")
         let freshFiles = ["", "-wal", "-shm", "-journal"].map { fresh.path + $0 }
         let removeFresh = { freshFiles.forEach { unlink($0) } }
         removeFresh()
         do {
-            let scoreboard = try Scoreboard(databaseURL: fresh, seedURL: nil)
+            let scoreboard = try TeamStore(databaseURL: fresh, seedURL: nil)
             try scoreboard.importSeed(teams)
             let count = try scoreboard.teamCount()
             // Everything goes into the file itself, so that it can move without its -wal.
-            try Store.readable {
+            try DatabaseFile.readable {
                 try scoreboard.database.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
                 try scoreboard.database.close()
             }
             let walSize = (try? FileManager.default.attributesOfItem(atPath: fresh.path + "-wal")[.size] as? Int) ?? 0
             guard walSize == 0 else {
-                throw WorldCupError("The new database \(WorldCupError.shown(fresh.path)) could not be closed cleanly, so the old one was kept.")
+                throw WorldCupError("The new database \(WorldCupError.quotable(fresh.path)) could not be closed cleanly, so the old one was kept.")
             }
             unlink(fresh.path + "-wal")
             unlink(fresh.path + "-shm")
             for suffix in ["-wal", "-shm", "-journal"] where unlink(url.path + suffix) != 0 && errno != ENOENT {
-                throw WorldCupError("Cannot remove \(WorldCupError.shown(url.path + suffix)): \(WorldCupError.phrase(errno: errno)).")
+                throw WorldCupError("Cannot remove \(WorldCupError.quotable(url.path + suffix)): \(WorldCupError.phrase(errno: errno)).")
             }
             guard rename(fresh.path, url.path) == 0 else {
-                throw WorldCupError("Cannot replace the database \(WorldCupError.shown(url.path)): \(WorldCupError.phrase(errno: errno)).")
+                throw WorldCupError("Cannot replace the database \(WorldCupError.quotable(url.path)): \(WorldCupError.phrase(errno: errno)).")
             }
             syncFolder(of: url)
             return count

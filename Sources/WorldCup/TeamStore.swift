@@ -5,7 +5,7 @@ import GRDB
 ///
 /// Every change is one short transaction; a tap is a single `UPDATE ... SET wins = wins + 1`,
 /// so taps from several processes all count.
-public final class Scoreboard: Sendable {
+public final class TeamStore: Sendable {
     /// The database, in WAL mode.
     public let database: DatabasePool
 
@@ -22,8 +22,8 @@ public final class Scoreboard: Sendable {
     /// up to date, and imports `seed` (already checked, such as `Seed.bundled()`) if the
     /// database holds no team yet.
     public init(databaseURL url: URL, seed: [SeedTeam]?) throws {
-        database = try Store.openPool(at: url)
-        try Store.migrate(database)
+        database = try DatabaseFile.openPool(at: url)
+        try DatabaseFile.migrate(database)
         if let seed, try !isSeeded() {
             try importSeed(seed)
         }
@@ -31,7 +31,7 @@ public final class Scoreboard: Sendable {
 
     /// Whether a seed was ever imported, or teams exist anyway.
     public func isSeeded() throws -> Bool {
-        try Store.readable {
+        try DatabaseFile.readable {
             try database.read { db in
                 try Row.fetchOne(db, sql: "SELECT 1 FROM seedImport") != nil || Team.fetchCount(db) > 0
             }
@@ -42,7 +42,7 @@ public final class Scoreboard: Sendable {
     /// database holds no team. Returns whether anything was imported.
     @discardableResult
     public func importSeed(_ teams: [SeedTeam]) throws -> Bool {
-        try Store.readable {
+        try DatabaseFile.readable {
             try database.write { db in
                 guard try Row.fetchOne(db, sql: "SELECT 1 FROM seedImport") == nil, try Team.fetchCount(db) == 0 else { return false }
                 try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
@@ -57,12 +57,12 @@ public final class Scoreboard: Sendable {
 
     /// The number of teams.
     public func teamCount() throws -> Int {
-        try Store.readable { try database.read { try Team.fetchCount($0) } }
+        try DatabaseFile.readable { try database.read { try Team.fetchCount($0) } }
     }
 
     /// Every team, in scoreboard order: zone, then most wins, then name (byte order, as SQLite sorts).
     public func teams() throws -> [Team] {
-        try Store.readable {
+        try DatabaseFile.readable {
             try database.read { db in
                 try Team.fetchAll(db, sql: "SELECT * FROM team ORDER BY \(Team.boardOrderSQL)")
             }
@@ -71,7 +71,7 @@ public final class Scoreboard: Sendable {
 
     /// The team with this name (case ignored), if any.
     public func team(named name: String) throws -> Team? {
-        try Store.readable {
+        try DatabaseFile.readable {
             try database.read { db in
                 try Team.filter(Column("nameKey") == Team.nameKey(TeamValidation.trimmed(name))).fetchOne(db)
             }
@@ -81,7 +81,7 @@ public final class Scoreboard: Sendable {
     /// Adds one win to a team, atomically. Returns the team as saved.
     @discardableResult
     public func tap(teamID: Int64) throws -> Team {
-        try Store.readable {
+        try DatabaseFile.readable {
             try database.write { db in
                 // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
                 let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING *")
@@ -105,10 +105,10 @@ public final class Scoreboard: Sendable {
         try TeamValidation.checkName(name)
         try TeamValidation.checkZone(zone)
         var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
-        return try Store.readable {
+        return try DatabaseFile.readable {
             try database.write { db in
                 if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
-                    throw WorldCupError("A team named “\(WorldCupError.shown(existing.teamName))” already exists.")
+                    throw WorldCupError("A team named “\(WorldCupError.quotable(existing.teamName))” already exists.")
                 }
                 try team.insert(db)
                 return team
@@ -118,7 +118,7 @@ public final class Scoreboard: Sendable {
 
     /// Deletes a team.
     public func delete(teamID: Int64) throws {
-        try Store.readable {
+        try DatabaseFile.readable {
             try database.write { db in
                 guard try Team.deleteOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }
             }
@@ -135,6 +135,6 @@ public final class Scoreboard: Sendable {
 
     /// The error for a name that matches no team; the name is quoted safely.
     private static func noTeam(named name: String) -> WorldCupError {
-        WorldCupError("There is no team named “\(WorldCupError.shown(TeamValidation.trimmed(name)))”.")
+        WorldCupError("There is no team named “\(WorldCupError.quotable(TeamValidation.trimmed(name)))”.")
     }
 }

@@ -8,7 +8,7 @@ public enum ScoreboardApp {
     /// on every path out.
     /// - Returns: the exit status: 0 after quitting, 128 plus the signal's number after
     ///   SIGINT (Ctrl-C), SIGTERM or SIGHUP, as shells report a program a signal ended.
-    public static func run(scoreboard: Scoreboard, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
+    public static func run(scoreboard: TeamStore, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
         let session = try TerminalSession(color: color)
         defer { session.end() }
         let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, flags: flags, onChangesAvailable: session.wakeUp,

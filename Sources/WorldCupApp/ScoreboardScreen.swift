@@ -17,7 +17,7 @@ public final class ScoreboardScreen {
         ResultsRequest(sortDescriptors: Team.boardOrder, fetchBatchSize: 64)
     }
 
-    let scoreboard: Scoreboard
+    let scoreboard: TeamStore
     let controller: ResultsController<Team>
     let theme: Theme
     private let view: BoardView
@@ -38,7 +38,7 @@ public final class ScoreboardScreen {
     ///   - clock: seconds on a monotonic clock, for flashes.
     ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
     ///   - cacheName: the section cache to start from and keep (see `cacheName(for:)`); nil for none.
-    public init(scoreboard: Scoreboard, colors: ColorDepth?, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
+    public init(scoreboard: TeamStore, colors: ColorDepth?, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
                 onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
         theme = Theme(colors: colors)
@@ -64,7 +64,7 @@ public final class ScoreboardScreen {
 
     /// The section cache name for a scoreboard: one per database file, so two databases never
     /// take turns overwriting one cache.
-    public static func cacheName(for scoreboard: Scoreboard) -> String {
+    public static func cacheName(for scoreboard: TeamStore) -> String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a of the path
         for byte in scoreboard.database.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return "WorldCup-" + String(hash, radix: 16)

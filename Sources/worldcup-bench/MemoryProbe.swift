@@ -40,7 +40,7 @@ enum MemoryProbe {
     static func measureHere(databasePath path: String) throws -> [String] {
         let baseline = try statusKB("VmRSS")
         guard FileManager.default.fileExists(atPath: path) else { throw BenchError("There is no database at \(path).") }
-        let scoreboard = try Scoreboard(databaseURL: URL(fileURLWithPath: path), seedURL: nil)
+        let scoreboard = try TeamStore(databaseURL: URL(fileURLWithPath: path), seedURL: nil)
         let controller = BenchRequest.controller(scoreboard)
         let recorder = DeliveryRecorder()
         controller.delegate = recorder

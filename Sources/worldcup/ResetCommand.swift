@@ -18,9 +18,9 @@ extension WorldCupCommand {
             let databaseURL = store.databaseURL
             let teams = try store.seedTeams()
             if !yes {
-                try confirm(path: WorldCupError.shown(databaseURL.path))
+                try confirm(path: WorldCupError.quotable(databaseURL.path))
             }
-            let count = try Scoreboard.reset(databaseURL: databaseURL, seed: teams)
+            let count = try TeamStore.reset(databaseURL: databaseURL, seed: teams)
             print("Reset \(databaseURL.path) to the \(count) teams of the seed.")
         }
 

@@ -34,7 +34,7 @@ struct StoreOptions: ParsableArguments {
 
     /// The database file: `--database`, or the default place.
     var databaseURL: URL {
-        database.map { URL(fileURLWithPath: $0) } ?? Store.defaultDatabaseURL()
+        database.map { URL(fileURLWithPath: $0) } ?? DatabaseFile.defaultDatabaseURL()
     }
 
     /// The seed's teams, read and checked: the file given with `--seed`, or the built-in seed.
@@ -43,8 +43,8 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the scoreboard, importing the seed on first use.
-    func open() throws -> Scoreboard {
-        try Scoreboard(databaseURL: databaseURL, seed: seedTeams())
+    func open() throws -> TeamStore {
+        try TeamStore(databaseURL: databaseURL, seed: seedTeams())
     }
 }
 
@@ -52,8 +52,8 @@ extension FlagStyle: ExpressibleByArgument {}
 
 /// Text from the database as a terminal may show it: anything a terminal would obey comes out
 /// escaped. The rules keep such text out, but a file edited by other means may hold it.
-func printable(_ text: String) -> String {
-    WorldCupError.shown(text, limit: .max)
+func escapedForTerminal(_ text: String) -> String {
+    WorldCupError.quotable(text, limit: .max)
 }
 
 extension WorldCupCommand {
@@ -97,10 +97,10 @@ extension WorldCupCommand {
             var zone: String?
             for team in teams {
                 if team.qualifyingZone != zone {
-                    print(printable(team.qualifyingZone))
+                    print(escapedForTerminal(team.qualifyingZone))
                     zone = team.qualifyingZone
                 }
-                print("  \(printable(team.teamName))\tWins: \(team.wins)")
+                print("  \(escapedForTerminal(team.teamName))\tWins: \(team.wins)")
             }
         }
     }
@@ -115,7 +115,7 @@ extension WorldCupCommand {
 
         func run() throws {
             let team = try store.open().tap(named: name)
-            print("\(printable(team.teamName)): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
+            print("\(escapedForTerminal(team.teamName)): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
         }
     }
 
@@ -146,7 +146,7 @@ extension WorldCupCommand {
 
         func run() throws {
             let team = try store.open().delete(named: name)
-            print("Deleted \(printable(team.teamName)) from \(printable(team.qualifyingZone)).")
+            print("Deleted \(escapedForTerminal(team.teamName)) from \(escapedForTerminal(team.qualifyingZone)).")
         }
     }
 }

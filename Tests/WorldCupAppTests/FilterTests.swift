@@ -5,7 +5,7 @@ import TerminalUI
 import WorldCup
 @testable import WorldCupApp
 
-@Suite("Scoreboard: the / filter")
+@Suite("TeamStore: the / filter")
 struct FilterTests {
     /// The names the screen shows, in order.
     func shownNames(_ fixture: ScreenFixture) throws -> [String] {

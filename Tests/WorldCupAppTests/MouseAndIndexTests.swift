@@ -5,7 +5,7 @@ import TerminalUI
 import WorldCup
 @testable import WorldCupApp
 
-@Suite("Scoreboard: the mouse and the section index")
+@Suite("TeamStore: the mouse and the section index")
 struct MouseAndIndexTests {
     @Test("The index shows each zone's first two letters, so Africa and Asia both have one")
     func indexTitles() throws {
@@ -108,7 +108,7 @@ struct MouseAndIndexTests {
     }
 }
 
-@Suite("Scoreboard: --flags emoji")
+@Suite("TeamStore: --flags emoji")
 struct EmojiFlagScreenTests {
     @Test("Countries get emoji flags of two cells, padded to the badge's width; England keeps its badge")
     func emojiWithoutColour() throws {

@@ -327,7 +327,7 @@ struct ScoreboardExternalChangeTests {
     }
 }
 
-@Suite("Scoreboard: delete and section jumps")
+@Suite("TeamStore: delete and section jumps")
 struct DeleteAndSectionTests {
     @Test("d asks y/N; y deletes the team, and the last team of a zone takes its section with it")
     func deleteWithConfirmation() throws {
@@ -370,7 +370,7 @@ struct DeleteAndSectionTests {
     }
 }
 
-@Suite("Scoreboard: help")
+@Suite("TeamStore: help")
 struct HelpTests {
     @Test("? lists every key; any other key closes the help without acting")
     func help() throws {

@@ -14,13 +14,13 @@ final class FakeClock {
 /// The database files are removed when the fixture goes away.
 final class ScreenFixture {
     let databaseURL: URL
-    let scoreboard: Scoreboard
+    let scoreboard: TeamStore
     let clock: FakeClock
     let screen: ScoreboardScreen
 
     init(colors: ColorDepth? = nil, flags: FlagStyle = .badges) throws {
         databaseURL = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite")
-        scoreboard = try Scoreboard(databaseURL: databaseURL, seed: Seed.bundled())
+        scoreboard = try TeamStore(databaseURL: databaseURL, seed: Seed.bundled())
         let clock = FakeClock()
         self.clock = clock
         screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, flags: flags, clock: { clock.now })

@@ -136,12 +136,12 @@ struct SeedEdgeTests {
     func existingUnseededDatabase() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        do { _ = try Scoreboard(databaseURL: folder.database, seedURL: nil) }  // closed on release
+        do { _ = try TeamStore(databaseURL: folder.database, seedURL: nil) }  // closed on release
         let before = try Data(contentsOf: folder.database)
         try Data("[]".utf8).write(to: folder.file("empty.json"))
-        _ = worldCupError { _ = try Scoreboard(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
+        _ = worldCupError { _ = try TeamStore(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
         #expect(try Data(contentsOf: folder.database) == before)
-        #expect(try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
     }
 }
 
@@ -159,7 +159,7 @@ struct NameTests {
     func sqlIsText(_ name: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
         try scoreboard.add(name: name, zone: name)
         #expect(try scoreboard.tap(named: name.uppercased()).wins == 1)
         let stored = try #require(try scoreboard.teams().first { $0.teamName == name })
@@ -189,7 +189,7 @@ struct NameTests {
         let (name, words) = Self.refused[index]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
         let error = worldCupError { try scoreboard.add(name: name, zone: "Europe") }
         #expect(error?.description.contains(words) == true, "\(error?.description ?? "")")
         #expect(isOneSentence(error?.description ?? ""), "\(error?.description ?? "")")
@@ -209,18 +209,18 @@ struct NameTests {
     func quotedInErrors() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
         let escape = worldCupError { try scoreboard.tap(named: "\u{1B}]0;pwned\u{7}") }
         #expect(escape?.description == "There is no team named “\\u{1B}]0;pwned\\u{7}”.")
         let long = worldCupError { try scoreboard.tap(named: String(repeating: "y", count: 100_000)) }
         #expect(long?.description == "There is no team named “\(String(repeating: "y", count: 80))…”.")
     }
 
-    @Test("shown() leaves ordinary text alone and escapes what a terminal would obey")
-    func shown() {
-        #expect(WorldCupError.shown("Côte d’Ivoire 👨‍👩‍👧") == "Côte d’Ivoire 👨‍👩‍👧")
-        #expect(WorldCupError.shown("a\u{9B}b\u{2066}c\nd") == "a\\u{9B}b\\u{2066}c\\u{A}d")
-        #expect(WorldCupError.shown("abcdef", limit: 3) == "abc…")
+    @Test("quotable() leaves ordinary text alone and escapes what a terminal would obey")
+    func quotable() {
+        #expect(WorldCupError.quotable("Côte d’Ivoire 👨‍👩‍👧") == "Côte d’Ivoire 👨‍👩‍👧")
+        #expect(WorldCupError.quotable("a\u{9B}b\u{2066}c\nd") == "a\\u{9B}b\\u{2066}c\\u{A}d")
+        #expect(WorldCupError.quotable("abcdef", limit: 3) == "abc…")
     }
 }
 
@@ -237,7 +237,7 @@ struct DatabaseFileTests {
             return files
         }
         let before = try files()
-        let error = worldCupError { _ = try Scoreboard(databaseURL: url, seedURL: Paths.seed) }
+        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Paths.seed) }
         #expect(try files() == before)
         let message = error?.description ?? ""
         #expect(isOneSentence(message), "\(message)")
@@ -267,7 +267,7 @@ struct DatabaseFileTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // Released, the scoreboard closes its readers, then the writer, which folds the WAL into the file.
-        do { _ = try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed) }
+        do { _ = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed) }
         #expect(!FileManager.default.fileExists(atPath: folder.database.path + "-wal"))
         var bytes = try Data(contentsOf: folder.database)
         if how == "cut" {
@@ -285,22 +285,22 @@ struct DatabaseFileTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         FileManager.default.createFile(atPath: folder.database.path, contents: nil)
-        #expect(try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
     }
 }
 
-@Suite("Scoreboard.reset")
+@Suite("TeamStore.reset")
 struct ResetTests {
     @Test("Replaces taps and secret teams with the seed, and leaves no file of its own behind")
     func replaces() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
         try scoreboard.tap(named: "Brazil")
         try scoreboard.add(name: "Atlantis", zone: "Oceania")
         try scoreboard.database.close()
-        #expect(try Scoreboard.reset(databaseURL: folder.database, seedURL: Paths.seed) == 32)
-        let fresh = try Scoreboard(databaseURL: folder.database, seedURL: nil)
+        #expect(try TeamStore.reset(databaseURL: folder.database, seedURL: Paths.seed) == 32)
+        let fresh = try TeamStore(databaseURL: folder.database, seedURL: nil)
         #expect(try fresh.teamCount() == 32)
         #expect(try fresh.team(named: "Brazil")?.wins == 0)
         try fresh.database.close()
@@ -315,9 +315,9 @@ struct ResetTests {
         try Data("garbage".utf8).write(to: folder.database)
         try Data(repeating: 0x37, count: 8192).write(to: URL(fileURLWithPath: folder.database.path + "-wal"))
         try Data(repeating: 0x18, count: 32768).write(to: URL(fileURLWithPath: folder.database.path + "-shm"))
-        try Scoreboard.reset(databaseURL: folder.database, seedURL: Paths.seed)
+        try TeamStore.reset(databaseURL: folder.database, seedURL: Paths.seed)
         #expect(!FileManager.default.fileExists(atPath: folder.database.path + "-wal"))
-        #expect(try Scoreboard(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
     }
 
     @Test("A bad seed changes nothing")
@@ -326,7 +326,7 @@ struct ResetTests {
         defer { folder.remove() }
         try Data("garbage".utf8).write(to: folder.database)
         try Data("[]".utf8).write(to: folder.file("empty.json"))
-        _ = worldCupError { try Scoreboard.reset(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
+        _ = worldCupError { try TeamStore.reset(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
         #expect(try Data(contentsOf: folder.database) == Data("garbage".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["WorldCup.sqlite", "empty.json"])
     }

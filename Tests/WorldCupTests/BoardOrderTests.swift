@@ -12,7 +12,7 @@ struct BoardOrderTests {
     func indexFollowsTheOrder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
         try scoreboard.database.read { db in
             let sql = try #require(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'team_in_scoreboard_order'"))
             let columns = SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]
@@ -25,11 +25,11 @@ struct BoardOrderTests {
         }
     }
 
-    @Test("Scoreboard.teams() lists zone, most wins, then name by bytes: a decomposed Å before B")
+    @Test("TeamStore.teams() lists zone, most wins, then name by bytes: a decomposed Å before B")
     func storeFollowsTheOrder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try Scoreboard(databaseURL: folder.database, seedURL: nil)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: nil)
         // "A" + U+030A is 41 CC 8A, before B (42) by bytes; Swift's < puts it after B (as Å, U+00C5).
         for name in ["B", "A\u{30A}", "Ab", "Z"] { try scoreboard.add(name: name, zone: "Atlantis") }
         try scoreboard.add(name: "Winner", zone: "Zed")

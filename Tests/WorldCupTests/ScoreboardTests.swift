@@ -5,8 +5,8 @@ import Testing
 import WorldCup
 
 /// A scoreboard on a new temporary database seeded with the 32 teams.
-private func seededScoreboard(_ folder: TemporaryFolder) throws -> Scoreboard {
-    try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed)
+private func seededScoreboard(_ folder: TemporaryFolder) throws -> TeamStore {
+    try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
 }
 
 /// Byte order of UTF-8, as SQLite's BINARY collation.
@@ -26,7 +26,7 @@ private func scoreboardOrder(_ teams: [Team]) -> [Team] {
     }
 }
 
-@Suite("Scoreboard")
+@Suite("TeamStore")
 struct ScoreboardTests {
     @Test("teams() orders by zone, then most wins, then name")
     func order() throws {
@@ -186,7 +186,7 @@ struct ScoreboardTests {
         #expect(zones == ["Africa", "Asia", "Atlantis", "Europe", "North, Central America & Caribbean", "South America"])
         #expect(try scoreboard.team(named: "wenderland") == team)
         // It persists.
-        #expect(try Scoreboard(databaseURL: folder.database, seedURL: nil).team(named: "Wenderland") == team)
+        #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).team(named: "Wenderland") == team)
     }
 
     @Test("delete removes one team; deleting it again is an error")
@@ -210,11 +210,11 @@ struct ScoreboardTests {
     }
 }
 
-@Suite("Store")
+@Suite("DatabaseFile")
 struct StoreTests {
     @Test("defaultDatabaseURL uses XDG_DATA_HOME when it is an absolute path")
     func xdgDataHome() {
-        let url = Store.defaultDatabaseURL(environment: ["XDG_DATA_HOME": "/xdg/data", "HOME": "/home/fan"])
+        let url = DatabaseFile.defaultDatabaseURL(environment: ["XDG_DATA_HOME": "/xdg/data", "HOME": "/home/fan"])
         #expect(url.path == "/xdg/data/worldcup/WorldCup.sqlite")
     }
 
@@ -224,7 +224,7 @@ struct StoreTests {
         ["HOME": "/home/fan", "XDG_DATA_HOME": "relative/data"],
     ])
     func homeFallback(environment: [String: String]) {
-        let url = Store.defaultDatabaseURL(environment: environment)
+        let url = DatabaseFile.defaultDatabaseURL(environment: environment)
         #expect(url.path == "/home/fan/.local/share/worldcup/WorldCup.sqlite")
     }
 
@@ -233,7 +233,7 @@ struct StoreTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let url = folder.url.appendingPathComponent("a/b/c/WorldCup.sqlite")
-        #expect(try Scoreboard(databaseURL: url, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: url, seedURL: Paths.seed).teamCount() == 32)
         #expect(FileManager.default.fileExists(atPath: url.path))
     }
 
@@ -244,7 +244,7 @@ struct StoreTests {
         let directory = folder.file("WorldCup.sqlite")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         try Data("keep".utf8).write(to: directory.appendingPathComponent("inside.txt"))
-        let error = worldCupError { _ = try Scoreboard(databaseURL: directory, seedURL: Paths.seed) }
+        let error = worldCupError { _ = try TeamStore(databaseURL: directory, seedURL: Paths.seed) }
         #expect(isOneSentence(error?.description ?? ""), "\(error?.description ?? "")")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["inside.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["WorldCup.sqlite"])
@@ -263,14 +263,14 @@ struct StoreTests {
         defer { folder.remove() }
         let url = folder.file("WorldCup.sqlite")
         try bytes.write(to: url)
-        let error = worldCupError { _ = try Scoreboard(databaseURL: url, seedURL: Paths.seed) }
+        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Paths.seed) }
         #expect(isOneSentence(error?.description ?? ""), "\(label): \(error?.description ?? "")")
         #expect(try Data(contentsOf: url) == bytes, "\(label): the file changed")
         // Nor is anything written beside it.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0 != "WorldCup.sqlite" }
         #expect(leftovers.isEmpty, "\(label): \(leftovers)")
         // And a second attempt says the same.
-        #expect(worldCupError { _ = try Scoreboard(databaseURL: url, seedURL: nil) } == error)
+        #expect(worldCupError { _ = try TeamStore(databaseURL: url, seedURL: nil) } == error)
         #expect(try Data(contentsOf: url) == bytes)
     }
 
@@ -278,7 +278,7 @@ struct StoreTests {
     func walMode() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try Scoreboard(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
         let mode = try scoreboard.database.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         let columns = try scoreboard.database.read { try $0.columns(in: "team").map(\.name) }

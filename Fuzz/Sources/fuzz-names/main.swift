@@ -14,17 +14,17 @@ exit(LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in
 /// and the way errors quote a name never lets a control character through.
 func fuzzNames(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-    let shown = WorldCupError.shown(text)
-    precondition(!shown.unicodeScalars.contains(where: obeyed), "shown() let a control through")
+    let shown = WorldCupError.quotable(text)
+    precondition(!shown.unicodeScalars.contains(where: obeyed), "quotable() let a control through")
     // At most 80 scalars are kept, and an escape such as \u{10FFFF} takes 10.
-    precondition(shown.unicodeScalars.count <= 80 * 10 + 1, "shown() is too long")
+    precondition(shown.unicodeScalars.count <= 80 * 10 + 1, "quotable() is too long")
     do {
         try TeamValidation.checkName(text)
         let name = TeamValidation.trimmed(text)
         precondition(!name.isEmpty && name.count <= TeamValidation.maximumLength, "bad length accepted")
         precondition(!name.unicodeScalars.contains(where: obeyed), "a control character was accepted")
         precondition(!name.unicodeScalars.contains("\u{FFFD}"), "invalid UTF-8 was accepted")
-        precondition(WorldCupError.shown(name, limit: .max) == name, "an accepted name is changed when shown")
+        precondition(WorldCupError.quotable(name, limit: .max) == name, "an accepted name is changed when shown")
     } catch let error as WorldCupError {
         precondition(!error.description.contains("\n") && error.description.hasSuffix("."), "not one line: \(error)")
     } catch {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-// The section cache of a controller (the third mode): what a cache file must match, reading
+// The section cache of a controller (persistent tracking): what a cache file must match, reading
 // it at a fetch, and writing it when the controller goes away.
 
 extension ResultsController {
@@ -53,7 +53,7 @@ extension ResultsController {
         return caughtUp
     }
 
-    /// Writes the cache file when the index moved past the one on disk (third mode only).
+    /// Writes the cache file when the index moved past the one on disk (persistent tracking only).
     func saveCache() throws {
         guard let cache, let position = appliedPosition, position != savedPosition, !recovery.needsRefetch else { return }
         var stamp = cache.stamp

@@ -22,7 +22,7 @@ struct CacheStamp: Codable, Equatable {
     }
 }
 
-/// The file that persists a controller's index between launches (the third mode).
+/// The file that persists a controller's index between launches (persistent tracking).
 ///
 /// Layout: a magic line, the stamp as JSON, the index's arrays in binary, and a checksum of
 /// everything before it. Whatever does not read back exactly (a truncated, corrupt, foreign

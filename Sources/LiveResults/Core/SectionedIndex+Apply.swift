@@ -184,17 +184,17 @@ extension SectionedIndex {
     /// the rows it overtakes, and nothing else moves. Nil when the case does not apply.
     private mutating func moveWithinSection(_ id: RecordID, to key: RowKey) -> ChangeBatch? {
         guard let slot = store.slot(for: id) else { return nil }
-        let intern = store.sectionOfSlot[slot]
-        guard SQLiteOrdering.compare(internedValues[Int(intern)], key.section) == 0, let s = positionOfIntern[intern] else { return nil }
+        let number = store.sectionOfSlot[slot]
+        guard SQLiteOrdering.compare(sectionValues[Int(number)], key.section) == 0, let s = placeOfSectionNumber[number] else { return nil }
         let oldRow = insertionIndex(of: slot, in: sections[s].slots)
         let oldSort = store.sortValues(at: slot)
-        store.store(id: id, section: intern) { key.sort[$0] }
+        store.store(id: id, section: number) { key.sort[$0] }
         let newRow = insertionIndex(of: slot, in: sections[s].slots, skipping: oldRow)
         // The row must stay between the neighbouring sections; otherwise take the general path.
         let last = sections[s].slots.count - 1
         if (newRow == 0 && s > 0 && store.compare(Int(sections[s - 1].slots[sections[s - 1].slots.count - 1]), slot) > 0)
             || (newRow == last && s < sections.count - 1 && store.compare(slot, Int(sections[s + 1].slots[0])) > 0) {
-            store.store(id: id, section: intern) { oldSort[$0] }
+            store.store(id: id, section: number) { oldSort[$0] }
             return nil
         }
         sections[s].slots.withUnsafeMutableBufferPointer { slots in
@@ -224,13 +224,13 @@ extension SectionedIndex {
                 store.remove(id: id)
                 continue
             }
-            let intern = self.intern(key.section)
-            let slot = store.store(id: id, section: intern) { key.sort[$0] }
-            if let s = positionOfIntern[intern] {
+            let number = self.sectionNumber(for: key.section)
+            let slot = store.store(id: id, section: number) { key.sort[$0] }
+            if let s = placeOfSectionNumber[number] {
                 sections[s].slots.insert(Int32(slot), at: insertionIndex(of: slot, in: sections[s].slots))
             } else {
                 let s = sectionInsertionIndex(of: slot)
-                sections.insert(Section(intern: intern, value: key.section, name: sectionName(key.section), slots: [Int32(slot)]), at: s)
+                sections.insert(Section(number: number, value: key.section, name: sectionName(key.section), slots: [Int32(slot)]), at: s)
                 reindexSections()
             }
         }

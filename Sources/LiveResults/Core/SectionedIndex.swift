@@ -24,7 +24,8 @@ struct RowKey: Equatable {
 /// passes), and yields the change batch.
 struct SectionedIndex {
     struct Section {
-        var intern: Int32
+        /// The number standing for the section's value (`sectionNumber(for:)`).
+        var number: Int32
         var value: DatabaseValue
         var name: String
         var slots: [Int32]
@@ -34,10 +35,10 @@ struct SectionedIndex {
     var store: KeyStore
     /// The sections in order; every one holds at least one row (but an unsectioned result's).
     var sections: [Section] = []
-    private var internNumbers: [ExactValue: Int32] = [:]
-    /// Section values by intern number, and the place of each interned section.
-    private(set) var internedValues: [DatabaseValue] = []
-    private(set) var positionOfIntern: [Int32: Int] = [:]
+    private var sectionNumbers: [ExactValue: Int32] = [:]
+    /// Section values by their number, and the place of each numbered section.
+    private(set) var sectionValues: [DatabaseValue] = []
+    private(set) var placeOfSectionNumber: [Int32: Int] = [:]
     /// True for a result without a section key: it has exactly one section, even when empty.
     let isUnsectioned: Bool
 
@@ -49,9 +50,9 @@ struct SectionedIndex {
         store = KeyStore(ascending: ascending)
         isUnsectioned = unsectioned
         if unsectioned {
-            let intern = self.intern(.null)
-            positionOfIntern[intern] = 0
-            sections = [Section(intern: intern, value: .null, name: "", slots: [])]
+            let number = self.sectionNumber(for: .null)
+            placeOfSectionNumber[number] = 0
+            sections = [Section(number: number, value: .null, name: "", slots: [])]
         }
     }
 
@@ -69,20 +70,20 @@ struct SectionedIndex {
 
     /// Adds a row after all others; rows must come in result order.
     mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String, sortValues: (Int) -> DatabaseValue) throws {
-        let intern = self.intern(value)
-        if sections.last?.intern != intern {
-            if positionOfIntern[intern] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
-            positionOfIntern[intern] = sections.count
-            sections.append(Section(intern: intern, value: value, name: sectionName(value), slots: []))
+        let number = self.sectionNumber(for: value)
+        if sections.last?.number != number {
+            if placeOfSectionNumber[number] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
+            placeOfSectionNumber[number] = sections.count
+            sections.append(Section(number: number, value: value, name: sectionName(value), slots: []))
         }
-        let slot = store.store(id: id, section: intern, sortValues: sortValues)
+        let slot = store.store(id: id, section: number, sortValues: sortValues)
         sections[sections.count - 1].slots.append(Int32(slot))
     }
 
     /// Adds a row after all others, in the same section as the last row (the caller knows).
     mutating func appendToLastSection(id: RecordID, sortValues: (Int) -> DatabaseValue) {
         let last = sections.count - 1
-        let slot = store.store(id: id, section: sections[last].intern, sortValues: sortValues)
+        let slot = store.store(id: id, section: sections[last].number, sortValues: sortValues)
         sections[last].slots.append(Int32(slot))
     }
 
@@ -105,37 +106,37 @@ struct SectionedIndex {
         if unsectioned {
             guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
             sections = []
-            positionOfIntern = [:]
+            placeOfSectionNumber = [:]
         }
         var sectionOfSlot: [Int32] = []
         sectionOfSlot.reserveCapacity(ids.count)
         var start: Int32 = 0
         for (value, count) in described {
-            let intern = self.intern(value)
-            guard positionOfIntern[intern] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
-            positionOfIntern[intern] = sections.count
-            sections.append(Section(intern: intern, value: value, name: sectionName(value), slots: Array(start..<start + Int32(count))))
-            sectionOfSlot.append(contentsOf: repeatElement(intern, count: count))
+            let number = self.sectionNumber(for: value)
+            guard placeOfSectionNumber[number] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
+            placeOfSectionNumber[number] = sections.count
+            sections.append(Section(number: number, value: value, name: sectionName(value), slots: Array(start..<start + Int32(count))))
+            sectionOfSlot.append(contentsOf: repeatElement(number, count: count))
             start += Int32(count)
         }
         guard Int(start) == ids.count,
               let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, columns: columns) else { return nil }
         self.store = store
         if unsectioned && sections.isEmpty {
-            let intern = self.intern(.null)
-            positionOfIntern[intern] = 0
-            sections = [Section(intern: intern, value: .null, name: "", slots: [])]
+            let number = self.sectionNumber(for: .null)
+            placeOfSectionNumber[number] = 0
+            sections = [Section(number: number, value: .null, name: "", slots: [])]
         }
         checkInvariantsInDebug()
     }
 
     /// The number standing for a section value (the same for byte-equal values).
-    mutating func intern(_ value: DatabaseValue) -> Int32 {
+    mutating func sectionNumber(for value: DatabaseValue) -> Int32 {
         let exact = ExactValue(value)
-        if let number = internNumbers[exact] { return number }
-        let number = Int32(internedValues.count)
-        internNumbers[exact] = number
-        internedValues.append(value)
+        if let number = sectionNumbers[exact] { return number }
+        let number = Int32(sectionValues.count)
+        sectionNumbers[exact] = number
+        sectionValues.append(value)
         return number
     }
 
@@ -179,12 +180,12 @@ struct SectionedIndex {
 
     func key(for id: RecordID) -> RowKey? {
         guard let slot = store.slot(for: id) else { return nil }
-        return RowKey(section: internedValues[Int(store.sectionOfSlot[slot])], sort: store.sortValues(at: slot))
+        return RowKey(section: sectionValues[Int(store.sectionOfSlot[slot])], sort: store.sortValues(at: slot))
     }
 
     /// The place of a row, found by binary search on its sort key.
     func indexPath(for id: RecordID) -> IndexPath? {
-        guard let slot = store.slot(for: id), let section = positionOfIntern[store.sectionOfSlot[slot]] else { return nil }
+        guard let slot = store.slot(for: id), let section = placeOfSectionNumber[store.sectionOfSlot[slot]] else { return nil }
         return IndexPath(row: insertionIndex(of: slot, in: sections[section].slots), section: section)
     }
 
@@ -219,7 +220,7 @@ struct SectionedIndex {
         for (_, id) in ids(inPositions: 0..<min(count, self.count)) {
             let slot = store.slot(for: id)!
             // The rows come in order from a valid index: appending cannot fail.
-            try! result.appendSorted(id: id, section: internedValues[Int(store.sectionOfSlot[slot])], sectionName: sectionName) {
+            try! result.appendSorted(id: id, section: sectionValues[Int(store.sectionOfSlot[slot])], sectionName: sectionName) {
                 store.columns[$0].value(at: slot)
             }
         }
@@ -256,8 +257,8 @@ struct SectionedIndex {
 
     /// Rebuilds the place of each section after sections were inserted or removed.
     mutating func reindexSections() {
-        positionOfIntern.removeAll(keepingCapacity: true)
-        for (index, section) in sections.enumerated() { positionOfIntern[section.intern] = index }
+        placeOfSectionNumber.removeAll(keepingCapacity: true)
+        for (index, section) in sections.enumerated() { placeOfSectionNumber[section.number] = index }
     }
 
     /// Every section's rows must sort after the previous section's rows.
@@ -279,9 +280,9 @@ struct SectionedIndex {
         if isUnsectioned { precondition(sections.count == 1 && sections[0].value.isNull, "an unsectioned result has one section") }
         for (s, section) in sections.enumerated() {
             precondition(isUnsectioned || !section.slots.isEmpty, "empty section \(s)")
-            precondition(positionOfIntern[section.intern] == s, "section lookup out of date")
+            precondition(placeOfSectionNumber[section.number] == s, "section lookup out of date")
             for (r, slot) in section.slots.enumerated() {
-                precondition(store.sectionOfSlot[Int(slot)] == section.intern, "section of slot \(slot) out of date")
+                precondition(store.sectionOfSlot[Int(slot)] == section.number, "section of slot \(slot) out of date")
                 precondition(store.slot(for: store.ids[Int(slot)]) == Int(slot), "slot map out of date")
                 if r > 0 {
                     precondition(store.compare(Int(section.slots[r - 1]), Int(slot)) < 0, "rows out of order in section \(s)")
@@ -290,7 +291,7 @@ struct SectionedIndex {
             }
         }
         precondition(seen == store.count, "the store holds rows that are not in a section")
-        precondition(positionOfIntern.count == sections.count)
+        precondition(placeOfSectionNumber.count == sections.count)
         precondition((try? checkSectionOrder()) != nil, "a section's rows sort before the previous section's")
     }
 
