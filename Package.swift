@@ -62,11 +62,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "LiveResultsTests", dependencies: ["LiveResults"]),
-        .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults"]),
+        .testTarget(name: "LiveResultsTests", dependencies: ["LiveResults", "TestSupport"]),
+        .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI"]),
-        // What the end-to-end and durability tests share: running the built executables.
+        // What the tests share: temporary folders, the seeded generator, running the built executables.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "TestSupport"]),
         // kill -9, concurrent writers and bad input, through the built binaries.

@@ -13,12 +13,12 @@ struct BadInputTests {
         var label: String
         /// Words the error must contain.
         var mentions: [String] = []
-        var prepare: @Sendable (Folder) throws -> [String]
+        var prepare: @Sendable (TemporaryFolder) throws -> [String]
         var testDescription: String { label }
     }
 
     /// Writes `text` to a file in the folder and returns its path.
-    static func write(_ text: String, to name: String, in folder: Folder) throws -> String {
+    static func write(_ text: String, to name: String, in folder: TemporaryFolder) throws -> String {
         try Data(text.utf8).write(to: folder.file(name))
         return folder.file(name).path
     }
@@ -81,7 +81,7 @@ struct BadInputTests {
 
     @Test("A bad seed and no database: an error, and no database is created", arguments: seedCases)
     func badSeedWithoutDatabase(_ bad: Case) throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let seed = try bad.prepare(folder)
         let before = folder.snapshot()
@@ -94,7 +94,7 @@ struct BadInputTests {
 
     @Test("A bad seed beside an existing database: an error, and the database is byte for byte the same", arguments: seedCases)
     func badSeedWithDatabase(_ bad: Case) throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let database = folder.file("WorldCup.sqlite").path
         #expect(try Executable.run(["tap", "Brazil", "--database", database]).status == 0)
@@ -109,7 +109,7 @@ struct BadInputTests {
 
     @Test("A seed file nobody may read", .disabled(if: isRoot, "root reads files whatever their mode"))
     func unreadableSeed() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let seed = folder.file("seed.json")
         try FileManager.default.copyItem(at: Self.seedURL, to: seed)
@@ -121,7 +121,7 @@ struct BadInputTests {
     }
 
     /// A seeded database, made by the binary, at `name` in the folder.
-    static func seededDatabase(_ name: String, in folder: Folder) throws -> URL {
+    static func seededDatabase(_ name: String, in folder: TemporaryFolder) throws -> URL {
         let url = folder.file(name)
         let made = try Executable.run(["list", "--database", url.path])
         #expect(made.status == 0, "\(made.err)")
@@ -168,7 +168,7 @@ struct BadInputTests {
 
     @Test("A bad database path: an error, and the file is byte for byte the same", arguments: databaseCases)
     func badDatabase(_ bad: Case) throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let database = try bad.prepare(folder)
         let before = folder.snapshot()
@@ -181,7 +181,7 @@ struct BadInputTests {
 
     @Test("Names with escape sequences put in the file by other means are printed escaped, never raw")
     func escapesFromTheFile() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let database = try Self.seededDatabase("WorldCup.sqlite", in: folder)
         let queue = try DatabaseQueue(path: database.path)
@@ -197,7 +197,7 @@ struct BadInputTests {
 
     @Test("A read-only folder", .disabled(if: isRoot, "root writes anywhere"))
     func readOnlyFolder() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let locked = folder.file("locked")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)

@@ -27,7 +27,7 @@ struct CrashTests {
     @Test("kill -9 in the middle of thousands of taps loses no acknowledged tap and leaves an intact file",
           arguments: [700, 2_000, 4_500])
     func killNine(afterAcknowledged target: Int) throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let database = folder.file("WorldCup.sqlite")
         let process = Process()
@@ -67,7 +67,7 @@ struct CrashTests {
 
     @Test("Four processes tapping one team 2,500 times each add exactly 10,000 wins, and none sees “database is locked”")
     func fourWriters() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let database = folder.file("WorldCup.sqlite")
         // The four also race to create, migrate and seed the new file.
@@ -102,7 +102,7 @@ struct CrashTests {
 
     @Test("Six `worldcup tap` started at once on a new file, forty times: each creates, migrates or waits, none fails")
     func newFileRace() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         for round in 0..<40 {
             let database = folder.file("race-\(round).sqlite").path
@@ -119,7 +119,7 @@ struct CrashTests {
 
     @Test("Four shells running `worldcup tap` 25 times each on a new file: 100 wins, no error")
     func fourCommandLines() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let database = folder.file("WorldCup.sqlite").path
         let failures = Mutex<[String]>([])

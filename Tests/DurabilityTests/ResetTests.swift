@@ -20,7 +20,7 @@ struct ResetTests {
     }
 
     /// A database damaged beyond opening: its first page is text.
-    static func damagedDatabase(in folder: Folder) throws -> URL {
+    static func damagedDatabase(in folder: TemporaryFolder) throws -> URL {
         let url = folder.file("WorldCup.sqlite")
         let made = try Executable.run(["tap", "Brazil", "--database", url.path])
         try #require(made.status == 0, "\(made.err)")
@@ -40,7 +40,7 @@ struct ResetTests {
 
     @Test("--yes replaces a damaged file with the seed's 32 teams")
     func yesReplacesDamaged() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let url = try Self.damagedDatabase(in: folder)
         let result = try Executable.run(["reset", "--yes", "--database", url.path])
@@ -55,7 +55,7 @@ struct ResetTests {
 
     @Test("Without a terminal and without --yes it refuses, and the file stays as it was")
     func refusesWithoutTerminal() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         _ = try Self.damagedDatabase(in: folder)
         let before = folder.snapshot()
@@ -66,7 +66,7 @@ struct ResetTests {
 
     @Test("On a terminal it asks; y resets", arguments: ["y\n", "yes\n", "Y\n"])
     func terminalYes(answer: String) throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let url = try Self.damagedDatabase(in: folder)
         let result = try Self.runOnTerminal(["reset", "--database", url.path], answer: answer)
@@ -77,7 +77,7 @@ struct ResetTests {
 
     @Test("On a terminal it asks; anything but yes keeps the file", arguments: ["n\n", "\n", "nope\n"])
     func terminalNo(answer: String) throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let url = folder.file("WorldCup.sqlite")
         #expect(try Executable.run(["tap", "Brazil", "--database", url.path]).status == 0)
@@ -91,7 +91,7 @@ struct ResetTests {
 
     @Test("Reset after kill -9 ignores the old -wal: the new file is whole and fresh")
     func resetAfterCrash() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let url = folder.file("WorldCup.sqlite")
         let process = Process()
@@ -120,7 +120,7 @@ struct ResetTests {
 
     @Test("Reset refuses a folder and a bad seed, and changes nothing")
     func refusals() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.file("db.sqlite"), withIntermediateDirectories: false)
         let url = try Self.damagedDatabase(in: folder)

@@ -120,7 +120,7 @@ final class TmuxTerminal {
 
 /// A fresh database path in a temporary folder.
 func temporaryDatabase() -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worldcup-e2e-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    // A folder that cannot be made leaves a path whose opening fails with its own sentence.
+    let folder = (try? TemporaryFolder(prefix: "worldcup-e2e").url) ?? FileManager.default.temporaryDirectory
     return folder.appendingPathComponent("WorldCup.sqlite").path
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+import TestSupport
 
 // MARK: - The test record
 
@@ -45,11 +46,9 @@ func makeItemDatabase(configuration: Configuration = Configuration(), file: URL?
     return db
 }
 
-/// A fresh folder for one test's files, removed at exit of the process at the latest.
+/// A fresh folder for one test's files (left to the system's cleaning of temporary files).
 func makeTemporaryFolder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("liveresults-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try TemporaryFolder(prefix: "liveresults-tests").url
 }
 
 /// A configuration for test databases on disk: no fsync, a busy timeout for two connections.
@@ -286,40 +285,5 @@ func sameBytes(_ a: DatabaseValue, _ b: DatabaseValue) -> Bool {
     switch (a.storage, b.storage) {
     case let (.string(x), .string(y)): return Array(x.utf8) == Array(y.utf8)
     default: return a.storage == b.storage
-    }
-}
-
-// MARK: - Seeded randomness
-
-/// SplitMix64: a small, fast, seedable generator, so every run of a seed is the same.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: Range<Int>) -> Int {
-        Int.random(in: range, using: &self)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        Int.random(in: range, using: &self)
-    }
-
-    mutating func chance(_ probability: Double) -> Bool {
-        Double.random(in: 0..<1, using: &self) < probability
-    }
-
-    mutating func pick<T>(_ elements: [T]) -> T {
-        elements[int(0..<elements.count)]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GRDB
 import Testing
 @testable import WorldCup
@@ -203,6 +204,15 @@ struct NameTests {
     ])
     func keptNames(_ name: String) throws {
         try TeamValidation.checkName(name)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let added = try store.add(name: name, zone: name)
+        // Byte for byte: the same characters in the same normalisation, as typed.
+        #expect(Array(added.teamName.utf8) == Array(name.utf8))
+        let read = try #require(try store.team(named: name))
+        #expect(Array(read.teamName.utf8) == Array(name.utf8))
+        #expect(Array(read.qualifyingZone.utf8) == Array(name.utf8))
     }
 
     @Test("Unknown names are quoted safely in errors: escapes shown, length cut")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import WorldCup
 
 /// Files the tests read, found from this file's place in the repository.
@@ -14,26 +15,9 @@ enum Paths {
     static let bookSeed = packageRoot.appendingPathComponent("Tests/Fixtures/book-seed.json")
 }
 
-/// A fresh folder under the temporary directory, removed by `remove()`.
-struct TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("WorldCupTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// A path inside the folder.
-    func file(_ name: String) -> URL {
-        url.appendingPathComponent(name)
-    }
-
+extension TemporaryFolder {
     /// A database path inside the folder (which does not exist yet).
     var database: URL { file("WorldCup.sqlite") }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
 }
 
 /// The teams of the repository's seed, as JSON objects.
