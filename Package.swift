@@ -54,14 +54,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(
-            name: "worldcup-bench",
+        // The benchmarks: a library (tested) and a thin executable.
+        .target(
+            name: "WorldCupBench",
             dependencies: [
                 "LiveResults", "WorldCup", "WorldCupApp",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "worldcup-bench", dependencies: ["WorldCupBench"]),
+        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench"]),
         .testTarget(name: "LiveResultsTests", dependencies: ["LiveResults", "TestSupport"]),
         .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),

@@ -5,9 +5,8 @@ import GRDB
 /// `worldcup-bench`: measures the results controller against the refetch-and-diff a GRDB
 /// user would write instead, on generated scoreboards of 1,000, 100,000 and 1,000,000 teams,
 /// and the real `worldcup` app in a pseudo-terminal at 32 and 1,000,000 teams.
-@main
-struct BenchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct BenchCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
         usage: "worldcup-bench [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>]",
@@ -47,7 +46,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The worldcup executable (default: the one beside this benchmark).", valueName: "path"))
     var worldcup: String?
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         if let rows, rows < 1 { throw ValidationError("--rows must be at least 1.") }
         if let taps, taps < 1 { throw ValidationError("--taps must be at least 1.") }
         if let peerTaps, peerTaps < 1 { throw ValidationError("--peer-taps must be at least 1.") }
@@ -56,7 +57,7 @@ struct BenchCommand: ParsableCommand {
         if terminalLaunches < 1 { throw ValidationError("--terminal-launches must be at least 1.") }
     }
 
-    func run() throws {
+    public func run() throws {
         let sizes = terminalOnly ? [] : rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
         let terminalSizes = noTerminal ? [] : rows.map { [$0] } ?? [32, 1_000_000]
         let reports = try BenchError.readable {

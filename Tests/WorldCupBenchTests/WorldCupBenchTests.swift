@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import WorldCupBench
+
+/// The benchmark's pure parts: statistics, frame assembly and the report.
+@Suite("worldcup-bench")
+struct WorldCupBenchTests {
+    @Test("Percentiles by the nearest rank")
+    func percentiles() {
+        #expect(Percentiles([]).median == nil)
+        #expect(Percentiles([7]).median == 7 && Percentiles([7]).p99 == 7)
+        let sample = Percentiles((1...100).map(Double.init).shuffled())
+        #expect(sample.median == 50)
+        #expect(sample.p99 == 99)
+        #expect(sample.value(at: 100) == 100)
+        #expect(sample.value(at: 0) == 1)
+        #expect(Percentiles([4, 1, 3, 2]).median == 2, "the smallest value with half the sample at or below it")
+    }
+
+    @Test("A frame is complete once its marker came and the output was quiet long enough; its time is its last byte's")
+    func frames() {
+        var assembler = FrameAssembler(quietNanoseconds: 1_000, marker: "q quit")
+        #expect(assembler.frame(now: 0) == nil && assembler.wait(now: 0) == nil)
+        assembler.receive(Array("\u{1B}[H board ".utf8), at: 100)
+        #expect(assembler.frame(now: 5_000) == nil, "no marker yet: the frame is not over")
+        #expect(assembler.wait(now: 5_000) == nil)
+        // The marker split across two reads is still found.
+        assembler.receive(Array("q qu".utf8), at: 200)
+        assembler.receive(Array("it".utf8), at: 300)
+        #expect(assembler.wait(now: 800) == 500)
+        #expect(assembler.frame(now: 800) == nil)
+        let frame = assembler.frame(now: 1_300)
+        #expect(frame?.firstByteAt == 100 && frame?.lastByteAt == 300)
+        #expect(frame.map { String(decoding: $0.bytes, as: UTF8.self) } == "\u{1B}[H board q quit")
+        #expect(assembler.wait(now: 1_300) == 0)
+    }
+
+    @Test("Without a marker, quiet alone ends a frame")
+    func framesWithoutMarker() {
+        var assembler = FrameAssembler(quietNanoseconds: 10)
+        assembler.receive([65], at: 5)
+        #expect(assembler.frame(now: 14) == nil)
+        #expect(assembler.frame(now: 15)?.bytes == [65])
+    }
+
+    @Test("Terminal output is quoted readably: escapes as \\e, controls as ^X")
+    func printable() {
+        #expect(PseudoTerminal.printable(Array("\u{1B}[1mA\r\n".utf8)) == "\\e[1mA^M^J")
+    }
+
+    @Test("Microseconds and milliseconds between two readings of the clock")
+    func durations() {
+        #expect(Monotonic.microseconds(from: 1_000, to: 3_500) == 2.5)
+        #expect(Monotonic.milliseconds(from: 0, to: 2_000_000) == 2)
+        let a = Monotonic.now(), b = Monotonic.now()
+        #expect(b >= a)
+    }
+}
