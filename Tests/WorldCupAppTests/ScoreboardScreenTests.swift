@@ -23,6 +23,8 @@ struct ScoreboardRenderTests {
 
         #expect(text[1] == headerLine("Africa", index: "Af"))
         #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "As"))
+        // One line spelled out, so the helpers' arithmetic cannot share a mistake with the view's.
+        #expect(text[3] == "  [CMR] Cameroon" + String(repeating: " ", count: 52) + "Wins: 0  Eu")
         #expect(text[3] == rowLine(badge: "[CMR]", title: "Cameroon", detail: "Wins: 0", index: "Eu"))
         #expect(text[4] == rowLine(badge: "[GHA]", title: "Ghana", detail: "Wins: 0", index: "No"))
         #expect(text[5] == rowLine(badge: "[CIV]", title: "Ivory Coast", detail: "Wins: 0", index: "So"))
@@ -266,6 +268,8 @@ struct ScoreboardExternalChangeTests {
         #expect(text[9] == rowLine(badge: "[AUS]", title: "Australia", detail: "Wins: 0"))
         #expect(text[0].contains("Leader: Japan (1 win)"))
         #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "As"))
+        // One line spelled out, so the helpers' arithmetic cannot share a mistake with the view's.
+        #expect(text[3] == "  [CMR] Cameroon" + String(repeating: " ", count: 52) + "Wins: 0  Eu")
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
     }
 

@@ -60,7 +60,8 @@ func lines(_ grid: Grid) -> [String] {
 /// The cells the section index takes at the right edge of a screen this wide: a blank, a
 /// title of two letters, a blank; none when the rows would keep fewer than 40 cells.
 func indexWidth(_ width: Int) -> Int {
-    width - 4 >= TableView.sectionIndexMinimumRowWidth ? 4 : 0
+    // The documented rule (README: the index shows from 44 columns), not the production constant.
+    width >= 44 ? 4 : 0
 }
 
 /// The expected line of a table row (trailing spaces removed) on an 80-column screen:
