@@ -4,6 +4,9 @@ import WorldCup
 /// The interactive program: one loop that reads keys, signals and database wake-ups,
 /// updates the one screen model, and draws it.
 public enum ScoreboardApp {
+    /// The shortest time between two frames drawn for changes of other programs.
+    static let frameInterval = 1.0 / 60
+
     /// Runs the scoreboard until the user quits or a signal ends it. The terminal is restored
     /// on every path out.
     /// - Returns: the exit status: 0 after quitting, 128 plus the signal's number after
@@ -14,11 +17,27 @@ public enum ScoreboardApp {
         let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, flags: flags, onChangesAvailable: session.wakeUp,
                                           cacheName: ScoreboardScreen.cacheName(for: scoreboard))
         var status: Int32 = 0
+        // Commits of other programs are shown at most once a frame (60 a second): in a storm of
+        // commits the ones in between are taken together, as one batch each, but drawn once.
+        var changesWaiting = false
+        var needsFrame = true
+        var lastFrame = -Double.infinity
         while !screen.wantsToQuit {
-            let size = session.size
-            let frame = screen.render(width: size.width, height: size.height)
-            session.present(frame.grid, caret: frame.caret)
-            let timeout = screen.nextDeadline.map { max(0.01, $0 - ScoreboardScreen.monotonicSeconds()) }
+            var now = ScoreboardScreen.monotonicSeconds()
+            if changesWaiting, now - lastFrame >= frameInterval {
+                changesWaiting = false
+                screen.processChangesFromElsewhere()
+                needsFrame = true
+            }
+            if needsFrame {
+                let size = session.size
+                let frame = screen.render(width: size.width, height: size.height)
+                session.present(frame.grid, caret: frame.caret)
+                lastFrame = now
+                needsFrame = false
+            }
+            let deadlines = [screen.nextDeadline, changesWaiting ? lastFrame + frameInterval : nil].compactMap { $0 }
+            let timeout = deadlines.min().map { max(0.001, $0 - now) }
             // Keys that arrived together are handled together (a typed filter fetches once).
             var keys: [Key] = []
             for event in session.nextEvents(timeout: timeout) {
@@ -33,10 +52,23 @@ public enum ScoreboardApp {
                 case .signal(let number):
                     screen.quit()
                     if status == 0 { status = 128 + number }
-                case .wake: screen.processChangesFromElsewhere()
+                case .wake:
+                    changesWaiting = true
+                    continue
                 }
+                needsFrame = true
             }
-            screen.handle(keys)
+            if !keys.isEmpty {
+                // A key sees the other programs' changes that wait, then answers at once.
+                if changesWaiting {
+                    changesWaiting = false
+                    screen.processChangesFromElsewhere()
+                }
+                screen.handle(keys)
+                needsFrame = true
+            }
+            now = ScoreboardScreen.monotonicSeconds()
+            if let deadline = screen.nextDeadline, deadline <= now { needsFrame = true }
             screen.tick()
         }
         return status

@@ -47,6 +47,8 @@ public final class ScoreboardScreen {
         controller = ResultsController(database: scoreboard.database, fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",
                                        cacheName: cacheName, cacheDirectory: cacheDirectory)
         controller.onChangesAvailable = onChangesAvailable
+        // The screen draws other programs' changes at most once a frame: no need to read them more often.
+        controller.minimumChangeLogLookInterval = .milliseconds(16)
         controller.delegate = binding
         binding.indexTitle = { Self.indexTitle(forZone: $0) }
         binding.onChange = { [unowned self] change in

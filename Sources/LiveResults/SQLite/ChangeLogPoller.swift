@@ -14,7 +14,8 @@ final class ChangeLogPoller {
     private let timer: any DispatchSourceTimer
     private let watcher: (any DispatchSourceRead)?
 
-    init(database: any DatabaseWriter, tracker: ChangeTracker, interval: Duration) {
+    /// - Parameter minimumLookInterval: the shortest time between two looks woken by writes.
+    init(database: any DatabaseWriter, tracker: ChangeTracker, interval: Duration, minimumLookInterval: Duration = .zero) {
         let state = PollState()
         let look: @Sendable () -> Void = {
             guard state.request() else { return }
@@ -34,7 +35,7 @@ final class ChangeLogPoller {
             run()
         }
         let queue = DispatchQueue.global(qos: .utility)
-        watcher = Self.watchFolder(of: database.path, queue: queue, onChange: look)
+        watcher = Self.watchFolder(of: database.path, queue: queue, minimumLookInterval: Self.nanoseconds(minimumLookInterval), onChange: look)
         // With file notifications, the timer is only a safety net: 20 times slower.
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let nanoseconds = (watcher == nil ? 1 : 20) * max(1_000_000, Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000))
@@ -44,9 +45,13 @@ final class ChangeLogPoller {
         self.timer = timer
     }
 
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        UInt64(max(0, duration.components.seconds)) * 1_000_000_000 + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
+    }
+
     /// Watches the folder of the database file for writes to the file or its WAL; nil for an
     /// in-memory database or when inotify is unavailable.
-    private static func watchFolder(of path: String, queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) -> (any DispatchSourceRead)? {
+    private static func watchFolder(of path: String, queue: DispatchQueue, minimumLookInterval: UInt64, onChange: @escaping @Sendable () -> Void) -> (any DispatchSourceRead)? {
         guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/") else { return nil }
         let folder = slash == path.startIndex ? "/" : String(path[..<slash])
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -59,17 +64,24 @@ final class ChangeLogPoller {
         // Dispatch sources are thread-safe; Swift does not know it. (The cycle through the
         // handler ends when the source is cancelled.)
         nonisolated(unsafe) let resting = source
+        // When the last look began (uptime nanoseconds); the handler runs one at a time.
+        let lastLook = Atomic<UInt64>(0)
         source.setEventHandler {
             // The events only say "something was written": drain them, and look 1 ms later.
             // A writer appends its frames to the WAL (the events) a moment before it publishes
             // the commit in the shared-memory index (no event), so an immediate look would
             // find nothing. Meanwhile the source rests, so a burst of writes (our own taps)
-            // wakes us once per millisecond, not once per write; writes during the rest raise
-            // the source again when it resumes.
+            // wakes us once, not once per write; writes during the rest raise the source again
+            // when it resumes. Looks come at most every `minimumLookInterval`: a lone commit
+            // is still seen after 1 ms, but a storm of commits is read in batches.
             var buffer = [UInt8](repeating: 0, count: 4096)
             while read(descriptor, &buffer, buffer.count) > 0 {}
             resting.suspend()
-            queue.asyncAfter(deadline: .now() + .milliseconds(1)) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let earliest = lastLook.load(ordering: .relaxed) &+ minimumLookInterval
+            let wait = max(1_000_000, earliest > now ? earliest - now : 0)
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) {
+                lastLook.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 onChange()
                 resting.resume()
             }

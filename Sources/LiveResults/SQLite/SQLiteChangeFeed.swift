@@ -14,11 +14,11 @@ final class SQLiteChangeFeed: ChangeFeed {
     /// A feed over `tracker`, which must already observe `database` (added in the same
     /// transaction that read the result, so no commit falls in between). With a change log
     /// and a positive `pollInterval`, other connections' commits are looked for.
-    init(database: any DatabaseWriter, tracker: ChangeTracker, pollInterval: Duration) {
+    init(database: any DatabaseWriter, tracker: ChangeTracker, pollInterval: Duration, minimumLookInterval: Duration) {
         self.database = database
         self.tracker = tracker
         if tracker.readsChangeLog, pollInterval > .zero {
-            poller = ChangeLogPoller(database: database, tracker: tracker, interval: pollInterval)
+            poller = ChangeLogPoller(database: database, tracker: tracker, interval: pollInterval, minimumLookInterval: minimumLookInterval)
         }
     }
 
