@@ -257,6 +257,21 @@ struct ExactEventsTests {
         #expect(fixture.layout == [Layout("Y", [2])])
     }
 
+    @Test("A commit of ours that finds the log made again resets the controller too")
+    func ownCommitAfterTheLogWentBack() throws {
+        let fixture = try Fixture([Item(name: "a", zone: "X"), Item(name: "b", zone: "Y")], otherConnection: true)
+        for score in 1...3 { try fixture.execute("UPDATE item SET score = ? WHERE id = 2", [score]) }
+        _ = fixture.recorder.take()
+        try fixture.otherConnection!.write { db in
+            try db.execute(sql: "DROP TABLE \(ChangeLog.tableName); DELETE FROM sqlite_sequence WHERE name = '\(ChangeLog.tableName)'")
+            try ChangeLog.install(on: "item", in: db)
+            try db.execute(sql: "DELETE FROM item WHERE id = 1")
+        }
+        let events = try fixture.execute("UPDATE item SET score = 9 WHERE id = 2")
+        #expect(events == [.reset])
+        #expect(try fixture.layout == fixture.freshLayout())
+    }
+
     // MARK: - 4. Without a change log
 
     @Test("A rowid change and another row's update in one transaction: both reported")

@@ -149,6 +149,13 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         let ownLogPositions = self.ownLogPositions
         resetTransactionState()
         if let position = logPosition, let own = ownLogPositions {
+            guard own.lowerBound > position else {
+                // Our entries came at or before what we had read: the log was dropped and made
+                // again meanwhile, so what happened in between cannot be known.
+                logPosition = own.upperBound
+                enqueue(.reset)
+                return
+            }
             // Entries before ours come from other connections: they are queued first, as
             // their own batch.
             let before = own.lowerBound - 1
