@@ -31,6 +31,9 @@ enum Report {
             ("rss_mb", result.map { format($0.rssMB, decimals: 1) }),
             ("cross_process_p50_ms", result.map { format($0.crossProcessP50Ms, decimals: 2) }),
             ("cross_process_p99_ms", result.map { format($0.crossProcessP99Ms, decimals: 2) }),
+            ("floor_p50_us", result.map { format($0.floorP50, decimals: 1) }),
+            ("floor_p99_us", result.map { format($0.floorP99, decimals: 1) }),
+            ("vs_floor", result.map { format($0.floorP50 > 0 ? $0.incrementalP50 / $0.floorP50 : 0, decimals: 2) }),
         ]
     }
 

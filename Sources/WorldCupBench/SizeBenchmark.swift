@@ -14,6 +14,9 @@ struct SizeResult {
     /// From a tap's commit in this process to the batch delivered in another process, in ms.
     var crossProcessP50Ms: Double
     var crossProcessP99Ms: Double
+    /// The same tap's commit with no controller, observer or change log (`FloorContender`), in µs.
+    var floorP50: Double
+    var floorP99: Double
 }
 
 /// Every measurement of one size, on one database built for it and deleted afterwards.
@@ -72,6 +75,11 @@ struct SizeBenchmark {
         let rssMB = Double(memory.rssKB) / 1024
         Progress.say("\(label) memory probe: \(Report.format(rssMB, decimals: 1)) MB resident holding the controller (\(Report.format(Double(memory.baselineKB) / 1024, decimals: 1)) MB before opening the database, peak \(Report.format(Double(memory.peakKB) / 1024, decimals: 1)) MB)")
 
+        // Last: the floor drops the change log's triggers.
+        Progress.say("\(label) floor (the bare UPDATE commit): \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
+        let floor = Percentiles(try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps))))
+        Progress.say("\(label) floor: p50 \(Report.format(floor.median ?? 0, decimals: 1)) µs, p99 \(Report.format(floor.p99 ?? 0, decimals: 1)) µs; ours is \(Report.format(oursP50 / max(floor.median ?? 1, 0.001), decimals: 2))× the floor")
+
         return withExtendedLifetime(scoreboard) {
             SizeResult(
                 rows: rows,
@@ -83,7 +91,9 @@ struct SizeBenchmark {
                 fetchCachedMs: fetchCached,
                 rssMB: rssMB,
                 crossProcessP50Ms: cross.median ?? 0,
-                crossProcessP99Ms: cross.p99 ?? 0
+                crossProcessP99Ms: cross.p99 ?? 0,
+                floorP50: floor.median ?? 0,
+                floorP99: floor.p99 ?? 0
             )
         }
     }

@@ -1,0 +1,32 @@
+import Foundation
+import GRDB
+import WorldCup
+
+/// The floor: what SQLite alone costs for a tap. The same single-row `UPDATE … RETURNING`
+/// commit as `TeamStore.tap`, on the same database file, with the same settings (WAL,
+/// `synchronous = NORMAL`), but with no controller, no transaction observer and no
+/// change-log trigger. It drops the change log's triggers of the file, so it runs last.
+enum FloorContender {
+    /// Microseconds of each measured tap, from the start of its write to its commit.
+    static func measure(databasePath: String, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let pool = try DatabasePool(path: databasePath, configuration: configuration)
+        try pool.write { db in
+            let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'team'")
+            for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)") }
+        }
+        func tap(_ id: Int64) throws -> Double {
+            let start = Monotonic.now()
+            let wins = try pool.write { db in
+                try Int.fetchOne(db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING wins"), arguments: [id])
+            }
+            let end = Monotonic.now()
+            guard wins != nil else { throw BenchError("The floor's tap found no team \(id).") }
+            return Monotonic.microseconds(from: start, to: end)
+        }
+        for id in warmUp { _ = try tap(id) }
+        return try taps.map(tap)
+    }
+}
