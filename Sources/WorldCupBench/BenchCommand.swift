@@ -10,7 +10,7 @@ public struct BenchCommand: ParsableCommand {
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
         usage: "worldcup-bench [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>]",
-        subcommands: [RSSProbeCommand.self, LatencyListenerCommand.self]
+        subcommands: [RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self]
     )
 
     @Option(help: ArgumentHelp("Run one size only: this many teams (default: 1000, 100000 and 1000000; in the terminal, 32 and 1000000).", valueName: "n"))

@@ -51,6 +51,10 @@ enum Report {
             ("terminal_page_p99_ms", result.map { format($0.page.p99, decimals: 2) }),
             ("terminal_end_p50_ms", result.map { format($0.end.p50, decimals: 2) }),
             ("terminal_end_p99_ms", result.map { format($0.end.p99, decimals: 2) }),
+            ("storm_commits_per_s", result?.storm.map { format($0.commitsPerSecond, decimals: 0) }),
+            ("storm_cpu_percent", result?.storm.map { format($0.cpuPercent, decimals: 1) }),
+            ("storm_frames_per_s", result?.storm.map { format($0.framesPerSecond, decimals: 1) }),
+            ("storm_key_p99_ms", result?.storm.map { format($0.key.p99, decimals: 2) }),
         ]
     }
 

@@ -31,6 +31,8 @@ struct TerminalResult {
     var movingTap: KeyLatency
     var page: KeyLatency
     var end: KeyLatency
+    /// The app while another process taps as fast as it can (small boards only).
+    var storm: StormResult?
 }
 
 /// Runs the real `worldcup` binary in a pseudo-terminal on a database of `rows` teams, and
@@ -62,6 +64,8 @@ struct TerminalBenchmark {
     /// How long a key that changes nothing on screen is given to show that it wrote nothing.
     static let nothingWait = 0.3
     static let warmUpPresses = 2
+    /// The storm is measured on small boards, where drawing, not fetching, is the cost.
+    static let stormMaximumRows = 1_000
 
     /// The bytes a terminal of type xterm-256color sends for the keys (terminfo's kent, knp,
     /// kpp, kend and khome in keypad-transmit mode, which curses turns on). Enter is a CR.
@@ -72,6 +76,8 @@ struct TerminalBenchmark {
         static let end = Array("\u{1b}OF".utf8)
         static let home = Array("\u{1b}OH".utf8)
         static let quit = Array("q".utf8)
+        static let down = Array("\u{1b}OB".utf8)
+        static let up = Array("\u{1b}OA".utf8)
     }
 
     /// The `worldcup` executable: `path` when given, else the one beside this benchmark
@@ -122,6 +128,7 @@ struct TerminalBenchmark {
         let movingTaps = try measureTaps(session, after: KeyBytes.end, label: label)
         let pages = try measurePages(session, label: label)
         try quit(session)
+        let storm = rows <= Self.stormMaximumRows ? try measureStorm(database: database, label: label) : nil
 
         return TerminalResult(
             rows: rows,
@@ -130,7 +137,8 @@ struct TerminalBenchmark {
             tap: KeyLatency(taps.map(\.press.milliseconds)),
             movingTap: KeyLatency(movingTaps.map(\.press.milliseconds)),
             page: KeyLatency(pages.map(\.milliseconds)),
-            end: KeyLatency(ends.map(\.milliseconds))
+            end: KeyLatency(ends.map(\.milliseconds)),
+            storm: storm
         )
     }
 
@@ -138,7 +146,7 @@ struct TerminalBenchmark {
 
     /// Spawns the app and waits for its first complete frame. Returns the session, that
     /// frame, and the moment just before the spawn.
-    private func start(database: URL) throws -> (PseudoTerminal, TerminalFrame, UInt64) {
+    func start(database: URL) throws -> (PseudoTerminal, TerminalFrame, UInt64) {
         // Caches go to this run's folder: never into the user's, and the same on every run.
         var environment = ["TERM": "xterm-256color", "LANG": "C.UTF-8", "XDG_CACHE_HOME": folder.appendingPathComponent("cache").path]
         for name in ["HOME", "PATH"] {
@@ -155,7 +163,7 @@ struct TerminalBenchmark {
     }
 
     /// Types q and waits for the app to exit; it is terminated if it does not.
-    private func quit(_ session: PseudoTerminal) throws {
+    func quit(_ session: PseudoTerminal) throws {
         try session.type(KeyBytes.quit)
         let exited = session.waitForExit(seconds: 10)
         session.close()

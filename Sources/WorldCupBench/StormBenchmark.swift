@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import WorldCup
+
+/// What an open scoreboard costs while another process commits taps as fast as it can.
+struct StormResult {
+    /// The app's CPU time over the storm's wall time, in percent of one core.
+    var cpuPercent: Double
+    /// Frames the app drew a second during the storm.
+    var framesPerSecond: Double
+    /// Commits the other process made a second.
+    var commitsPerSecond: Double
+    /// Key written → first frame after it, during the storm.
+    var key: KeyLatency
+}
+
+extension TerminalBenchmark {
+    /// How long the storm lasts, and how often a key is pressed meanwhile.
+    static let stormSeconds = 5.0
+    static let stormKeyInterval = 0.1
+    /// Silence that separates two frames in the storm (they come at most every 16 ms).
+    static let stormFrameQuiet = 0.004
+
+    /// Opens the app on `database`, starts a child process tapping one team in a loop, and
+    /// for `stormSeconds` counts the app's frames and CPU time, pressing ↓ and ↑ in turn.
+    func measureStorm(database: URL, label: String) throws -> StormResult {
+        let (session, _, _) = try start(database: database)
+        defer { session.close() }
+        _ = try session.readFrame(quiet: Self.quiet, timeout: Self.flashWait)
+        Progress.say("\(label) storm: another process taps for \(Self.stormSeconds) s; ↓ and ↑ every \(Self.stormKeyInterval) s")
+        let output = Pipe()
+        let tapper = try ChildProcess.startSelf(["storm-tapper", "--database", database.path, "--seconds", String(Self.stormSeconds)], output: output)
+        let cpuBefore = try Self.cpuSeconds(of: session.pid)
+        let start = Monotonic.now()
+        let end = start + UInt64(Self.stormSeconds * 1e9)
+        var frames = 0
+        var assembler = FrameAssembler(quietNanoseconds: UInt64(Self.stormFrameQuiet * 1e9))
+        var keyLatencies: [Double] = []
+        var keyWrittenAt: UInt64?
+        var nextKey = start + UInt64(Self.stormKeyInterval * 1e9)
+        var down = true
+        while true {
+            let now = Monotonic.now()
+            if now >= end { break }
+            if keyWrittenAt == nil, now >= nextKey {
+                try session.type(down ? KeyBytes.down : KeyBytes.up)
+                down.toggle()
+                keyWrittenAt = Monotonic.now()
+                nextKey = now + UInt64(Self.stormKeyInterval * 1e9)
+            }
+            if assembler.frame(now: now) != nil {
+                frames += 1
+                assembler = FrameAssembler(quietNanoseconds: UInt64(Self.stormFrameQuiet * 1e9))
+            }
+            let wait = min(assembler.wait(now: now) ?? 1_000_000, 1_000_000)
+            switch session.read(timeoutNanoseconds: max(wait, 100_000)) {
+            case .bytes(let chunk, let time):
+                if let written = keyWrittenAt, time >= written {
+                    keyLatencies.append(Monotonic.milliseconds(from: written, to: time))
+                    keyWrittenAt = nil
+                }
+                assembler.receive(chunk, at: time)
+            case .timeout:
+                continue
+            case .closed:
+                throw BenchError("The scoreboard ended during the storm.")
+            }
+        }
+        let seconds = Monotonic.milliseconds(from: start, to: Monotonic.now()) / 1000
+        let cpu = try Self.cpuSeconds(of: session.pid) - cpuBefore
+        tapper.waitUntilExit()
+        let commits = Double(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try quit(session)
+        let result = StormResult(cpuPercent: 100 * cpu / seconds, framesPerSecond: Double(frames) / seconds,
+                                 commitsPerSecond: commits / Self.stormSeconds, key: KeyLatency(keyLatencies))
+        Progress.say("\(label) storm: \(Report.format(result.commitsPerSecond, decimals: 0)) commits/s elsewhere; the app used \(Report.format(result.cpuPercent, decimals: 1)) % of a core, drew \(Report.format(result.framesPerSecond, decimals: 1)) frames/s; key to next frame p50 \(Report.format(result.key.p50, decimals: 2)) ms, p99 \(Report.format(result.key.p99, decimals: 2)) ms")
+        return result
+    }
+
+    /// User plus system CPU seconds of a process, from /proc.
+    static func cpuSeconds(of pid: pid_t) throws -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else {
+            throw BenchError("Cannot read the CPU time of process \(pid) from /proc.")
+        }
+        // Fields after the command name: state is field 3; utime and stime are 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw BenchError("Cannot read the CPU time of process \(pid) from /proc.")
+        }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// `worldcup-bench storm-tapper --database PATH --seconds S`: taps one team as fast as it can
+/// for S seconds, one commit each, then prints how many commits it made.
+struct StormTapperCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storm-tapper",
+        abstract: "Tap one team in a loop for a while and print the number of commits (used by the benchmark).",
+        shouldDisplay: false
+    )
+
+    @Option(help: ArgumentHelp("The database to tap in.", valueName: "path"))
+    var database: String
+
+    @Option(help: ArgumentHelp("How long to tap.", valueName: "seconds"))
+    var seconds: Double
+
+    func run() throws {
+        try BenchError.readable {
+            let store = try TeamStore(databaseURL: URL(fileURLWithPath: database), seed: nil)
+            guard let id = try store.teams().first?.id else { throw BenchError("The storm's database has no team.") }
+            let end = Monotonic.now() + UInt64(seconds * 1e9)
+            var commits = 0
+            while Monotonic.now() < end {
+                _ = try store.tap(teamID: id)
+                commits += 1
+            }
+            print(commits)
+        }
+    }
+}
