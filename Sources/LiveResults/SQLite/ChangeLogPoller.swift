@@ -17,6 +17,7 @@ final class ChangeLogPoller {
     /// - Parameter minimumLookInterval: the shortest time between two looks woken by writes.
     init(database: any DatabaseWriter, tracker: ChangeTracker, interval: Duration, minimumLookInterval: Duration = .zero) {
         let state = PollState()
+        let queue = DispatchQueue.global(qos: .utility)
         let look: @Sendable () -> Void = {
             guard state.request() else { return }
             @Sendable func run() {
@@ -29,12 +30,13 @@ final class ChangeLogPoller {
                 }
                 database.asyncWriteWithoutTransaction { db in
                     tracker.pollOtherConnections(db)
-                    if state.finish() { run() }
+                    // Not from here: a look starts with a read, which must not run inside the
+                    // writer's block (GRDB's database methods are not reentrant).
+                    if state.finish() { queue.async { run() } }
                 }
             }
             run()
         }
-        let queue = DispatchQueue.global(qos: .utility)
         watcher = Self.watchFolder(of: database.path, queue: queue, minimumLookInterval: Self.nanoseconds(minimumLookInterval), onChange: look)
         // With file notifications, the timer is only a safety net: 20 times slower.
         let timer = DispatchSource.makeTimerSource(queue: queue)
