@@ -8,7 +8,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         libsqlite3-dev:/usr/include/sqlite3.h \
         pkg-config:/usr/bin/pkg-config \
-        tmux:/usr/bin/tmux
+        tmux:/usr/bin/tmux \
+        postgresql:/usr/lib/postgresql/15/bin/initdb
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin/worldcup, its man page and its
 # shell completions. DESTDIR is for packagers (a staging folder); PREFIX is where it will live.
