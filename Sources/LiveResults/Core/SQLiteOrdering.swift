@@ -3,9 +3,9 @@ import GRDB
 
 /// Compares values the way SQLite's ORDER BY does with the BINARY collation:
 /// NULL < numbers (integers and reals compared by value) < text (UTF-8 bytes) < blobs (bytes).
-enum SQLiteOrdering {
+package enum SQLiteOrdering {
     /// Returns a negative number, zero or a positive number as `a` sorts before, with or after `b`.
-    static func compare(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
+    package static func compare(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
         switch (a.storage, b.storage) {
         case (.null, .null): return 0
         case (.null, _): return -1

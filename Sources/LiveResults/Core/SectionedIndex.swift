@@ -4,11 +4,16 @@ import GRDB
 /// Where a row belongs in a result: its section value and its sort values.
 ///
 /// Two keys are equal only when SQLite would find every value equal (byte-exact text).
-struct RowKey: Equatable {
-    var section: DatabaseValue
-    var sort: [DatabaseValue]
+package struct RowKey: Equatable {
+    package var section: DatabaseValue
+    package var sort: [DatabaseValue]
 
-    static func == (a: RowKey, b: RowKey) -> Bool {
+    package init(section: DatabaseValue, sort: [DatabaseValue]) {
+        self.section = section
+        self.sort = sort
+    }
+
+    package static func == (a: RowKey, b: RowKey) -> Bool {
         SQLiteOrdering.compare(a.section, b.section) == 0
             && a.sort.count == b.sort.count
             && zip(a.sort, b.sort).allSatisfy { SQLiteOrdering.compare($0, $1) == 0 }
@@ -22,7 +27,7 @@ struct RowKey: Equatable {
 /// sections hold slots. Applying a set of changed rows costs O(k log n) comparisons plus
 /// the moves of array elements (for one row moving within its section, only the rows it
 /// passes), and yields the change batch.
-struct SectionedIndex {
+package struct SectionedIndex {
     struct Section {
         /// The number standing for the section's value (`sectionNumber(for:)`).
         var number: Int32
@@ -59,7 +64,7 @@ struct SectionedIndex {
     /// Builds the index from rows already in result order.
     ///
     /// Fails with `sectionOutOfOrder` when a section value comes back after another section began.
-    init<Rows: Sequence>(ascending: [Bool], unsectioned: Bool, sortedRows: Rows, sectionName: (DatabaseValue) -> String) throws
+    package init<Rows: Sequence>(ascending: [Bool], unsectioned: Bool, sortedRows: Rows, sectionName: (DatabaseValue) -> String) throws
     where Rows.Element == (id: RecordID, key: RowKey) {
         self.init(ascending: ascending, unsectioned: unsectioned)
         for (id, key) in sortedRows {
@@ -141,7 +146,7 @@ struct SectionedIndex {
     }
 
     /// The name of the section of a section value: its text (NULL gives "").
-    static func sectionName(_ value: DatabaseValue) -> String {
+    package static func sectionName(_ value: DatabaseValue) -> String {
         switch value.storage {
         case .null: return ""
         case .int64(let int): return String(int)
@@ -174,7 +179,7 @@ struct SectionedIndex {
     }
 
     /// Every id, in result order.
-    var allIDs: [RecordID] {
+    package var allIDs: [RecordID] {
         sections.flatMap { $0.slots.map { store.ids[Int($0)] } }
     }
 
