@@ -5,6 +5,8 @@ let package = Package(
     name: "WorldCup",
     products: [
         .library(name: "LiveResults", targets: ["LiveResults"]),
+        // LiveResults over PostgreSQL: a library of its own, so SQLite-only users never build postgres-nio.
+        .library(name: "LiveResultsPostgres", targets: ["LiveResultsPostgres"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
         // The model, for the fuzz targets in Fuzz/ (a package of their own).
         .library(name: "WorldCup", targets: ["WorldCup"]),
@@ -14,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -30,6 +33,14 @@ let package = Package(
             ],
             // Debug builds (and so the tests) check the index's invariants after every change.
             swiftSettings: [.define("LIVERESULTS_INTERNAL_CHECKS", .when(configuration: .debug))]
+        ),
+        .target(
+            name: "LiveResultsPostgres",
+            dependencies: [
+                "LiveResults",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .target(
             name: "WorldCup",
