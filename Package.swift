@@ -82,6 +82,20 @@ let package = Package(
         .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI"]),
         // What the tests share: temporary folders, the seeded generator, running the built executables.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // A throwaway PostgreSQL server (or PG_TEST_URL) for the tests of LiveResultsPostgres.
+        .target(
+            name: "PostgresSupport",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/PostgresSupport"
+        ),
+        .testTarget(
+            name: "LiveResultsPostgresTests",
+            dependencies: [
+                "LiveResultsPostgres", "LiveResults", "PostgresSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "TestSupport"]),
         // kill -9, concurrent writers and bad input, through the built binaries.
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup"], path: "Tests/Helpers/TapLoop"),

@@ -1,0 +1,135 @@
+import LiveResultsPostgres
+import PostgresNIO
+import Testing
+
+/// The change log on a real server: what the triggers record, the NOTIFY, and reading in the
+/// face of transactions that commit out of position order.
+@Suite struct ChangeLogServerTests {
+    static let createTeam = "CREATE TABLE team (id bigint PRIMARY KEY, name text)"
+
+    /// A reader that remembers the largest position it read: what the log's positions
+    /// suggest, and wrong when transactions commit out of position order.
+    struct NaiveReader {
+        var last: Int64 = 0
+        mutating func read(_ connection: PostgresConnection) async throws -> [Int64] {
+            let positions = try await connection.column("SELECT position FROM liveresults_change WHERE position > \(last) ORDER BY position", as: Int64.self)
+            last = positions.last ?? last
+            return positions
+        }
+    }
+
+    @Test func aTransactionThatCommitsAfterALaterPositionIsNotSkipped() async throws {
+        try await withDatabase { connect in
+            let setup = try await connect()
+            try await setup.run(Self.createTeam)
+            try await PostgresChangeLog.install(on: "team", connection: setup)
+            let a = try await connect(), b = try await connect(), readerConnection = try await connect()
+            var reader = ChangeLogReader(cursor: .start(snapshotXmin: try await ChangeLogReader.snapshotXmin(connection: readerConnection)))
+            var naive = NaiveReader()
+
+            // A takes position 1 and stays open; B takes position 2 and commits.
+            try await a.run("BEGIN", "INSERT INTO team VALUES (1, 'A')")
+            try await b.run("INSERT INTO team VALUES (2, 'B')")
+            #expect(try await readerConnection.column("SELECT position FROM liveresults_change", as: Int64.self) == [2])
+            let firstRead = try await reader.read(connection: readerConnection).map(\.position)
+            let naiveFirstRead = try await naive.read(readerConnection)
+
+            // A commits. Wait until no transaction older than both is running anywhere in the
+            // cluster (other tests' transactions can hold the snapshot's xmin back a moment).
+            try await a.run("COMMIT")
+            let passed = try await eventually {
+                try await readerConnection.column("""
+                    SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT max(xid) FROM liveresults_change)
+                    """, as: Bool.self) == [true] ? true : nil
+            }
+            #expect(passed == true, "the snapshot's xmin never passed the log's transactions")
+            let secondRead = try await reader.read(connection: readerConnection).map(\.position)
+            let naiveSecondRead = try await naive.read(readerConnection)
+
+            #expect(try await readerConnection.column("SELECT position FROM liveresults_change ORDER BY position", as: Int64.self) == [1, 2])
+            // Ours waits while A runs, then reads both, each once.
+            #expect(firstRead == [])
+            #expect(secondRead == [1, 2])
+            #expect(try await reader.read(connection: readerConnection).isEmpty)
+            // The naive reader reads 2 at once and never 1: the interleaving really happened.
+            #expect(naiveFirstRead == [2])
+            #expect(naiveSecondRead == [])
+        }
+    }
+
+    @Test func triggersRecordInsertsUpdatesIdChangesAndDeletes() async throws {
+        try await withDatabase { connect in
+            let connection = try await connect()
+            try await connection.run(Self.createTeam)
+            // Twice: installing is idempotent (one entry per change below, not two).
+            try await PostgresChangeLog.install(on: "team", connection: connection)
+            try await PostgresChangeLog.install(on: "team", connection: connection)
+            var reader = ChangeLogReader(cursor: ChangeLogCursor(xid: 0, position: 0))
+
+            try await connection.run(
+                "INSERT INTO team VALUES (1, 'a'), (2, 'b')",
+                "UPDATE team SET name = 'c' WHERE id = 1",
+                "UPDATE team SET id = 5 WHERE id = 2",
+                "DELETE FROM team WHERE id = 1",
+                "UPDATE team SET name = 'd' WHERE id = 99")
+            let entries: [ChangeLogEntry] = try await eventually {
+                let read = try await reader.read(connection: connection)
+                return read.isEmpty ? nil : read
+            } ?? []
+            #expect(entries.map(\.changedID) == [1, 2, 1, 2, 5, 1])
+            #expect(entries.allSatisfy { $0.tableName == "team" })
+            #expect(entries.map(\.position) == entries.map(\.position).sorted())
+            // The two rows of the first statement were written by one transaction.
+            #expect(entries[0].xid == entries[1].xid)
+            #expect(Set(entries.map(\.xid)).count == 4)
+        }
+    }
+
+    @Test func aCommitNotifiesTheTablesChannel() async throws {
+        try await withDatabase { connect in
+            let setup = try await connect()
+            try await setup.run(Self.createTeam, "CREATE TABLE other (id bigint PRIMARY KEY)")
+            try await PostgresChangeLog.install(on: "team", connection: setup)
+            try await PostgresChangeLog.install(on: "other", connection: setup)
+            let listener = try await connect(), writer = try await connect()
+            let channel = try PostgresChangeLog.channel(for: "team")
+            #expect(channel == "liveresults_team")
+
+            let received = try await withThrowingTaskGroup(of: [String]?.self) { group in
+                group.addTask {
+                    try await listener.listen(on: channel) { notifications in
+                        // The LISTEN is in effect once this closure runs.
+                        try await writer.run("INSERT INTO other VALUES (1)")
+                        try await writer.run("BEGIN", "INSERT INTO team VALUES (1, 'a')", "INSERT INTO team VALUES (2, 'b')", "COMMIT")
+                        try await writer.run("DELETE FROM team")
+                        // A mark after them: notifications of one session arrive in commit order.
+                        try await writer.run("NOTIFY liveresults_team, 'end'")
+                        var payloads: [String] = []
+                        for try await notification in notifications {
+                            payloads.append(notification.payload)
+                            if notification.payload == "end" { return payloads }
+                        }
+                        return payloads
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            // One notification per transaction that changed the table (the two statements of
+            // the first fold into one), none for the other table's.
+            #expect(received == ["", "", "end"], "notifications within 10 seconds")
+        }
+    }
+
+    @Test func aTableNameTooLongForAChannelIsRefusedInOneSentence() {
+        #expect(throws: LiveResultsPostgresError.self) {
+            try PostgresChangeLog.channel(for: String(repeating: "x", count: 52))
+        }
+        #expect((try? PostgresChangeLog.channel(for: String(repeating: "x", count: 51))) != nil)
+    }
+}
