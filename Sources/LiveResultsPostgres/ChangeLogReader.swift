@@ -25,6 +25,15 @@ public struct ChangeLogReader: Sendable {
     /// Reads the entries committed since the last read whose transactions are all older than
     /// every running one, oldest first, and moves the cursor past them.
     public mutating func read(connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) async throws -> [ChangeLogEntry] {
+        let (xmin, entries) = try await fetch(connection: connection, logger: logger)
+        let (read, next) = cursor.advance(over: entries, xmin: xmin)
+        cursor = next
+        return read
+    }
+
+    /// What the server returns for the cursor: the snapshot's xmin and the entries the SQL
+    /// selects (`advance` applies the same rule again, so a read never depends on one alone).
+    func fetch(connection: PostgresConnection, logger: Logger) async throws -> (xmin: UInt64, entries: [ChangeLogEntry]) {
         var binds = PostgresBindings()
         binds.append(String(cursor.xid))
         binds.append(cursor.position)
@@ -42,9 +51,7 @@ public struct ChangeLogReader: Sendable {
             throw LiveResultsPostgresError("The change log could not be read: \(PostgresSQL.message(of: error)).")
         }
         guard let xmin else { throw LiveResultsPostgresError("The change log could not be read: the server returned no snapshot.") }
-        let (read, next) = cursor.advance(over: entries, xmin: xmin)
-        cursor = next
-        return read
+        return (xmin, entries)
     }
 
     /// The xmin of the current snapshot: a result read in this snapshot starts its reader at
