@@ -24,9 +24,15 @@ public enum TestServer {
     public static func freshDatabase() async throws -> (configuration: PostgresConnection.Configuration, drop: @Sendable () async -> Void) {
         let base = try configuration()
         let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = try await connect(base)
-        defer { Task { try? await admin.close() } }
-        try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        let admin: PostgresConnection
+        do {
+            admin = try await connect(base)
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        } catch {
+            let reason = String(reflecting: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+            throw TestServerError("The PostgreSQL test server could not make a database: \(reason).")
+        }
+        try? await admin.close()
         var configuration = base
         configuration.database = name
         return (configuration, {
@@ -89,6 +95,7 @@ public enum TestServer {
         if getuid() == 0, let postgres = getpwnam("postgres") {
             chown(folder.path, postgres.pointee.pw_uid, postgres.pointee.pw_gid)
         }
+        startWatchdog(folder: folder, data: data)
         let initStart = Date()
         try run("initdb", ["-D", data, "-A", "trust", "-E", "UTF8", "-U", "postgres",
                            "--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=en-US"], in: folder)
@@ -110,6 +117,18 @@ public enum TestServer {
         running = nil
         _ = try? run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"], in: folder)
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A shell that stops the cluster and removes its folder once this process is gone: a
+    /// crash skips `atexit`. (After a normal exit it finds nothing left to do.)
+    private static func startWatchdog(folder: URL, data: String) {
+        let pgCtl = (getuid() == 0 ? "/usr/sbin/runuser -u postgres -- " : "") + "\(binaries)/pg_ctl"
+        let script = """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
+            \(pgCtl) -D '\(data)' -m immediate -w stop
+            rm -rf '\(folder.path)'
+            """
+        _ = try? spawn(["/bin/sh", "-c", script], output: "/dev/null", wait: false)
     }
 
     /// Stops the clusters of test processes that died without stopping theirs (a crash
@@ -139,21 +158,10 @@ public enum TestServer {
         // env -C: run in the folder, which the user postgres can enter.
         let argv = ["/usr/bin/env", "-C", folder.path] + (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] : [path]) + arguments
         let outputPath = folder.appendingPathComponent("\(program).out").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
-        guard spawned == 0 else {
-            throw TestServerError("The PostgreSQL test server could not start: \(program) did not run (\(String(cString: strerror(spawned)))).")
+        let status: Int32
+        do { status = try spawn(argv, output: outputPath, wait: true) } catch {
+            throw TestServerError("The PostgreSQL test server could not start: \(program) did not run (\(error)).")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         // WIFEXITED and WEXITSTATUS, which Swift does not import.
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
@@ -166,6 +174,26 @@ public enum TestServer {
             throw TestServerError("The PostgreSQL test server could not start: \(program) exited with status \(exitStatus) (\(last)).")
         }
         return text
+    }
+
+    /// Starts `argv` with stdin from /dev/null and stdout and stderr into `output`; with
+    /// `wait`, returns its wait status.
+    private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+        guard spawned == 0 else { throw TestServerError(String(cString: strerror(spawned))) }
+        guard wait else { return 0 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status
     }
 }
 
