@@ -12,6 +12,7 @@ public struct ChangeLogEntry: Hashable, Sendable {
     /// The id of the row that changed (for an update that changed the id: one entry each).
     public var changedID: RecordID
 
+    /// An entry with these fields (as read from the log, or to test the cursor's rule).
     public init(xid: UInt64, position: Int64, tableName: String, changedID: RecordID) {
         self.xid = xid
         self.position = position
@@ -37,6 +38,7 @@ public struct ChangeLogCursor: Hashable, Sendable, Comparable {
     /// The position of the last entry read.
     public var position: Int64
 
+    /// A cursor just after the entry (xid, position); (0, 0) is before every entry.
     public init(xid: UInt64, position: Int64) {
         self.xid = xid
         self.position = position

@@ -54,8 +54,10 @@ public struct ChangeLogReader: Sendable {
         return (xmin, entries)
     }
 
-    /// The xmin of the current snapshot: a result read in this snapshot starts its reader at
-    /// `ChangeLogCursor.start(snapshotXmin:)`.
+    /// The xmin of the current snapshot. Read it before reading a result (or in the same
+    /// snapshot), and start the result's reader at `ChangeLogCursor.start(snapshotXmin:)`:
+    /// every transaction below it had ended, so the result includes it; every other one is
+    /// read from the log.
     public static func snapshotXmin(connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) async throws -> UInt64 {
         do {
             let rows = try await connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)

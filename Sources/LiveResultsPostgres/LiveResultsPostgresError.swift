@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 
 /// An error of LiveResults on PostgreSQL, with one sentence a person can read.
