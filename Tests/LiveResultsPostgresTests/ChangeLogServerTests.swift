@@ -74,10 +74,13 @@ import Testing
                 "UPDATE team SET id = 5 WHERE id = 2",
                 "DELETE FROM team WHERE id = 1",
                 "UPDATE team SET name = 'd' WHERE id = 99")
-            let entries: [ChangeLogEntry] = try await eventually {
-                let read = try await reader.read(connection: connection)
-                return read.isEmpty ? nil : read
-            } ?? []
+            // Entries become readable as the cluster's oldest running transaction moves on,
+            // which other tests' open transactions hold back: read until all six are in.
+            var entries: [ChangeLogEntry] = []
+            _ = try await eventually {
+                entries += try await reader.read(connection: connection)
+                return entries.count >= 6 ? true : nil
+            }
             #expect(entries.map(\.changedID) == [1, 2, 1, 2, 5, 1])
             #expect(entries.allSatisfy { $0.tableName == "team" })
             #expect(entries.map(\.position) == entries.map(\.position).sorted())
