@@ -35,6 +35,9 @@ public enum PostgresChangeLog {
     /// Creates the log (if needed) and the triggers that record every insert, update and
     /// delete of `table` (whose integer id column is `idColumn`) and notify its channel.
     /// An update that changes the id records both the old and the new id.
+    ///
+    /// Every statement is idempotent: run it inside the migration's transaction to make it all
+    /// or nothing, or again after a failure.
     public static func install(
         on table: String,
         idColumn: String = "id",
@@ -44,10 +47,9 @@ public enum PostgresChangeLog {
         let channel = try channel(for: table)
         let log = PostgresSQL.identifier(tableName)
         let target = PostgresSQL.identifier(table)
-        // One statement per query: the extended protocol runs one at a time. The transaction
-        // makes the install all or nothing.
+        // One statement per query (the extended protocol runs one at a time), and no
+        // BEGIN/COMMIT of our own, which would commit a caller's transaction.
         let statements = [
-            "BEGIN",
             """
             CREATE TABLE IF NOT EXISTS \(log) (
                 position bigserial PRIMARY KEY,
@@ -93,14 +95,12 @@ public enum PostgresChangeLog {
             CREATE OR REPLACE TRIGGER liveresults_notify AFTER INSERT OR UPDATE OR DELETE ON \(target)
             FOR EACH STATEMENT EXECUTE FUNCTION liveresults_notify(\(PostgresSQL.literal(channel)))
             """,
-            "COMMIT",
         ]
         do {
             for statement in statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
             throw LiveResultsPostgresError("The change log could not be installed on “\(table)”: \(PostgresSQL.message(of: error)).")
         }
     }

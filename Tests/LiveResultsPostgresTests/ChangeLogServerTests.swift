@@ -131,6 +131,26 @@ import Testing
         }
     }
 
+    @Test func installingTakesPartInTheCallersTransaction() async throws {
+        try await withDatabase { connect in
+            let connection = try await connect()
+            try await connection.run(Self.createTeam, "BEGIN")
+            try await PostgresChangeLog.install(on: "team", connection: connection)
+            try await connection.run("ROLLBACK")
+            #expect(try await connection.column("SELECT to_regclass('liveresults_change') IS NULL", as: Bool.self) == [true])
+            #expect(try await connection.column("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'liveresults%'", as: Int64.self) == [0])
+        }
+    }
+
+    @Test func installingOnAMissingTableFailsInOneSentence() async throws {
+        try await withDatabase { connect in
+            let connection = try await connect()
+            await #expect(throws: LiveResultsPostgresError("The change log could not be installed on “nope”: relation \"nope\" does not exist.")) {
+                try await PostgresChangeLog.install(on: "nope", connection: connection)
+            }
+        }
+    }
+
     @Test func aTableNameTooLongForAChannelIsRefusedInOneSentence() {
         #expect(throws: LiveResultsPostgresError.self) {
             try PostgresChangeLog.channel(for: String(repeating: "x", count: 52))
