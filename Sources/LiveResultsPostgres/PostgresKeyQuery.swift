@@ -15,7 +15,7 @@ import PostgresNIO
 ///
 /// Values become GRDB's `DatabaseValue`s as SQLite would hold them: int2/int4/int8 and bool
 /// as integers, float4/float8 as reals, text and varchar as text, bytea as blobs. Columns of
-/// other types are refused: their orders have no SQLite counterpart.
+/// other types are refused, and so is NaN: their orders have no SQLite counterpart.
 package struct PostgresKeyQuery: Sendable {
     package let tableName: String
     package let idColumn: String
@@ -124,7 +124,14 @@ package struct PostgresKeyQuery: Sendable {
         switch cell.dataType {
         case .int2, .int4, .int8: return try cell.decode(Int64.self).databaseValue
         case .bool: return (try cell.decode(Bool.self) ? 1 : 0).databaseValue
-        case .float4, .float8: return try cell.decode(Double.self).databaseValue
+        case .float4, .float8:
+            // PostgreSQL sorts NaN above every number; SQLite has no NaN (it stores NULL), and
+            // LiveResults' comparison has no place for it.
+            let double = try cell.decode(Double.self)
+            guard !double.isNaN else {
+                throw LiveResultsPostgresError("The column “\(cell.columnName)” holds NaN, which LiveResults cannot order: use NULL instead.")
+            }
+            return double.databaseValue
         case .text, .varchar: return try cell.decode(String.self).databaseValue
         case .bytea: return try cell.decode(Data.self).databaseValue
         default:

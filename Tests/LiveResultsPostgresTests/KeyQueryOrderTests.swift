@@ -141,6 +141,10 @@ import Testing
             await #expect(throws: LiveResultsPostgresError("The table “odd” has no column named “nope”.")) {
                 _ = try await PostgresKeyQuery(tableName: "odd", sortDescriptors: [SortColumn("nope")]).fetchAll(connection)
             }
+            try await connection.run("CREATE TABLE nan (id bigint PRIMARY KEY, ratio float8)", "INSERT INTO nan VALUES (1, 'NaN')")
+            await #expect(throws: LiveResultsPostgresError("The column “ratio” holds NaN, which LiveResults cannot order: use NULL instead.")) {
+                _ = try await PostgresKeyQuery(tableName: "nan", sortDescriptors: [SortColumn("ratio")]).fetchAll(connection)
+            }
             await #expect(throws: LiveResultsPostgresError("There is no table named “missing”.")) {
                 _ = try await PostgresKeyQuery(tableName: "missing", sortDescriptors: [SortColumn("name")]).fetchAll(connection)
             }
