@@ -25,6 +25,9 @@ extension ResultsController {
         )
     }
 
+    /// The number of sections, without building their `SectionInfo`s.
+    public var numberOfSections: Int { result.shown.sections.count }
+
     /// The number of rows in a section.
     public func numberOfObjects(inSection section: Int) -> Int {
         result.shown.rowCount(inSection: section)

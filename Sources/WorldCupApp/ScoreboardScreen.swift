@@ -238,15 +238,18 @@ struct ControllerData: BoardData {
     var sectionIndexTitles: [String] { controller.sectionIndexTitles }
     var teamCount: Int { controller.numberOfObjects }
 
+    /// Whether a place is inside the result (cheap: drawing asks for every visible row).
+    private func contains(_ position: TablePosition) -> Bool {
+        (0..<controller.numberOfSections).contains(position.section)
+            && (0..<controller.numberOfObjects(inSection: position.section)).contains(position.row)
+    }
+
     func id(at position: TablePosition) -> RecordID? {
-        guard controller.sections.indices.contains(position.section),
-              (0..<controller.numberOfObjects(inSection: position.section)).contains(position.row) else { return nil }
-        return controller.id(at: IndexPath(row: position.row, section: position.section))
+        contains(position) ? controller.id(at: IndexPath(row: position.row, section: position.section)) : nil
     }
 
     func team(at position: TablePosition) -> Team? {
-        guard id(at: position) != nil else { return nil }
-        return try? controller.object(at: IndexPath(row: position.row, section: position.section))
+        contains(position) ? try? controller.object(at: IndexPath(row: position.row, section: position.section)) : nil
     }
 
     func position(of id: RecordID) -> TablePosition? {
