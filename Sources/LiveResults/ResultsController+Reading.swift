@@ -74,24 +74,7 @@ extension ResultsController {
 
     /// Reads whole records by id.
     private func load(_ ids: [RecordID]) throws -> [RecordID: Record] {
-        guard !ids.isEmpty else { return [:] }
-        let table = fetchRequest.tableName.quotedDatabaseIdentifier
-        return try LiveResultsError.readable {
-            try database.read { db in
-                var loaded: [RecordID: Record] = [:]
-                var start = 0
-                while start < ids.count {
-                    let chunk = ids[start..<min(start + 500, ids.count)]
-                    let sql = "SELECT rowid AS \"liveresults_rowid\", * FROM \(table) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))"
-                    let cursor = try Row.fetchCursor(db, sql: sql)
-                    while let row = try cursor.next() {
-                        loaded[row[0]] = try Record(row: row)
-                    }
-                    start += 500
-                }
-                return loaded
-            }
-        }
+        try store.loadRecords(Record.self, ids: ids)
     }
 
     // MARK: - Section index

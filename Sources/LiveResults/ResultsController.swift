@@ -17,12 +17,12 @@ import GRDB
 /// between launches: persistent tracking. Without a delegate nothing is tracked (a snapshot
 /// at the fetch); with a delegate and no cache name, tracking lives in memory.
 ///
-/// The parts: `LiveResult` keeps the result in memory and turns changes into batches (it knows
-/// no database); a `ChangeFeed` says what commits changed; `KeyQuery` reads keys in SQLite's
-/// exact order; `SectionCache` keeps the index between launches.
+/// The parts: a `ResultsStore` reads keys and records and starts a `ChangeFeed` (SQLite
+/// here, PostgreSQL in LiveResultsPostgres); `LiveResult` keeps the result in memory and turns
+/// changes into batches (it knows no database); `SectionCache` keeps the index between launches.
 public final class ResultsController<Record: FetchableRecord & TableRecord> {
-    /// The database the records live in.
-    public let database: any DatabaseWriter
+    /// Where the rows live.
+    let store: any ResultsStore
     /// What to fetch. A change takes effect at the next `performFetch()`.
     public var fetchRequest: ResultsRequest<Record>
     /// The column whose value splits the result into sections; nil for one unnamed section.
@@ -33,10 +33,10 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Where cache files live; nil for the user's cache directory (`$XDG_CACHE_HOME/liveresults`
     /// or `~/.cache/liveresults`).
     public let cacheDirectory: URL?
-    /// How often the change log is checked for commits of other connections. Where the
-    /// database's folder can be watched (inotify), it is checked 1 ms after writes to
-    /// it, and at 20 times this interval as a safety net. Set it before `performFetch()`;
-    /// zero turns checking off (`refresh()` still checks).
+    /// How often the change log is checked for commits of other connections, as a safety net
+    /// besides the store's wake-ups (on SQLite, inotify on the database's folder: the log is
+    /// then checked 1 ms after writes, and at 20 times this interval). Set it before
+    /// `performFetch()`; zero turns the safety net off (`refresh()` still checks).
     public var changeLogPollInterval: Duration = .milliseconds(50)
     /// The shortest time between two looks at the change log woken by writes. Zero (the
     /// default) looks 1 ms after every burst of writes, for the lowest latency; a screen that
@@ -80,9 +80,17 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         var unreportedIDs: Set<RecordID> = []
     }
 
-    public init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
-                cacheName: String? = nil, cacheDirectory: URL? = nil) {
-        self.database = database
+    /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
+    public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
+                            cacheName: String? = nil, cacheDirectory: URL? = nil) {
+        self.init(store: SQLiteResultsStore(database: database), fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath,
+                  cacheName: cacheName, cacheDirectory: cacheDirectory)
+    }
+
+    /// A controller over any store (LiveResultsPostgres adds one for PostgreSQL).
+    package init(store: any ResultsStore, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
+                 cacheName: String? = nil, cacheDirectory: URL? = nil) {
+        self.store = store
         self.fetchRequest = fetchRequest
         self.sectionNameKeyPath = sectionNameKeyPath
         self.cacheName = cacheName
@@ -105,67 +113,27 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         guard !request.sortDescriptors.isEmpty else {
             throw LiveResultsError(.missingSortDescriptor, "The fetch request has no sort descriptor: a result needs at least one to have an order.")
         }
-        let query = keyQuery(request)
-        let tracking = delegate != nil
         let notify = onChangesAvailable
+        let tracking = delegate == nil ? nil : Tracking(
+            notify: { notify?() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval)
         let file = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
-        let fetched = try LiveResultsError.readable {
-            try database.writeWithoutTransaction { db -> Fetched in
-                try query.checkColumns(db)
-                let rowIDColumn = try db.primaryKey(request.tableName).rowIDColumn
-                var fetched: Fetched?
-                // One snapshot for the log position, the cache check and the rows; on the writer,
-                // so no commit of ours falls between reading and observing.
-                try db.inTransaction(.deferred) {
-                    let position = try ChangeLog.isInstalled(on: request.tableName, in: db) ? try ChangeLog.position(db) : nil
-                    let stamp = try position.flatMap { position in try file.map { _ in try self.stamp(db, request: request, position: position) } }
-                    var source = FetchSource.database
-                    var index: SectionedIndex
-                    if let file, let stamp, let cached = try Self.loadCache(file, stamp: stamp, query: query, db: db) {
-                        index = cached
-                        source = .cache
-                    } else {
-                        index = try query.fetchIndex(db, sectionName: SectionedIndex.sectionName)
-                    }
-                    var tracker: ChangeTracker?
-                    if tracking {
-                        let unique = try ChangeTracker.uniqueColumns(of: request.tableName, in: db)
-                        tracker = ChangeTracker(query: query, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position) { notify?() }
-                        db.add(transactionObserver: tracker!, extent: .observerLifetime)
-                    }
-                    fetched = Fetched(index: index, tracker: tracker, position: position, stamp: stamp, source: source)
-                    return .commit
-                }
-                return fetched!
-            }
-        }
-        feed = fetched.tracker.map {
-            SQLiteChangeFeed(database: database, tracker: $0, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval)
-        }
+        let fetched = try store.fetch(storeQuery(request), tracking: tracking, cache: file)
+        feed = fetched.feed
         result = LiveResult(index: fetched.index, limit: request.fetchLimit)
         records.removeAll()
         fetchedRequest = request
         recovery = Recovery()
         lastFetchSource = fetched.source
         appliedPosition = fetched.position
-        if let file, let stamp = fetched.stamp { cache = (file, stamp) } else { cache = nil }
+        if let file, let stamp = fetched.cacheStamp { cache = (file, stamp) } else { cache = nil }
         // The cache is written when the controller goes away (writing a million rows takes a
         // while: not at every fetch, such as each keystroke of a filter).
         savedPosition = fetched.source == .cache ? fetched.position : nil
     }
 
-    private struct Fetched {
-        var index: SectionedIndex
-        var tracker: ChangeTracker?
-        var position: Int64?
-        var stamp: CacheStamp?
-        var source: FetchSource
+    func storeQuery(_ request: ResultsRequest<Record>) -> StoreQuery {
+        StoreQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
     }
-
-    func keyQuery(_ request: ResultsRequest<Record>) -> KeyQuery {
-        KeyQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
-    }
-
     // MARK: - Tracking
 
     /// Looks for commits of other connections now, without waiting for the poller, then
@@ -246,11 +214,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     private func refetch() throws {
         guard let request = fetchedRequest else { return }
         recovery.needsRefetch = true
-        let query = keyQuery(request)
-        let logged = feed?.seesOtherConnections == true
-        let (fresh, position) = try LiveResultsError.readable {
-            try database.read { db in (try query.fetchAll(db), logged ? try ChangeLog.position(db) : nil) }
-        }
+        let (fresh, position) = try store.fetchAll(storeQuery(request))
         records.removeAll()
         if recovery.needsReset {
             try result.replace(with: fresh)

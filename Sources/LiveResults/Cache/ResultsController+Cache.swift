@@ -1,58 +1,9 @@
 import Foundation
-import GRDB
 
-// The section cache of a controller (persistent tracking): what a cache file must match, reading
-// it at a fetch, and writing it when the controller goes away.
+// The section cache of a controller (persistent tracking): writing it when the controller goes
+// away. (Reading it, and whether it is still valid, is the store's business.)
 
 extension ResultsController {
-    /// What a cache for this request must have been made from (position included).
-    func stamp(_ db: Database, request: ResultsRequest<Record>, position: Int64) throws -> CacheStamp {
-        let predicate = try request.predicate.map { predicate in
-            let (sql, arguments) = try predicate.build(db)
-            return sql + " -- " + arguments.description
-        }
-        return CacheStamp(
-            table: request.tableName,
-            schema: try Self.schemaFingerprint(db),
-            sortDescriptors: request.sortDescriptors.map { $0.column + ($0.ascending ? " ASC" : " DESC") },
-            predicate: predicate ?? "",
-            sectionKeyPath: sectionNameKeyPath,
-            databaseID: try ChangeLog.databaseID(db),
-            position: position)
-    }
-
-    /// A hash of the whole schema's SQL. (Not `PRAGMA schema_version`: GRDB creates and drops a
-    /// table each time it opens a pool without a WAL file, which bumps it at every launch.)
-    private static func schemaFingerprint(_ db: Database) throws -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a
-        let rows = try Row.fetchCursor(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
-        while let row = try rows.next() {
-            for index in 0..<4 {
-                for byte in ((row[index] as String?) ?? "").utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-                hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01B3
-            }
-        }
-        return String(hash, radix: 16)
-    }
-
-    /// The cached index brought up to `stamp`'s position by replaying the change log, or nil
-    /// when there is no usable cache (missing, stale, corrupt, foreign, or too far behind).
-    static func loadCache(_ file: SectionCache, stamp: CacheStamp, query: KeyQuery, db: Database) throws -> SectionedIndex? {
-        guard let (cached, index) = file.load(matching: stamp, ascending: query.sortDescriptors.map(\.ascending), sectionName: SectionedIndex.sectionName),
-              let changed = try ChangeLog.changedRowIDs(db, table: stamp.table, after: cached.position, through: stamp.position),
-              changed.count <= max(1000, index.count / 4)
-        else { return nil }
-        var caughtUp = index
-        let ids = changed.sorted()
-        let keys = try query.fetchKeys(db, ids: ids)
-        do {
-            _ = try caughtUp.apply(ids.map { ($0, keys[$0]) }, sectionName: SectionedIndex.sectionName)
-        } catch {
-            return nil
-        }
-        return caughtUp
-    }
-
     /// Writes the cache file when the index moved past the one on disk (persistent tracking only).
     func saveCache() throws {
         guard let cache, let position = appliedPosition, position != savedPosition, !recovery.needsRefetch else { return }

@@ -3,7 +3,7 @@ import GRDB
 
 /// What a section cache was made from. A cache is used only when everything but the
 /// position equals the current request and database, and its position is still in the log.
-struct CacheStamp: Codable, Equatable {
+package struct CacheStamp: Codable, Equatable {
     var table: String
     /// A fingerprint of the database schema's SQL.
     var schema: String
@@ -27,7 +27,7 @@ struct CacheStamp: Codable, Equatable {
 /// Layout: a magic line, the stamp as JSON, the index's arrays in binary, and a checksum of
 /// everything before it. Whatever does not read back exactly (a truncated, corrupt, foreign
 /// or older file) is treated as no cache.
-struct SectionCache {
+package struct SectionCache {
     static let fileExtension = "liveresults-cache"
     private static let magic = Array("LIVERESULTS-CACHE 2\n".utf8)
 

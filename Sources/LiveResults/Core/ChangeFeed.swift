@@ -1,15 +1,47 @@
 import Foundation
+import GRDB
 
 /// Where a controller learns of commits: the seam between a store and the in-memory result.
 ///
 /// A store's feed queues one `TrackedChange` per commit it learns of (its own connection's,
 /// and other connections' where the store can see them), calls its wake-up when something
 /// waits, and hands the queue over when the controller asks, on the controller's thread.
-protocol ChangeFeed: AnyObject {
+package protocol ChangeFeed: AnyObject {
     /// Removes and returns the changes committed since the last call, oldest first.
     func takeChanges() -> [TrackedChange]
     /// Looks for commits of other connections now, instead of at the next wake-up.
     func lookNow()
-    /// Whether commits of other connections and processes reach the feed.
-    var seesOtherConnections: Bool { get }
 }
+
+/// The rows one commit touched, each with its key after the commit (nil: gone from the result).
+///
+/// This is the change record of the architecture: commits of this process produce it, and so
+/// do commits read from a change log, SQLite's or PostgreSQL's.
+package struct CommittedChange: Sendable {
+    package var rows: [(id: RecordID, key: RowKey?)]
+    /// The change log position the keys were read at (at least); nil without a log.
+    package var position: Int64?
+    /// How many rows matched the request right after the commit, when the commit may have
+    /// removed rows nobody reports (REPLACE conflict resolution on a table without a change
+    /// log); nil when every changed row is in `rows`.
+    package var expectedCount: Int?
+
+    package init(rows: [(id: RecordID, key: RowKey?)], position: Int64? = nil, expectedCount: Int? = nil) {
+        self.rows = rows
+        self.position = position
+        self.expectedCount = expectedCount
+    }
+}
+
+/// What a change feed hands to its controller.
+package enum TrackedChange: Sendable {
+    /// A commit, described row by row.
+    case rows(CommittedChange)
+    /// The keys after a commit are unknown, but every row whose data changed is among
+    /// `touched` (a rowid changed, or its keys could not be read): refetch, and report those.
+    case refetch(touched: Set<RecordID>)
+    /// Nothing is known of what changed (the change log went back, or was pruned without a
+    /// summary): refetch, and tell the delegate to reload.
+    case reset
+}
+

@@ -1,32 +1,6 @@
 import GRDB
 import Synchronization
 
-/// The rows one commit touched, each with its key after the commit (nil: gone from the result).
-///
-/// This is the change record of the architecture: commits of this process produce it now,
-/// and the same form can describe commits read from elsewhere.
-struct CommittedChange: Sendable {
-    var rows: [(id: RecordID, key: RowKey?)]
-    /// The change log position the keys were read at (at least); nil without a log.
-    var position: Int64?
-    /// How many rows matched the request right after the commit, when the commit may have
-    /// removed rows nobody reports (REPLACE conflict resolution on a table without a change
-    /// log); nil when every changed row is in `rows`.
-    var expectedCount: Int?
-}
-
-/// What the tracker hands to its controller.
-enum TrackedChange: Sendable {
-    /// A commit, described row by row.
-    case rows(CommittedChange)
-    /// The keys after a commit are unknown, but every row whose data changed is among
-    /// `touched` (a rowid changed, or its keys could not be read): refetch, and report those.
-    case refetch(touched: Set<RecordID>)
-    /// Nothing is known of what changed (the change log went back, or was pruned without a
-    /// summary): refetch, and tell the delegate to reload.
-    case reset
-}
-
 extension RowKey: @unchecked Sendable {} // DatabaseValue holds only values (Int64, Double, String, Data).
 
 /// Watches one table for committed changes and queues a change record per commit.

@@ -34,6 +34,4 @@ final class SQLiteChangeFeed: ChangeFeed {
     func lookNow() {
         database.writeWithoutTransaction { db in tracker.pollOtherConnections(db) }
     }
-
-    var seesOtherConnections: Bool { tracker.readsChangeLog }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+
+/// Where a controller's rows live: the seam between a database (SQLite, PostgreSQL) and the
+/// controller, which keeps the result in memory (`LiveResult`) and delivers its batches.
+///
+/// A store reads keys in exactly the order LiveResults keeps in memory (`SQLiteOrdering`),
+/// reads whole records by id, and starts the `ChangeFeed` that tells what commits changed.
+/// Every method is synchronous and called from the controller's thread.
+package protocol ResultsStore: AnyObject {
+    /// Fetches the whole result and, with `tracking`, starts following its changes from the
+    /// same snapshot, so that no commit falls between the two. With `cache`, the store may
+    /// take the index from that file instead (and must say so in the fetch's `source`), or
+    /// throw when it cannot keep a cache at all.
+    func fetch(_ query: StoreQuery, tracking: Tracking?, cache: SectionCache?) throws -> StoreFetch
+
+    /// A fresh copy of the whole result, in order, for a controller that must catch up by
+    /// comparing; and the change log position it reflects, where the store has one.
+    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?)
+
+    /// The whole records of those of `ids` that still exist, by id.
+    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record]
+}
+
+/// What a store reads: rows of one table that match a predicate, in the order of the sort
+/// descriptors (then by id), split into sections by one column's value.
+package struct StoreQuery: Sendable {
+    package var tableName: String
+    /// An SQL condition with bound arguments; nil for every row.
+    package var predicate: SQL?
+    package var sortDescriptors: [SortColumn]
+    /// The column whose value names the section; nil for one unnamed section.
+    package var sectionColumn: String?
+}
+
+/// How a store's change feed wakes its controller and how eagerly it looks for commits.
+package struct Tracking: Sendable {
+    /// Called, on any thread, when changes wait to be taken.
+    package var notify: @Sendable () -> Void
+    /// The safety-net interval between looks for commits of other connections; zero for none.
+    package var pollInterval: Duration
+    /// The shortest time between two looks woken by writes.
+    package var minimumLookInterval: Duration
+}
+
+/// What a store's fetch returns.
+package struct StoreFetch {
+    /// The whole result.
+    package var index: SectionedIndex
+    /// The changes since the snapshot `index` comes from; nil when not tracking.
+    package var feed: (any ChangeFeed)?
+    /// The change log position `index` reflects, where the store has one.
+    package var position: Int64?
+    /// The cache stamp of `index`, when a cache file can keep it.
+    package var cacheStamp: CacheStamp?
+    /// Where `index` came from.
+    package var source: FetchSource
+
+    package init(index: SectionedIndex, feed: (any ChangeFeed)?, position: Int64? = nil, cacheStamp: CacheStamp? = nil, source: FetchSource = .database) {
+        self.index = index
+        self.feed = feed
+        self.position = position
+        self.cacheStamp = cacheStamp
+        self.source = source
+    }
+}

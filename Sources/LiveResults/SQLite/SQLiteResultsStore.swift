@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+
+/// The rows of an SQLite table (through GRDB): keys from `KeyQuery`, changes from a
+/// `SQLiteChangeFeed`, and the section cache, whose validity the table's `ChangeLog` decides.
+final class SQLiteResultsStore: ResultsStore {
+    let database: any DatabaseWriter
+
+    init(database: any DatabaseWriter) {
+        self.database = database
+    }
+
+    func fetch(_ query: StoreQuery, tracking: Tracking?, cache file: SectionCache?) throws -> StoreFetch {
+        let keys = KeyQuery(query)
+        let (fetched, tracker) = try LiveResultsError.readable {
+            try database.writeWithoutTransaction { db -> (StoreFetch, ChangeTracker?) in
+                try keys.checkColumns(db)
+                let rowIDColumn = try db.primaryKey(query.tableName).rowIDColumn
+                var fetched: (StoreFetch, ChangeTracker?)?
+                // One snapshot for the log position, the cache check and the rows; on the writer,
+                // so no commit of ours falls between reading and observing.
+                try db.inTransaction(.deferred) {
+                    let position = try ChangeLog.isInstalled(on: query.tableName, in: db) ? try ChangeLog.position(db) : nil
+                    let stamp = try position.flatMap { position in try file.map { _ in try Self.stamp(db, query: query, position: position) } }
+                    let cached = try file.flatMap { file in try stamp.flatMap { try Self.loadCache(file, stamp: $0, keys: keys, db: db) } }
+                    let index = try cached ?? keys.fetchIndex(db, sectionName: SectionedIndex.sectionName)
+                    var tracker: ChangeTracker?
+                    if let tracking {
+                        let unique = try ChangeTracker.uniqueColumns(of: query.tableName, in: db)
+                        tracker = ChangeTracker(query: keys, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position, notify: tracking.notify)
+                        db.add(transactionObserver: tracker!, extent: .observerLifetime)
+                    }
+                    fetched = (StoreFetch(index: index, feed: nil, position: position, cacheStamp: stamp, source: cached == nil ? .database : .cache), tracker)
+                    return .commit
+                }
+                return fetched!
+            }
+        }
+        guard let tracker, let tracking else { return fetched }
+        var result = fetched
+        result.feed = SQLiteChangeFeed(database: database, tracker: tracker, pollInterval: tracking.pollInterval, minimumLookInterval: tracking.minimumLookInterval)
+        return result
+    }
+
+    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
+        let keys = KeyQuery(query)
+        return try LiveResultsError.readable {
+            try database.read { db in
+                let position = try ChangeLog.isInstalled(on: query.tableName, in: db) ? try ChangeLog.position(db) : nil
+                return (try keys.fetchAll(db), position)
+            }
+        }
+    }
+
+    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {
+        guard !ids.isEmpty else { return [:] }
+        let table = Record.databaseTableName.quotedDatabaseIdentifier
+        return try LiveResultsError.readable {
+            try database.read { db in
+                var loaded: [RecordID: Record] = [:]
+                var start = 0
+                while start < ids.count {
+                    let chunk = ids[start..<min(start + 500, ids.count)]
+                    let sql = "SELECT rowid AS \"liveresults_rowid\", * FROM \(table) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))"
+                    let cursor = try Row.fetchCursor(db, sql: sql)
+                    while let row = try cursor.next() {
+                        loaded[row[0]] = try Record(row: row)
+                    }
+                    start += 500
+                }
+                return loaded
+            }
+        }
+    }
+}
+
+extension KeyQuery {
+    init(_ query: StoreQuery) {
+        self.init(tableName: query.tableName, predicate: query.predicate, sortDescriptors: query.sortDescriptors, sectionColumn: query.sectionColumn)
+    }
+}
