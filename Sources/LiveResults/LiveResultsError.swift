@@ -19,7 +19,7 @@ public struct LiveResultsError: Error, Equatable, CustomStringConvertible, Senda
     /// One sentence describing the failure.
     public var description: String
 
-    init(_ kind: Kind, _ description: String) {
+    package init(_ kind: Kind, _ description: String) {
         self.kind = kind
         self.description = description
     }

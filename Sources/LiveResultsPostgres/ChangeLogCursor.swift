@@ -9,11 +9,12 @@ public struct ChangeLogEntry: Hashable, Sendable {
     public var position: Int64
     /// The table the row is in, as named to `PostgresChangeLog.install`.
     public var tableName: String
-    /// The id of the row that changed (for an update that changed the id: one entry each).
-    public var changedID: RecordID
+    /// The id of the row that changed (for an update that changed the id: one entry each);
+    /// nil when every row may have (`TRUNCATE`).
+    public var changedID: RecordID?
 
     /// An entry with these fields (as read from the log, or to test the cursor's rule).
-    public init(xid: UInt64, position: Int64, tableName: String, changedID: RecordID) {
+    public init(xid: UInt64, position: Int64, tableName: String, changedID: RecordID?) {
         self.xid = xid
         self.position = position
         self.tableName = tableName

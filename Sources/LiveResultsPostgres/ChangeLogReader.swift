@@ -43,7 +43,7 @@ public struct ChangeLogReader: Sendable {
             let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.sql, binds: binds), logger: logger)
             for try await (snapshotXmin, xid, position, table, id) in rows.decode((String, String?, Int64?, String?, Int64?).self) {
                 xmin = UInt64(snapshotXmin)
-                if let xid, let xid = UInt64(xid), let position, let table, let id {
+                if let xid, let xid = UInt64(xid), let position, let table {
                     entries.append(ChangeLogEntry(xid: xid, position: position, tableName: table, changedID: id))
                 }
             }

@@ -17,10 +17,18 @@ import PostgresNIO
 /// try await PostgresChangeLog.install(on: "team", connection: connection)
 /// ```
 ///
-/// Not recorded: `TRUNCATE` (it fires no row trigger). Entries are never pruned yet.
+/// `TRUNCATE` (which fires no row trigger) is recorded as one entry without an id: every row
+/// may have changed. The log keeps about `retaining` entries: every tenth of that many
+/// entries (at most 1,000), the writing transaction deletes older entries of finished transactions and records in
+/// `liveresults_change_pruned` the last (xid, position) it deleted, so that a reader whose
+/// cursor is behind it knows it missed entries and compares a fresh fetch instead.
 public enum PostgresChangeLog {
-    /// The table of entries: `position`, `xid`, `table_name`, `changed_id`.
+    /// The table of entries: `position`, `xid`, `table_name`, `changed_id` (NULL: every row).
     public static let tableName = "liveresults_change"
+    /// The one-row table of the last pruned entry: `xid`, `position`.
+    public static let prunedTableName = "liveresults_change_pruned"
+    /// How many entries the log keeps by default.
+    public static let defaultRetained = 10_000
 
     /// The channel a tracked table's statements notify: `liveresults_` and the table's name.
     /// Throws when the name is too long for a channel (63 bytes) or holds a double quote.
@@ -41,12 +49,17 @@ public enum PostgresChangeLog {
     public static func install(
         on table: String,
         idColumn: String = "id",
+        retaining retained: Int = defaultRetained,
         connection: PostgresConnection,
         logger: Logger = Logger(label: "LiveResultsPostgres")
     ) async throws {
         let channel = try channel(for: table)
         let log = PostgresSQL.identifier(tableName)
+        let pruned = PostgresSQL.identifier(prunedTableName)
         let target = PostgresSQL.identifier(table)
+        let retained = max(1, retained)
+        // Prune often enough to stay near `retained`, rarely enough to cost little per write.
+        let pruneStep = max(1, min(1000, retained / 10))
         // One statement per query (the extended protocol runs one at a time), and no
         // BEGIN/COMMIT of our own, which would commit a caller's transaction.
         let statements = [
@@ -55,26 +68,65 @@ public enum PostgresChangeLog {
                 position bigserial PRIMARY KEY,
                 xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
                 table_name text NOT NULL,
-                changed_id bigint NOT NULL)
+                changed_id bigint)
+            """,
+            // Logs made before TRUNCATE was recorded required an id.
+            "ALTER TABLE \(log) ALTER COLUMN changed_id DROP NOT NULL",
+            """
+            CREATE TABLE IF NOT EXISTS \(pruned) (
+                one boolean PRIMARY KEY DEFAULT true CHECK (one),
+                xid xid8 NOT NULL,
+                position bigint NOT NULL)
             """,
             // Readers look entries up by (xid, position) after their cursor.
             "CREATE INDEX IF NOT EXISTS liveresults_change_xid_position ON \(log) (xid, position)",
+            // Deletes the entries of finished transactions but the last `retained`, and moves
+            // the pruned mark up to the last one deleted (never down: prunes may overlap).
+            """
+            CREATE OR REPLACE FUNCTION liveresults_prune(retained bigint) RETURNS void LANGUAGE plpgsql AS $$
+            DECLARE
+                bound_xid xid8;
+                bound_position bigint;
+            BEGIN
+                SELECT xid, position INTO bound_xid, bound_position FROM \(log)
+                WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY xid DESC, position DESC OFFSET retained LIMIT 1;
+                IF bound_xid IS NULL THEN RETURN; END IF;
+                DELETE FROM \(log) WHERE (xid, position) <= (bound_xid, bound_position);
+                INSERT INTO \(pruned) (xid, position) VALUES (bound_xid, bound_position)
+                ON CONFLICT (one) DO UPDATE SET xid = EXCLUDED.xid, position = EXCLUDED.position
+                WHERE (\(pruned).xid, \(pruned).position) < (EXCLUDED.xid, EXCLUDED.position);
+            END $$
+            """,
             // One function serves every table: TG_ARGV[0] is the table's name as logged,
-            // TG_ARGV[1] its id column.
+            // TG_ARGV[1] its id column, TG_ARGV[2] how many entries to keep, TG_ARGV[3] how
+            // often to prune.
             """
             CREATE OR REPLACE FUNCTION liveresults_log_row() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE
                 old_id bigint;
                 new_id bigint;
+                logged bigint;
             BEGIN
                 IF TG_OP <> 'INSERT' THEN old_id := (to_jsonb(OLD) ->> TG_ARGV[1])::bigint; END IF;
                 IF TG_OP <> 'DELETE' THEN new_id := (to_jsonb(NEW) ->> TG_ARGV[1])::bigint; END IF;
                 IF old_id IS NOT NULL THEN
-                    INSERT INTO \(log) (table_name, changed_id) VALUES (TG_ARGV[0], old_id);
+                    INSERT INTO \(log) (table_name, changed_id) VALUES (TG_ARGV[0], old_id) RETURNING position INTO logged;
                 END IF;
                 IF new_id IS NOT NULL AND new_id IS DISTINCT FROM old_id THEN
-                    INSERT INTO \(log) (table_name, changed_id) VALUES (TG_ARGV[0], new_id);
+                    INSERT INTO \(log) (table_name, changed_id) VALUES (TG_ARGV[0], new_id) RETURNING position INTO logged;
                 END IF;
+                IF logged % TG_ARGV[3]::bigint = 0 THEN
+                    PERFORM liveresults_prune(TG_ARGV[2]::bigint);
+                END IF;
+                RETURN NULL;
+            END $$
+            """,
+            // TRUNCATE fires no row trigger: one entry without an id says "every row".
+            """
+            CREATE OR REPLACE FUNCTION liveresults_log_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO \(log) (table_name, changed_id) VALUES (TG_ARGV[0], NULL);
                 RETURN NULL;
             END $$
             """,
@@ -87,12 +139,16 @@ public enum PostgresChangeLog {
             """,
             """
             CREATE OR REPLACE TRIGGER liveresults_log AFTER INSERT OR UPDATE OR DELETE ON \(target)
-            FOR EACH ROW EXECUTE FUNCTION liveresults_log_row(\(PostgresSQL.literal(table)), \(PostgresSQL.literal(idColumn)))
+            FOR EACH ROW EXECUTE FUNCTION liveresults_log_row(\(PostgresSQL.literal(table)), \(PostgresSQL.literal(idColumn)), '\(retained)', '\(pruneStep)')
+            """,
+            """
+            CREATE OR REPLACE TRIGGER liveresults_log_truncate AFTER TRUNCATE ON \(target)
+            FOR EACH STATEMENT EXECUTE FUNCTION liveresults_log_truncate(\(PostgresSQL.literal(table)))
             """,
             // Statement level: one notification per statement, and PostgreSQL folds equal
             // notifications of one transaction into one, delivered at commit.
             """
-            CREATE OR REPLACE TRIGGER liveresults_notify AFTER INSERT OR UPDATE OR DELETE ON \(target)
+            CREATE OR REPLACE TRIGGER liveresults_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(target)
             FOR EACH STATEMENT EXECUTE FUNCTION liveresults_notify(\(PostgresSQL.literal(channel)))
             """,
         ]

@@ -16,17 +16,23 @@ import PostgresNIO
 /// Values become GRDB's `DatabaseValue`s as SQLite would hold them: int2/int4/int8 and bool
 /// as integers, float4/float8 as reals, text and varchar as text, bytea as blobs. Columns of
 /// other types are refused, and so is NaN: their orders have no SQLite counterpart.
+///
+/// Queries run synchronously on a connection (waiting on an event loop's future), for
+/// LiveResults' synchronous controller; call them from any thread but an event loop's.
 package struct PostgresKeyQuery: Sendable {
     package let tableName: String
     package let idColumn: String
     package let sortDescriptors: [SortColumn]
     package let sectionColumn: String?
+    /// An SQL condition on the table's columns; nil matches every row.
+    package let predicate: SQL?
 
-    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil) {
+    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil, predicate: SQL? = nil) {
         self.tableName = tableName
         self.idColumn = idColumn
         self.sortDescriptors = sortDescriptors
         self.sectionColumn = sectionColumn
+        self.predicate = predicate
     }
 
     /// The types the query reads, by oid: whether each is text (ordered `COLLATE "C"`).
@@ -50,71 +56,159 @@ package struct PostgresKeyQuery: Sendable {
             + (column.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
     }
 
-    /// The whole query, given which sort columns are text.
-    func sql(textColumns: Set<String>) -> String {
-        var selected = [PostgresSQL.identifier(idColumn)] + sortDescriptors.map { PostgresSQL.identifier($0.column) }
-        if let sectionColumn { selected.append(PostgresSQL.identifier(sectionColumn)) }
-        let ordering = sortDescriptors.map { Self.orderingTerm($0, isText: textColumns.contains($0.column)) }
-            + [PostgresSQL.identifier(idColumn) + " ASC"]
-        return "SELECT " + selected.joined(separator: ", ") + " FROM " + PostgresSQL.identifier(tableName)
-            + " ORDER BY " + ordering.joined(separator: ", ")
+    /// The statements of a query whose table and columns were checked.
+    package struct Statements: Sendable {
+        let query: PostgresKeyQuery
+        /// The table's columns in order, with their types; `::text` for types LiveResults does
+        /// not read natively (records only).
+        let recordColumns: [String]
+        /// The id, the sort columns and the section column, in that order.
+        let keyColumns: [String]
+        /// Which sort columns are text.
+        let textColumns: Set<String>
+
+        /// The key columns, ordered, of `source` (a table or an alias).
+        func selection(from source: String? = nil) -> String {
+            keyColumns.map { (source.map { "\($0)." } ?? "") + $0 }.joined(separator: ", ")
+        }
+
+        /// `WHERE` and the predicate with parameters numbered from `firstParameter`, or "".
+        func filter(firstParameter: Int) throws -> (sql: String, predicate: PostgresPredicate?) {
+            guard let predicate = query.predicate else { return ("", nil) }
+            let translated = try PostgresPredicate(predicate, firstParameter: firstParameter)
+            return (" WHERE (" + translated.sql + ")", translated)
+        }
+
+        /// Every matching row, in result order.
+        func selectAll() throws -> PostgresQuery {
+            let ordering = query.sortDescriptors.map { PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
+                + [PostgresSQL.identifier(query.idColumn) + " ASC"]
+            let (filter, predicate) = try filter(firstParameter: 1)
+            var bindings = PostgresBindings()
+            predicate?.bind(into: &bindings)
+            return PostgresQuery(unsafeSQL: "SELECT " + selection() + " FROM " + PostgresSQL.identifier(query.tableName)
+                + filter + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
+        }
+
+        /// How many rows match.
+        func count() throws -> PostgresQuery {
+            let (filter, predicate) = try filter(firstParameter: 1)
+            var bindings = PostgresBindings()
+            predicate?.bind(into: &bindings)
+            return PostgresQuery(unsafeSQL: "SELECT count(*) FROM " + PostgresSQL.identifier(query.tableName) + filter, binds: bindings)
+        }
+
+        /// The id, key and match of each row of `ids` that exists, matching or not.
+        func selectKeys(ids: [RecordID]) throws -> PostgresQuery {
+            let (filter, predicate) = try filter(firstParameter: 2)
+            var bindings = PostgresBindings()
+            bindings.append(ids)
+            predicate?.bind(into: &bindings)
+            let matches = filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count))
+            return PostgresQuery(unsafeSQL: "SELECT " + selection() + ", " + matches + " FROM " + PostgresSQL.identifier(query.tableName)
+                + " WHERE " + PostgresSQL.identifier(query.idColumn) + " = ANY($1)", binds: bindings)
+        }
+
+        /// The whole rows of `ids` that exist.
+        func selectRecords(ids: [RecordID]) -> PostgresQuery {
+            var bindings = PostgresBindings()
+            bindings.append(ids)
+            return PostgresQuery(unsafeSQL: "SELECT " + recordColumns.joined(separator: ", ") + " FROM " + PostgresSQL.identifier(query.tableName)
+                + " WHERE " + PostgresSQL.identifier(query.idColumn) + " = ANY($1)", binds: bindings)
+        }
+
+        /// The id and key of a row whose first cells are `selection()`'s.
+        func decode(_ cells: inout PostgresRow.Iterator) throws -> (id: RecordID, key: RowKey) {
+            guard let idCell = cells.next(), case .int64(let id) = try PostgresKeyQuery.value(idCell).storage else {
+                throw LiveResultsError(.database, "A row of “\(query.tableName)” has no id.")
+            }
+            var sort: [DatabaseValue] = []
+            sort.reserveCapacity(query.sortDescriptors.count)
+            for _ in query.sortDescriptors { sort.append(try PostgresKeyQuery.value(cells.next()!)) }
+            let section = query.sectionColumn == nil ? DatabaseValue.null : try PostgresKeyQuery.value(cells.next()!)
+            return (id, RowKey(section: section, sort: sort))
+        }
     }
 
-    /// The table's columns and their type oids; throws when the table does not exist.
-    private func columnTypes(_ connection: PostgresConnection, logger: Logger) async throws -> [String: UInt32] {
+    /// Checks the table's columns (one round trip) and returns the query's statements.
+    package func prepare(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> Statements {
         var binds = PostgresBindings()
         binds.append(PostgresSQL.identifier(tableName))
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+        let rows = try connection.query(PostgresQuery(unsafeSQL: """
             SELECT a.attname::text, a.atttypid::int8 FROM pg_attribute a
-            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
-            """, binds: binds), logger: logger)
+            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+            """, binds: binds), logger: logger).wait()
         var types: [String: UInt32] = [:]
-        for try await (name, oid) in rows.decode((String, Int64).self) { types[name] = UInt32(oid) }
-        guard !types.isEmpty else { throw LiveResultsPostgresError("There is no table named “\(tableName)”.") }
-        return types
-    }
-
-    /// Checks the table's columns and returns the query's SQL.
-    package func sql(_ connection: PostgresConnection, logger: Logger) async throws -> String {
-        let types = try await columnTypes(connection, logger: logger)
+        var recordColumns: [String] = []
+        for row in rows {
+            let (name, oid) = try row.decode((String, Int64).self)
+            types[name] = UInt32(oid)
+            let column = PostgresSQL.identifier(name)
+            recordColumns.append(Self.supportedTypes[UInt32(oid)] == nil ? column + "::text AS " + column : column)
+        }
+        guard !types.isEmpty else {
+            throw LiveResultsError(.unknownColumn(tableName), "There is no table named “\(tableName)”.")
+        }
         var textColumns = Set<String>()
         for column in [idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? []) {
             guard let oid = types[column] else {
-                throw LiveResultsPostgresError("The table “\(tableName)” has no column named “\(column)”.")
+                throw LiveResultsError(.unknownColumn(column), "The table “\(tableName)” has no column named “\(column)”.")
             }
             guard let type = Self.supportedTypes[oid] else {
-                throw LiveResultsPostgresError("The column “\(column)” of “\(tableName)” has a type LiveResults cannot order like SQLite (oid \(oid)): use an integer, real, text, varchar, bool or bytea column.")
+                throw LiveResultsError(.database, "The column “\(column)” of “\(tableName)” has a type LiveResults cannot order like SQLite (oid \(oid)): use an integer, real, text, varchar, bool or bytea column.")
             }
             if column == idColumn, !["int2", "int4", "int8"].contains(type.name) {
-                throw LiveResultsPostgresError("The id column “\(column)” of “\(tableName)” is not an integer column.")
+                throw LiveResultsError(.database, "The id column “\(column)” of “\(tableName)” is not an integer column.")
             }
             if type.isText { textColumns.insert(column) }
         }
-        return sql(textColumns: textColumns)
+        let keyColumns = ([idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).map(PostgresSQL.identifier)
+        return Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns)
     }
 
     /// Every row, in result order, with its key.
-    package func fetchAll(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) async throws -> [(id: RecordID, key: RowKey)] {
-        do {
-            let sql = try await sql(connection, logger: logger)
-            let count = sortDescriptors.count
-            var result: [(id: RecordID, key: RowKey)] = []
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+    package func fetchAll(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> [(id: RecordID, key: RowKey)] {
+        let statements = try prepare(connection, logger: logger)
+        let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).wait() }
+        return try rows.map { row in
+            var cells = row.makeIterator()
+            return try statements.decode(&cells)
+        }
+    }
+
+    /// Every matching row, in result order, straight into an index as the rows arrive.
+    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, logger: Logger) throws -> SectionedIndex {
+        let count = try Self.running {
+            try connection.query(statements.count(), logger: logger).wait().first?.decode(Int64.self) ?? 0
+        }
+        let builder = IndexBuilder(SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil))
+        builder.index.reserveCapacity(Int(count))
+        try Self.running {
+            // postgres-nio hands rows over one at a time on its event loop; this thread waits.
+            _ = try connection.query(statements.selectAll(), logger: logger) { row in
                 var cells = row.makeIterator()
-                guard case .int64(let id) = try Self.value(cells.next()!).storage else {
-                    throw LiveResultsPostgresError("A row of “\(tableName)” has no id.")
-                }
-                var sort: [DatabaseValue] = []
-                sort.reserveCapacity(count)
-                for _ in 0..<count { sort.append(try Self.value(cells.next()!)) }
-                let section = sectionColumn == nil ? DatabaseValue.null : try Self.value(cells.next()!)
-                result.append((id, RowKey(section: section, sort: sort)))
-            }
-            return result
-        } catch let error as LiveResultsPostgresError {
+                let (id, key) = try statements.decode(&cells)
+                try builder.index.appendSorted(id: id, section: key.section, sectionName: SectionedIndex.sectionName) { key.sort[$0] }
+            }.wait()
+        }
+        builder.index.checkInvariantsInDebug()
+        return builder.index
+    }
+
+    /// The index being built by rows arriving on an event loop, while the caller waits.
+    private final class IndexBuilder: @unchecked Sendable {
+        var index: SectionedIndex
+        init(_ index: SectionedIndex) { self.index = index }
+    }
+
+    /// Runs `body`, turning a server's refusal into one sentence; errors of LiveResults pass.
+    static func running<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as LiveResultsError {
             throw error
-        } catch {
-            throw LiveResultsPostgresError("The key query on “\(tableName)” failed: \(PostgresSQL.message(of: error)).")
+        } catch let error as PSQLError where error.serverInfo?[.message] != nil {
+            throw PostgresErrors.readable(error)
         }
     }
 
@@ -129,13 +223,13 @@ package struct PostgresKeyQuery: Sendable {
             // LiveResults' comparison has no place for it.
             let double = try cell.decode(Double.self)
             guard !double.isNaN else {
-                throw LiveResultsPostgresError("The column “\(cell.columnName)” holds NaN, which LiveResults cannot order: use NULL instead.")
+                throw LiveResultsError(.database, "The column “\(cell.columnName)” holds NaN, which LiveResults cannot order: use NULL instead.")
             }
             return double.databaseValue
         case .text, .varchar: return try cell.decode(String.self).databaseValue
         case .bytea: return try cell.decode(Data.self).databaseValue
         default:
-            throw LiveResultsPostgresError("The column “\(cell.columnName)” has a type LiveResults cannot order like SQLite (\(cell.dataType)).")
+            throw LiveResultsError(.database, "The column “\(cell.columnName)” has a type LiveResults cannot order like SQLite (\(cell.dataType)).")
         }
     }
 }

@@ -38,7 +38,7 @@ import Testing
     /// The values of the given columns of every row, read back.
     func values(_ connection: PostgresConnection, columns: [String]) async throws -> [(id: RecordID, values: [DatabaseValue])] {
         let query = PostgresKeyQuery(tableName: "names", sortDescriptors: columns.map { SortColumn($0) })
-        return try await query.fetchAll(connection).map { ($0.id, $0.key.sort) }
+        return try query.fetchAll(connection).map { ($0.id, $0.key.sort) }
     }
 
     /// The ids in LiveResults' order: SQLiteOrdering under each direction, then the id.
@@ -64,7 +64,7 @@ import Testing
         try await withDatabase { connect in
             let connection = try await connect()
             try await fill(connection)
-            let fetched = try await PostgresKeyQuery(tableName: "names", sortDescriptors: sort).fetchAll(connection)
+            let fetched = try PostgresKeyQuery(tableName: "names", sortDescriptors: sort).fetchAll(connection)
             let rows = fetched.map { (id: $0.id, values: $0.key.sort) }
             #expect(rows.count == Self.names.count)
             #expect(fetched.map(\.id) == sortedInMemory(rows, ascending: sort.map(\.ascending)))
@@ -99,7 +99,7 @@ import Testing
         try await withDatabase { connect in
             let connection = try await connect()
             try await fill(connection)
-            let ours = try await PostgresKeyQuery(tableName: "names", sortDescriptors: [SortColumn("name")]).fetchAll(connection).map(\.id)
+            let ours = try PostgresKeyQuery(tableName: "names", sortDescriptors: [SortColumn("name")]).fetchAll(connection).map(\.id)
             let locale = try await connection.column("SELECT id FROM names WHERE name IS NOT NULL ORDER BY name, id", as: Int64.self)
             #expect(ours.filter { Self.names[Int($0) - 1].name != nil } != locale,
                     "the database's default collation sorts these names in byte order, so the order tests prove nothing")
@@ -113,7 +113,7 @@ import Testing
             let connection = try await connect()
             try await fill(connection)
             let sort = [SortColumn("zone"), SortColumn("name", ascending: false)]
-            let fetched = try await PostgresKeyQuery(tableName: "names", sortDescriptors: sort, sectionColumn: "zone").fetchAll(connection)
+            let fetched = try PostgresKeyQuery(tableName: "names", sortDescriptors: sort, sectionColumn: "zone").fetchAll(connection)
             // In order first: the index trusts its input (and stops the process when its
             // invariant checks find rows out of order).
             try #require(fetched.map(\.id) == sortedInMemory(fetched.map { ($0.id, $0.key.sort) }, ascending: [true, false]))
@@ -134,19 +134,19 @@ import Testing
         try await withDatabase { connect in
             let connection = try await connect()
             try await connection.run("CREATE TABLE odd (id bigint PRIMARY KEY, price numeric, name text)")
-            let error = await #expect(throws: LiveResultsPostgresError.self) {
-                _ = try await PostgresKeyQuery(tableName: "odd", sortDescriptors: [SortColumn("price")]).fetchAll(connection)
+            let error = #expect(throws: LiveResultsError.self) {
+                _ = try PostgresKeyQuery(tableName: "odd", sortDescriptors: [SortColumn("price")]).fetchAll(connection)
             }
             #expect(error?.description.hasPrefix("The column “price” of “odd” has a type") == true)
-            await #expect(throws: LiveResultsPostgresError("The table “odd” has no column named “nope”.")) {
-                _ = try await PostgresKeyQuery(tableName: "odd", sortDescriptors: [SortColumn("nope")]).fetchAll(connection)
+            #expect(throws: LiveResultsError(.unknownColumn("nope"), "The table “odd” has no column named “nope”.")) {
+                _ = try PostgresKeyQuery(tableName: "odd", sortDescriptors: [SortColumn("nope")]).fetchAll(connection)
             }
             try await connection.run("CREATE TABLE nan (id bigint PRIMARY KEY, ratio float8)", "INSERT INTO nan VALUES (1, 'NaN')")
-            await #expect(throws: LiveResultsPostgresError("The column “ratio” holds NaN, which LiveResults cannot order: use NULL instead.")) {
-                _ = try await PostgresKeyQuery(tableName: "nan", sortDescriptors: [SortColumn("ratio")]).fetchAll(connection)
+            #expect(throws: LiveResultsError(.database, "The column “ratio” holds NaN, which LiveResults cannot order: use NULL instead.")) {
+                _ = try PostgresKeyQuery(tableName: "nan", sortDescriptors: [SortColumn("ratio")]).fetchAll(connection)
             }
-            await #expect(throws: LiveResultsPostgresError("There is no table named “missing”.")) {
-                _ = try await PostgresKeyQuery(tableName: "missing", sortDescriptors: [SortColumn("name")]).fetchAll(connection)
+            #expect(throws: LiveResultsError(.unknownColumn("missing"), "There is no table named “missing”.")) {
+                _ = try PostgresKeyQuery(tableName: "missing", sortDescriptors: [SortColumn("name")]).fetchAll(connection)
             }
         }
     }

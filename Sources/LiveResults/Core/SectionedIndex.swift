@@ -51,7 +51,7 @@ package struct SectionedIndex {
 
     /// An empty index. An unsectioned one holds its one (empty) section from the start, and
     /// every row's section value must be NULL.
-    init(ascending: [Bool], unsectioned: Bool) {
+    package init(ascending: [Bool], unsectioned: Bool) {
         store = KeyStore(ascending: ascending)
         isUnsectioned = unsectioned
         if unsectioned {
@@ -74,7 +74,7 @@ package struct SectionedIndex {
     }
 
     /// Adds a row after all others; rows must come in result order.
-    mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String, sortValues: (Int) -> DatabaseValue) throws {
+    package mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String, sortValues: (Int) -> DatabaseValue) throws {
         let number = self.sectionNumber(for: value)
         if sections.last?.number != number {
             if placeOfSectionNumber[number] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
@@ -92,7 +92,7 @@ package struct SectionedIndex {
         sections[last].slots.append(Int32(slot))
     }
 
-    mutating func reserveCapacity(_ capacity: Int) {
+    package mutating func reserveCapacity(_ capacity: Int) {
         store.reserveCapacity(capacity)
     }
 
@@ -303,7 +303,7 @@ package struct SectionedIndex {
     /// Runs `_checkInvariants()` in builds with `LIVERESULTS_INTERNAL_CHECKS` (debug builds and
     /// the tests); nothing otherwise. Called after every mutation that can break one.
     @inline(__always)
-    func checkInvariantsInDebug() {
+    package func checkInvariantsInDebug() {
         #if LIVERESULTS_INTERNAL_CHECKS
         _checkInvariants()
         #endif

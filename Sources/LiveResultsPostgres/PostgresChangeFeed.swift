@@ -1,0 +1,251 @@
+import Foundation
+import LiveResults
+import NIOConcurrencyHelpers
+import NIOCore
+import PostgresNIO
+
+/// The change feed of a PostgreSQL table: a connection of its own LISTENs on the table's
+/// channel, and each notification wakes a read of the change log (`LogRead`), whose rows
+/// become one change for the controller. The log is the truth; a notification only says
+/// "read now".
+///
+/// - A lost connection is made again with backoff (50 ms, doubling up to 2 s); once it
+///   LISTENs again, the log is read from the cursor: LISTEN first, read second, so a write
+///   between the two cannot be missed.
+/// - A heartbeat reads the log every `heartbeatInterval` (the safety net, should a
+///   notification be lost); a read that has not answered after three intervals means a dead
+///   connection (a silent network cut sends nothing), which is closed and made again.
+/// - A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
+///   controller compares with its result.
+///
+/// All state but the queue of changes lives on one event loop.
+final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable state is confined to `eventLoop`.
+    private let database: PostgresDatabase
+    private let eventLoop: any EventLoop
+    private let channel: String
+    private let read: LogRead
+    private let notify: @Sendable () -> Void
+    private let heartbeatInterval: TimeAmount?
+    private let minimumLookInterval: TimeAmount
+
+    /// Changes read and not yet taken.
+    private let pending = NIOLockedValueBox<[TrackedChange]>([])
+    /// Whether the listening connection is up (read from any thread).
+    private let live = NIOLockedValueBox(false)
+
+    // On the event loop only:
+    private var connection: PostgresConnection?
+    /// Counts connections, so callbacks of an old one are ignored.
+    private var generation = 0
+    private var cursor: ChangeLogCursor?
+    private var reading: NIODeadline?
+    private var readRequested = false
+    private var readScheduled = false
+    private var lastReadStart = NIODeadline.uptimeNanoseconds(0)
+    private var backoff = PostgresChangeFeed.firstBackoff
+    private var heartbeat: RepeatedTask?
+    private var stopped = false
+    /// `lookNow` callers waiting for a read that starts after they asked, and for the read running.
+    private var waitingForNextRead: [EventLoopPromise<Void>] = []
+    private var waitingForThisRead: [EventLoopPromise<Void>] = []
+
+    private static let firstBackoff = TimeAmount.milliseconds(50)
+    private static let longestBackoff = TimeAmount.seconds(2)
+
+    /// Connects and LISTENs, waiting until the server confirms; reading starts at `start(at:)`.
+    init(database: PostgresDatabase, read: LogRead, channel: String, tracking: Tracking) throws {
+        self.database = database
+        eventLoop = database.eventLoopGroup.next()
+        self.channel = channel
+        self.read = read
+        notify = tracking.notify
+        heartbeatInterval = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 20) : nil
+        minimumLookInterval = Self.timeAmount(tracking.minimumLookInterval)
+        do {
+            try eventLoop.flatSubmit { self.connect() }.wait()
+        } catch {
+            throw PostgresErrors.readable(error)
+        }
+    }
+
+    deinit {
+        let (connection, heartbeat) = (connection, heartbeat)
+        eventLoop.execute {
+            heartbeat?.cancel()
+            let closed: EventLoopFuture<Void>? = connection?.close()
+            _ = closed
+        }
+    }
+
+    /// Starts reading the log after `cursor` (the cursor of the snapshot the result was
+    /// fetched from), now and at every wake-up.
+    func start(at cursor: ChangeLogCursor) {
+        eventLoop.execute {
+            self.cursor = cursor
+            if let interval = self.heartbeatInterval {
+                self.heartbeat = self.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [weak self] _ in
+                    self?.beat()
+                }
+            }
+            self.requestRead(now: true)
+        }
+    }
+
+    /// Whether the listening connection is up; false while it is being made again.
+    var isLive: Bool { live.withLockedValue { $0 } }
+
+    // MARK: - ChangeFeed
+
+    func takeChanges() -> [TrackedChange] {
+        pending.withLockedValue { changes in
+            defer { changes.removeAll() }
+            return changes
+        }
+    }
+
+    /// Reads the log now and waits for that read (not at all while disconnected).
+    func lookNow() {
+        let promise = eventLoop.makePromise(of: Void.self)
+        eventLoop.execute {
+            guard self.connection != nil, self.cursor != nil else { return promise.succeed() }
+            self.waitingForNextRead.append(promise)
+            self.requestRead(now: true)
+        }
+        try? promise.futureResult.wait()
+    }
+
+    // MARK: - Connecting
+
+    /// Makes the listening connection: connect, add the listener, LISTEN, then read.
+    private func connect() -> EventLoopFuture<Void> {
+        eventLoop.preconditionInEventLoop()
+        generation += 1
+        let generation = generation
+        return database.connect(on: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
+            guard !self.stopped, generation == self.generation else { return connection.close() }
+            connection.addListener(channel: self.channel) { [weak self] _, _ in
+                self?.requestRead(now: false)
+            }
+            connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
+            let listen = PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel))
+            return connection.query(listen, logger: self.database.logger).map { _ in
+                self.connection = connection
+                self.backoff = Self.firstBackoff
+                self.live.withLockedValue { $0 = true }
+                self.requestRead(now: true)
+            }.flatMapError { error in
+                connection.close().flatMapThrowing { throw error }
+            }
+        }
+    }
+
+    /// The connection closed: make it again after the backoff.
+    private func lost(_ generation: Int) {
+        guard generation == self.generation, !stopped else { return }
+        connection = nil
+        reading = nil
+        live.withLockedValue { $0 = false }
+        for waiter in waitingForThisRead + waitingForNextRead { waiter.succeed() }
+        waitingForThisRead = []
+        waitingForNextRead = []
+        reconnect()
+    }
+
+    private func reconnect() {
+        let delay = backoff
+        backoff = min(backoff * 2, Self.longestBackoff)
+        eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self, !self.stopped, self.connection == nil else { return }
+            self.connect().whenFailure { [weak self] _ in self?.reconnect() }
+        }
+    }
+
+    /// The heartbeat: a read, or, when the last read has not answered for three beats, the
+    /// end of a connection that no longer carries anything.
+    private func beat() {
+        guard let connection, let interval = heartbeatInterval else { return }
+        if let reading, NIODeadline.now() - reading > interval * 3 {
+            let closed: EventLoopFuture<Void> = connection.close()
+            _ = closed
+            return
+        }
+        requestRead(now: true)
+    }
+
+    // MARK: - Reading
+
+    /// Reads the log, at once or (for a notification) no sooner than `minimumLookInterval`
+    /// after the last read began; a request during a read runs after it.
+    private func requestRead(now: Bool) {
+        readRequested = true
+        guard reading == nil, connection != nil, cursor != nil else { return }
+        let due = lastReadStart + minimumLookInterval
+        if !now, NIODeadline.now() < due {
+            guard !readScheduled else { return }
+            readScheduled = true
+            eventLoop.scheduleTask(deadline: due) { [weak self] in
+                self?.readScheduled = false
+                self?.requestRead(now: true)
+            }
+            return
+        }
+        performRead()
+    }
+
+    private func performRead() {
+        guard let connection, let cursor else { return }
+        readRequested = false
+        let started = NIODeadline.now()
+        reading = started
+        lastReadStart = started
+        waitingForThisRead = waitingForNextRead
+        waitingForNextRead = []
+        let generation = generation
+        connection.query(read.query(after: cursor), logger: database.logger).whenComplete { [weak self] result in
+            guard let self, generation == self.generation, self.reading == started else { return }
+            self.reading = nil
+            switch result {
+            case .success(let rows):
+                self.received(rows)
+            case .failure:
+                // A closed connection is made again (and the log read then); a failed query
+                // (the table changed under us) becomes a refetch, which reports why.
+                if !connection.isClosed { self.enqueue(.refetch(touched: [])) }
+            }
+            for waiter in self.waitingForThisRead { waiter.succeed() }
+            self.waitingForThisRead = []
+            if self.readRequested { self.requestRead(now: false) }
+        }
+    }
+
+    /// Turns one read's rows into a change and moves the cursor.
+    private func received(_ rows: PostgresQueryResult) {
+        guard let cursor else { return }
+        let found: LogRead.Found
+        do {
+            found = try read.decode(rows)
+        } catch {
+            return enqueue(.refetch(touched: []))
+        }
+        let entries = found.last.map { [ChangeLogEntry(xid: $0.xid, position: $0.position, tableName: "", changedID: nil)] } ?? []
+        var next = cursor.advance(over: entries, xmin: found.xmin).cursor
+        let missedEntries = found.pruned.map { cursor < $0 } ?? false
+        if let pruned = found.pruned { next = max(next, pruned) }
+        self.cursor = next
+        if missedEntries || found.everyRow {
+            enqueue(.refetch(touched: Set(found.rows.map(\.id))))
+        } else if !found.rows.isEmpty {
+            enqueue(.rows(CommittedChange(rows: found.rows)))
+        }
+    }
+
+    private func enqueue(_ change: TrackedChange) {
+        pending.withLockedValue { $0.append(change) }
+        notify()
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

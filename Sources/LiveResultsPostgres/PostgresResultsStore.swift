@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import LiveResults
+import NIOCore
+import PostgresNIO
+
+extension ResultsController {
+    /// A controller over a table of a PostgreSQL database, with the contract it has on SQLite.
+    ///
+    /// The table needs an integer id column (`idColumn`, the records' `RecordID`) and, for a
+    /// delegate to hear of changes, `PostgresChangeLog.install(on:)`. Sort columns are
+    /// integers, reals, text, varchar, bool or bytea; text is ordered by its UTF-8 bytes (as
+    /// on SQLite), whatever the database's collation. The predicate is SQL both servers
+    /// understand, with positional arguments. There is no section cache on PostgreSQL.
+    public convenience init(database: PostgresDatabase, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
+                            idColumn: String = "id") {
+        self.init(store: PostgresResultsStore(database: database, idColumn: idColumn), fetchRequest: fetchRequest,
+                  sectionNameKeyPath: sectionNameKeyPath)
+    }
+}
+
+/// The rows of a PostgreSQL table: keys from `PostgresKeyQuery`, changes from a
+/// `PostgresChangeFeed` over the table's `PostgresChangeLog`.
+final class PostgresResultsStore: ResultsStore {
+    let database: PostgresDatabase
+    let idColumn: String
+    /// The statements of the last fetch's table, for loading records.
+    private var records: PostgresKeyQuery.Statements?
+
+    init(database: PostgresDatabase, idColumn: String) {
+        self.database = database
+        self.idColumn = idColumn
+    }
+
+    private var logger: Logger { database.logger }
+
+    private func keyQuery(_ query: StoreQuery) -> PostgresKeyQuery {
+        PostgresKeyQuery(tableName: query.tableName, idColumn: idColumn, sortDescriptors: query.sortDescriptors,
+                         sectionColumn: query.sectionColumn, predicate: query.predicate)
+    }
+
+    func fetch(_ query: StoreQuery, tracking: Tracking?, cache: SectionCache?) throws -> StoreFetch {
+        guard cache == nil else {
+            throw LiveResultsError(.database, "A section cache needs SQLite: on PostgreSQL, leave the controller's cacheName nil.")
+        }
+        let keys = keyQuery(query)
+        let statements = try database.read { try keys.prepare($0, logger: logger) }
+        // LISTEN first, read second: a commit between the two is then in the log after the
+        // snapshot's cursor, and the feed reads it.
+        var feed: PostgresChangeFeed?
+        if let tracking {
+            try database.read { try Self.checkChangeLog(on: query.tableName, $0, logger: logger) }
+            feed = try PostgresChangeFeed(database: database, read: LogRead(statements),
+                                          channel: PostgresChangeLog.channel(for: query.tableName), tracking: tracking)
+        }
+        let (index, xmin) = try database.read { connection in try snapshot(keys, statements, connection) }
+        feed?.start(at: .start(snapshotXmin: xmin))
+        records = statements
+        return StoreFetch(index: index, feed: feed)
+    }
+
+    /// The whole result and the xmin of the snapshot it was read in.
+    private func snapshot(_ keys: PostgresKeyQuery, _ statements: PostgresKeyQuery.Statements, _ connection: PostgresConnection) throws -> (SectionedIndex, UInt64) {
+        try PostgresKeyQuery.running {
+            try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).wait()
+            do {
+                let xmin = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger).wait()
+                    .first?.decode(String.self)
+                let index = try keys.fetchIndex(connection, statements: statements, logger: logger)
+                try connection.query("COMMIT", logger: logger).wait()
+                return (index, xmin.flatMap(UInt64.init) ?? 0)
+            } catch {
+                _ = try? connection.query("ROLLBACK", logger: logger).wait()
+                throw error
+            }
+        }
+    }
+
+    /// Throws, in one sentence, when `table` has no change log to follow.
+    private static func checkChangeLog(on table: String, _ connection: PostgresConnection, logger: Logger) throws {
+        var bindings = PostgresBindings()
+        bindings.append(PostgresSQL.identifier(table))
+        let found = try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = 'liveresults_log'
+            """, binds: bindings), logger: logger).wait().first?.decode(Int64.self) ?? 0
+        guard found > 0 else {
+            throw LiveResultsError(.database, "The table “\(table)” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")
+        }
+    }
+
+    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
+        let keys = keyQuery(query)
+        return (try database.read { try keys.fetchAll($0, logger: logger) }, nil)
+    }
+
+    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.read { connection in
+            let statements = try records ?? PostgresKeyQuery(tableName: Record.databaseTableName, idColumn: idColumn, sortDescriptors: [])
+                .prepare(connection, logger: logger)
+            var loaded: [RecordID: Record] = [:]
+            var start = 0
+            while start < ids.count {
+                let chunk = Array(ids[start..<min(start + 1000, ids.count)])
+                let rows = try PostgresKeyQuery.running {
+                    try connection.query(statements.selectRecords(ids: chunk), logger: logger).wait()
+                }
+                for row in rows {
+                    var values: [String: (any DatabaseValueConvertible)?] = [:]
+                    var id: RecordID?
+                    for cell in row {
+                        let value = try Self.recordValue(cell)
+                        values[cell.columnName] = value
+                        if cell.columnName == idColumn, case .int64(let int) = value.storage { id = int }
+                    }
+                    if let id { loaded[id] = try Record(row: Row(values)) }
+                }
+                start += 1000
+            }
+            return loaded
+        }
+    }
+
+    /// A record's cell as GRDB would read it from SQLite: the key types as the key query
+    /// reads them, anything else as the text the query cast it to.
+    private static func recordValue(_ cell: PostgresCell) throws -> DatabaseValue {
+        if PostgresKeyQuery.supportedTypes[cell.dataType.rawValue] != nil { return try PostgresKeyQuery.value(cell) }
+        return try cell.decode(String?.self).databaseValue
+    }
+}
