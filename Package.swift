@@ -76,7 +76,14 @@ let package = Package(
         ),
         .executableTarget(name: "worldcup-bench", dependencies: ["WorldCupBench"]),
         .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench"]),
-        .testTarget(name: "LiveResultsTests", dependencies: ["LiveResults", "TestSupport"]),
+        // The controller's tests, on SQLite and (the same checks) on a PostgreSQL test server.
+        .testTarget(
+            name: "LiveResultsTests",
+            dependencies: [
+                "LiveResults", "LiveResultsPostgres", "TestSupport", "PostgresSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI"]),

@@ -22,61 +22,58 @@ public struct ChangeLogEntry: Hashable, Sendable {
     }
 }
 
-/// Where a reader of the change log stands: the last entry it read, as (xid, position).
+/// Where a reader of the change log stands: every entry up to `position` has been read,
+/// except the entries of the transactions that were still running at the last read.
 ///
-/// Positions come from a sequence, so a transaction that took position 1 and commits after
-/// one that took position 2 would be skipped by a reader that remembers "read up to 2".
-/// Transaction ids order entries instead: every transaction older than a snapshot's `xmin`
-/// (the oldest transaction still running) has finished, and no entry with such an xid can
-/// ever appear again. So a reader reads, in (xid, position) order, the entries after its
-/// cursor whose xid is below the current `xmin`: entries of running transactions (and of
-/// anything younger than them) wait; every entry is read exactly once, whatever the order of
-/// commits. (Entries of transactions that rolled back are never visible.) The price: one
-/// long transaction anywhere in the cluster holds back every reader until it ends.
-public struct ChangeLogCursor: Hashable, Sendable, Comparable {
-    /// The xid of the last entry read.
-    public var xid: UInt64
-    /// The position of the last entry read.
+/// Positions come from a sequence, so transactions commit out of position order: A takes
+/// position 1 and stays open, B takes position 2 and commits; a reader that only remembered
+/// "read up to 2" would never read 1. A read's snapshot says which transactions were still
+/// running (`pg_snapshot_xip`): their entries, whatever their positions, come later, so the
+/// cursor keeps them. Every other entry at or below the highest position read was visible
+/// to that read (a transaction that had not started then takes higher positions), so it was
+/// read. Each entry is read exactly once, as soon as its transaction commits: no reader waits
+/// for a long transaction elsewhere to end. (Entries of transactions that rolled back are
+/// never visible.)
+public struct ChangeLogCursor: Hashable, Sendable {
+    /// Every entry at or below it has been read, but those of `inProgress`.
     public var position: Int64
+    /// The transactions running at the last read, in order.
+    public var inProgress: [UInt64]
 
-    /// A cursor just after the entry (xid, position); (0, 0) is before every entry.
-    public init(xid: UInt64, position: Int64) {
-        self.xid = xid
+    /// A cursor after `position`, waiting for the entries of `inProgress`.
+    public init(position: Int64, inProgress: [UInt64] = []) {
         self.position = position
+        self.inProgress = inProgress.sorted()
     }
 
-    /// The cursor of a reader whose result comes from a snapshot with this `xmin`: it reads
-    /// every entry of that transaction and younger ones. Transactions between the snapshot's
-    /// xmin and xmax that it already saw are read again, which is harmless: a reader reads
-    /// the rows' current values.
-    public static func start(snapshotXmin xmin: UInt64) -> ChangeLogCursor {
-        // Positions start at 1: (xmin, 0) is before every entry of xmin.
-        ChangeLogCursor(xid: xmin, position: 0)
+    /// Whether a read at this cursor takes `entry`, one of the entries its snapshot sees.
+    public func reads(_ entry: ChangeLogEntry) -> Bool {
+        entry.position > position || inProgress.contains(entry.xid)
     }
 
-    /// Compares (xid, position) as a pair.
-    public static func < (a: ChangeLogCursor, b: ChangeLogCursor) -> Bool {
-        (a.xid, a.position) < (b.xid, b.position)
+    /// Of `visible` (the log's entries a read's snapshot sees, in any order), those a reader at
+    /// this cursor reads, in position order, and the cursor after that read, whose snapshot
+    /// had the transactions `running` in progress.
+    public func advance(over visible: [ChangeLogEntry], running: [UInt64]) -> (read: [ChangeLogEntry], cursor: ChangeLogCursor) {
+        let read = visible.filter(reads).sorted { $0.position < $1.position }
+        return (read, ChangeLogCursor(position: max(position, read.last?.position ?? position), inProgress: running))
     }
 
-    /// Whether a reader at this cursor reads `entry` when the oldest running transaction is `xmin`.
-    public func reads(_ entry: ChangeLogEntry, xmin: UInt64) -> Bool {
-        entry.xid < xmin && self < ChangeLogCursor(xid: entry.xid, position: entry.position)
+    /// Whether pruning may have deleted an entry this cursor has not read: one at or below
+    /// the pruned position after ours, or one of a transaction we wait for that is as old as
+    /// the newest transaction pruned.
+    public func mayHaveMissedEntries(prunedThrough mark: PrunedMark) -> Bool {
+        position < mark.position || inProgress.contains { $0 <= mark.xid }
     }
+}
 
-    /// Of `entries` (any rows of the log, in any order), those a reader at this cursor reads
-    /// now that the oldest running transaction is `xmin`, in (xid, position) order, and the
-    /// cursor after them.
-    ///
-    /// Every entry below `xmin` has been read then, so the cursor also moves up to just
-    /// before `xmin`: the next read starts there even when nothing was read.
-    public func advance(over entries: [ChangeLogEntry], xmin: UInt64) -> (read: [ChangeLogEntry], cursor: ChangeLogCursor) {
-        let read = entries.filter { reads($0, xmin: xmin) }.sorted {
-            ($0.xid, $0.position) < ($1.xid, $1.position)
-        }
-        var cursor = self
-        if let last = read.last { cursor = ChangeLogCursor(xid: last.xid, position: last.position) }
-        if xmin > 0 { cursor = max(cursor, ChangeLogCursor(xid: xmin - 1, position: .max)) }
-        return (read, cursor)
+/// What pruning deleted: entries at or below `position`, of transactions up to `xid`.
+public struct PrunedMark: Hashable, Sendable {
+    public var position: Int64
+    public var xid: UInt64
+
+    public init(position: Int64, xid: UInt64) {
+        self.position = position
+        self.xid = xid
     }
 }

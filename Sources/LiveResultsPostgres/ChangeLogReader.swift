@@ -1,9 +1,9 @@
 import PostgresNIO
 
-/// Reads the change log from a cursor (see `ChangeLogCursor` for why the cursor is
-/// (xid, position) and not a position).
+/// Reads the change log from a cursor (see `ChangeLogCursor` for why the cursor holds the
+/// running transactions and not only a position).
 public struct ChangeLogReader: Sendable {
-    /// The last entry read (or where reading starts).
+    /// Where the next read starts.
     public private(set) var cursor: ChangeLogCursor
 
     /// A reader that reads the entries after `cursor`.
@@ -11,62 +11,69 @@ public struct ChangeLogReader: Sendable {
         self.cursor = cursor
     }
 
-    /// One statement, so the snapshot's xmin and the entries come from one snapshot: the
-    /// xmin (on every row, and alone on a row of NULLs when there is no entry to read) and the
-    /// entries after the cursor below it, in (xid, position) order.
-    static let sql = """
-        WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-        SELECT snapshot.xmin::text, entry.xid::text, entry.position, entry.table_name, entry.changed_id
-        FROM snapshot LEFT JOIN \(PostgresSQL.identifier(PostgresChangeLog.tableName)) AS entry
-            ON (entry.xid, entry.position) > ($1::text::xid8, $2::int8) AND entry.xid < snapshot.xmin
-        ORDER BY entry.xid, entry.position
+    /// The log's entries a reader at ($1 position, $2 running transactions) reads, of the
+    /// table $3: a common table expression named `entries`, with the read's snapshot as
+    /// `snapshot`. Every query that reads the log starts with it.
+    static let entries = """
+        WITH snapshot AS MATERIALIZED (SELECT pg_current_snapshot() AS taken),
+        entries AS MATERIALIZED (
+            SELECT entry.xid, entry.position, entry.changed_id FROM \(PostgresSQL.identifier(PostgresChangeLog.tableName)) AS entry
+            WHERE (entry.position > $1::int8 OR entry.xid = ANY($2::text[]::xid8[])) AND entry.table_name = $3)
         """
 
-    /// Reads the entries committed since the last read whose transactions are all older than
-    /// every running one, oldest first, and moves the cursor past them.
-    public mutating func read(connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) async throws -> [ChangeLogEntry] {
-        let (xmin, entries) = try await fetch(connection: connection, logger: logger)
-        let (read, next) = cursor.advance(over: entries, xmin: xmin)
-        cursor = next
-        return read
+    /// The snapshot's running transactions, as text, for the next cursor.
+    static let running = "ARRAY(SELECT running::text FROM snapshot, pg_snapshot_xip(snapshot.taken) AS running)"
+
+    /// The bindings of `entries` for `cursor` and `table`.
+    static func bindings(_ cursor: ChangeLogCursor, table: String) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(cursor.position)
+        bindings.append(cursor.inProgress.map(String.init))
+        bindings.append(table)
+        return bindings
     }
 
-    /// What the server returns for the cursor: the snapshot's xmin and the entries the SQL
-    /// selects (`advance` applies the same rule again, so a read never depends on one alone).
-    func fetch(connection: PostgresConnection, logger: Logger) async throws -> (xmin: UInt64, entries: [ChangeLogEntry]) {
-        var binds = PostgresBindings()
-        binds.append(String(cursor.xid))
-        binds.append(cursor.position)
-        var xmin: UInt64?
-        var entries: [ChangeLogEntry] = []
+    /// Reads the entries of `table` committed since the last read, in position order, and
+    /// moves the cursor past them.
+    public mutating func read(table: String, connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) async throws -> [ChangeLogEntry] {
+        let sql = Self.entries + "\nSELECT \(Self.running), entries.xid::text, entries.position, entries.changed_id FROM snapshot LEFT JOIN entries ON true"
+        var running: [UInt64] = []
+        var visible: [ChangeLogEntry] = []
         do {
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.sql, binds: binds), logger: logger)
-            for try await (snapshotXmin, xid, position, table, id) in rows.decode((String, String?, Int64?, String?, Int64?).self) {
-                xmin = UInt64(snapshotXmin)
-                if let xid, let xid = UInt64(xid), let position, let table {
-                    entries.append(ChangeLogEntry(xid: xid, position: position, tableName: table, changedID: id))
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(cursor, table: table)), logger: logger)
+            for try await (inProgress, xid, position, id) in rows.decode(([String], String?, Int64?, Int64?).self) {
+                running = inProgress.compactMap(UInt64.init)
+                if let xid = xid.flatMap(UInt64.init), let position {
+                    visible.append(ChangeLogEntry(xid: xid, position: position, tableName: table, changedID: id))
                 }
             }
         } catch {
             throw LiveResultsPostgresError("The change log could not be read: \(PostgresSQL.message(of: error)).")
         }
-        guard let xmin else { throw LiveResultsPostgresError("The change log could not be read: the server returned no snapshot.") }
-        return (xmin, entries)
+        let (read, next) = cursor.advance(over: visible, running: running)
+        cursor = next
+        return read
     }
 
-    /// The xmin of the current snapshot. Read it before reading a result (or in the same
-    /// snapshot), and start the result's reader at `ChangeLogCursor.start(snapshotXmin:)`:
-    /// every transaction below it had ended, so the result includes it; every other one is
-    /// read from the log.
-    public static func snapshotXmin(connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) async throws -> UInt64 {
+    /// The cursor of a result read in the current transaction's snapshot (run it inside that
+    /// transaction): after every entry the snapshot sees (and after the pruned mark: pruned
+    /// entries are in the result too), waiting for the transactions running then.
+    public static func start(connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> ChangeLogCursor {
+        let sql = """
+            SELECT greatest((SELECT max(position) FROM \(PostgresSQL.identifier(PostgresChangeLog.tableName))),
+                            (SELECT position FROM \(PostgresSQL.identifier(PostgresChangeLog.prunedTableName))), 0),
+                   ARRAY(SELECT running::text FROM pg_snapshot_xip(pg_current_snapshot()) AS running)
+            """
         do {
-            let rows = try await connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
-            for try await text in rows.decode(String.self) {
-                if let xmin = UInt64(text) { return xmin }
+            let rows = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+            guard let (position, running) = try rows.first?.decode((Int64, [String]).self) else {
+                throw LiveResultsPostgresError("The change log could not be read: the server returned no position.")
             }
+            return ChangeLogCursor(position: position, inProgress: running.compactMap(UInt64.init))
+        } catch let error as LiveResultsPostgresError {
+            throw error
         } catch {
-            throw LiveResultsPostgresError("The snapshot could not be read: \(PostgresSQL.message(of: error)).")
+            throw LiveResultsPostgresError("The change log could not be read: \(PostgresSQL.message(of: error)).")
         }
-        throw LiveResultsPostgresError("The snapshot could not be read: the server returned no xmin.")
     }
 }

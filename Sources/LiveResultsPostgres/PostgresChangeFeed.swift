@@ -20,7 +20,7 @@ import PostgresNIO
 ///
 /// All state but the queue of changes lives on one event loop.
 final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable state is confined to `eventLoop`.
-    private let database: PostgresDatabase
+    private let database: PostgresReader
     private let eventLoop: any EventLoop
     private let channel: String
     private let read: LogRead
@@ -53,7 +53,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private static let longestBackoff = TimeAmount.seconds(2)
 
     /// Connects and LISTENs, waiting until the server confirms; reading starts at `start(at:)`.
-    init(database: PostgresDatabase, read: LogRead, channel: String, tracking: Tracking) throws {
+    init(database: PostgresReader, read: LogRead, channel: String, tracking: Tracking) throws {
         self.database = database
         eventLoop = database.eventLoopGroup.next()
         self.channel = channel
@@ -227,12 +227,11 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         } catch {
             return enqueue(.refetch(touched: []))
         }
-        let entries = found.last.map { [ChangeLogEntry(xid: $0.xid, position: $0.position, tableName: "", changedID: nil)] } ?? []
-        var next = cursor.advance(over: entries, xmin: found.xmin).cursor
-        let missedEntries = found.pruned.map { cursor < $0 } ?? false
-        if let pruned = found.pruned { next = max(next, pruned) }
-        self.cursor = next
-        if missedEntries || found.everyRow {
+        let lastRead = found.lastPosition.map { [ChangeLogEntry(xid: 0, position: $0, tableName: "", changedID: nil)] } ?? []
+        let next = cursor.advance(over: lastRead, running: found.running).cursor
+        let missed = found.pruned.map { cursor.mayHaveMissedEntries(prunedThrough: $0) } ?? false
+        self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress) } ?? next
+        if missed || found.everyRow {
             enqueue(.refetch(touched: Set(found.rows.map(\.id))))
         } else if !found.rows.isEmpty {
             enqueue(.rows(CommittedChange(rows: found.rows)))

@@ -5,9 +5,8 @@ import PostgresNIO
 ///
 /// Each entry has a `position` (a sequence: it only grows, but transactions commit in any
 /// order, so positions do not become visible in order) and the `xid` of its transaction. A
-/// reader keeps a `ChangeLogCursor` over (xid, position) and reads only the entries of
-/// transactions that every snapshot now sees as finished (`ChangeLogCursor`), so an entry is
-/// never skipped because a later position committed first.
+/// reader's `ChangeLogCursor` holds a position and the transactions that were running at its
+/// last read, so an entry is never skipped because a later position committed first.
 ///
 /// After each statement that changes a tracked table, a `NOTIFY` on `channel(for:)` tells
 /// listeners to read the log; the notification carries nothing more: the log stays the truth.
@@ -19,13 +18,14 @@ import PostgresNIO
 ///
 /// `TRUNCATE` (which fires no row trigger) is recorded as one entry without an id: every row
 /// may have changed. The log keeps about `retaining` entries: every tenth of that many
-/// entries (at most 1,000), the writing transaction deletes older entries of finished transactions and records in
-/// `liveresults_change_pruned` the last (xid, position) it deleted, so that a reader whose
-/// cursor is behind it knows it missed entries and compares a fresh fetch instead.
+/// entries (at most 1,000), the writing transaction deletes older entries of finished
+/// transactions and records in `liveresults_change_pruned` the last position and the newest
+/// transaction it deleted, so that a reader whose cursor is behind it knows it may have
+/// missed entries and compares a fresh fetch instead.
 public enum PostgresChangeLog {
     /// The table of entries: `position`, `xid`, `table_name`, `changed_id` (NULL: every row).
     public static let tableName = "liveresults_change"
-    /// The one-row table of the last pruned entry: `xid`, `position`.
+    /// The one-row table of what pruning deleted: entries up to `position`, of transactions up to `xid`.
     public static let prunedTableName = "liveresults_change_pruned"
     /// How many entries the log keeps by default.
     public static let defaultRetained = 10_000
@@ -75,27 +75,29 @@ public enum PostgresChangeLog {
             """
             CREATE TABLE IF NOT EXISTS \(pruned) (
                 one boolean PRIMARY KEY DEFAULT true CHECK (one),
-                xid xid8 NOT NULL,
-                position bigint NOT NULL)
+                position bigint NOT NULL,
+                xid xid8 NOT NULL)
             """,
-            // Readers look entries up by (xid, position) after their cursor.
-            "CREATE INDEX IF NOT EXISTS liveresults_change_xid_position ON \(log) (xid, position)",
-            // Deletes the entries of finished transactions but the last `retained`, and moves
-            // the pruned mark up to the last one deleted (never down: prunes may overlap).
+            // Readers look entries up by position (the primary key) and by transaction.
+            "CREATE INDEX IF NOT EXISTS liveresults_change_xid ON \(log) (xid)",
+            // Deletes the entries of finished transactions below the last `retained` positions,
+            // and moves the pruned mark up to the last position and the newest transaction
+            // deleted (never down: prunes may overlap).
             """
             CREATE OR REPLACE FUNCTION liveresults_prune(retained bigint) RETURNS void LANGUAGE plpgsql AS $$
             DECLARE
-                bound_xid xid8;
-                bound_position bigint;
+                bound bigint;
+                newest xid8;
             BEGIN
-                SELECT xid, position INTO bound_xid, bound_position FROM \(log)
-                WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
-                ORDER BY xid DESC, position DESC OFFSET retained LIMIT 1;
-                IF bound_xid IS NULL THEN RETURN; END IF;
-                DELETE FROM \(log) WHERE (xid, position) <= (bound_xid, bound_position);
-                INSERT INTO \(pruned) (xid, position) VALUES (bound_xid, bound_position)
-                ON CONFLICT (one) DO UPDATE SET xid = EXCLUDED.xid, position = EXCLUDED.position
-                WHERE (\(pruned).xid, \(pruned).position) < (EXCLUDED.xid, EXCLUDED.position);
+                SELECT position INTO bound FROM \(log) ORDER BY position DESC OFFSET retained LIMIT 1;
+                IF bound IS NULL THEN RETURN; END IF;
+                WITH deleted AS (
+                    DELETE FROM \(log) WHERE position <= bound AND xid < pg_snapshot_xmin(pg_current_snapshot()) RETURNING xid)
+                SELECT max(xid) INTO newest FROM deleted;
+                IF newest IS NULL THEN RETURN; END IF;
+                INSERT INTO \(pruned) (position, xid) VALUES (bound, newest)
+                ON CONFLICT (one) DO UPDATE SET position = greatest(\(pruned).position, EXCLUDED.position),
+                                                xid = greatest(\(pruned).xid, EXCLUDED.xid);
             END $$
             """,
             // One function serves every table: TG_ARGV[0] is the table's name as logged,

@@ -12,7 +12,7 @@ extension ResultsController {
     /// integers, reals, text, varchar, bool or bytea; text is ordered by its UTF-8 bytes (as
     /// on SQLite), whatever the database's collation. The predicate is SQL both servers
     /// understand, with positional arguments. There is no section cache on PostgreSQL.
-    public convenience init(database: PostgresDatabase, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
+    public convenience init(database: PostgresReader, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
                             idColumn: String = "id") {
         self.init(store: PostgresResultsStore(database: database, idColumn: idColumn), fetchRequest: fetchRequest,
                   sectionNameKeyPath: sectionNameKeyPath)
@@ -22,12 +22,12 @@ extension ResultsController {
 /// The rows of a PostgreSQL table: keys from `PostgresKeyQuery`, changes from a
 /// `PostgresChangeFeed` over the table's `PostgresChangeLog`.
 final class PostgresResultsStore: ResultsStore {
-    let database: PostgresDatabase
+    let database: PostgresReader
     let idColumn: String
     /// The statements of the last fetch's table, for loading records.
     private var records: PostgresKeyQuery.Statements?
 
-    init(database: PostgresDatabase, idColumn: String) {
+    init(database: PostgresReader, idColumn: String) {
         self.database = database
         self.idColumn = idColumn
     }
@@ -53,22 +53,22 @@ final class PostgresResultsStore: ResultsStore {
             feed = try PostgresChangeFeed(database: database, read: LogRead(statements),
                                           channel: PostgresChangeLog.channel(for: query.tableName), tracking: tracking)
         }
-        let (index, xmin) = try database.read { connection in try snapshot(keys, statements, connection) }
-        feed?.start(at: .start(snapshotXmin: xmin))
+        let (index, cursor) = try database.read { connection in try snapshot(keys, statements, tracking: feed != nil, connection) }
+        if let cursor { feed?.start(at: cursor) }
         records = statements
         return StoreFetch(index: index, feed: feed)
     }
 
-    /// The whole result and the xmin of the snapshot it was read in.
-    private func snapshot(_ keys: PostgresKeyQuery, _ statements: PostgresKeyQuery.Statements, _ connection: PostgresConnection) throws -> (SectionedIndex, UInt64) {
+    /// The whole result and, when `tracking`, the change log cursor of the snapshot it was read in.
+    private func snapshot(_ keys: PostgresKeyQuery, _ statements: PostgresKeyQuery.Statements, tracking: Bool,
+                          _ connection: PostgresConnection) throws -> (SectionedIndex, ChangeLogCursor?) {
         try PostgresKeyQuery.running {
             try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).wait()
             do {
-                let xmin = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger).wait()
-                    .first?.decode(String.self)
+                let cursor = tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
                 let index = try keys.fetchIndex(connection, statements: statements, logger: logger)
                 try connection.query("COMMIT", logger: logger).wait()
-                return (index, xmin.flatMap(UInt64.init) ?? 0)
+                return (index, cursor)
             } catch {
                 _ = try? connection.query("ROLLBACK", logger: logger).wait()
                 throw error

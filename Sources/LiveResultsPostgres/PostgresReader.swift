@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 
-/// A PostgreSQL database LiveResults reads from: how to reach it, and the connection a
+/// A PostgreSQL database as LiveResults reads it: how to reach it, and the connection a
 /// controller reads keys and records with.
 ///
 /// LiveResults' controller is synchronous (it is called from an app's own loop), and
@@ -14,12 +14,12 @@ import PostgresNIO
 /// connection is made again at the next query.
 ///
 /// ```swift
-/// let database = PostgresDatabase(configuration: .init(host: "db.example", username: "app",
+/// let database = PostgresReader(configuration: .init(host: "db.example", username: "app",
 ///     password: secret, database: "worldcup", tls: .disable))
 /// let controller = ResultsController<Team>(database: database, fetchRequest: request,
 ///     sectionNameKeyPath: "zone")
 /// ```
-public final class PostgresDatabase: Sendable {
+public final class PostgresReader: Sendable {
     /// How to connect.
     public let configuration: PostgresConnection.Configuration
     /// The event loops the connections run on.

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+@testable import LiveResults
+import LiveResultsPostgres
+import PostgresNIO
+import PostgresSupport
+import Synchronization
+import Testing
+
+/// The controller's contract on PostgreSQL: the same reads, events and errors as on SQLite.
+@Suite struct PostgresControllerTests {
+    static let items = [
+        Item(name: "Brazil", zone: "South America", score: 3),
+        Item(name: "Argentina", zone: "South America", score: 5),
+        Item(name: "France", zone: "Europe", score: 4),
+        Item(name: "Spain", zone: "Europe", score: 4, flag: 0),
+        Item(name: "Japan", zone: "Asia", score: 1),
+    ]
+
+    /// Runs `body` with a fresh database holding `items`, dropped afterwards.
+    func withItems(_ items: [Item] = Self.items, retaining: Int = PostgresChangeLog.defaultRetained,
+                   _ body: (PostgresItems, [Int64]) async throws -> Void) async throws {
+        let database = try await PostgresItems(retaining: retaining)
+        do {
+            let ids = try await database.insert(items)
+            try await body(database, ids)
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+    }
+
+    @Test func fetchesSectionsRowsAndRecordsInLiveResultsOrder() async throws {
+        try await withItems { database, ids in
+            let controller = database.controller(fetchBatchSize: 2, recorder: nil)
+            try controller.performFetch()
+            #expect(controller.sections.map(\.name) == ["Asia", "Europe", "South America"])
+            #expect(controller.sections.map(\.numberOfObjects) == [1, 2, 2])
+            #expect(controller.sectionIndexTitles == ["A", "E", "S"])
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+            #expect(try controller.object(at: ip(2, 0)).name == "Argentina")
+            #expect(try controller.fetchedObjects.map(\.name) == ["Japan", "France", "Spain", "Argentina", "Brazil"])
+            #expect(controller.indexPath(for: ids[3]) == ip(1, 1))
+            #expect(controller.lastFetchSource == .database)
+        }
+    }
+
+    @Test func aCommitOfAnotherConnectionArrivesAsExactEvents() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            let woken = Atomic(0)
+            controller.onChangesAvailable = { woken.add(1, ordering: .relaxed) }
+            try controller.performFetch()
+            // Brazil (3) passes Argentina (5) after three taps: one batch, one move.
+            try await database.run("UPDATE item SET score = score + 3 WHERE id = \(ids[0])")
+            let deadline = Date().addingTimeInterval(5)
+            while woken.load(ordering: .relaxed) == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(woken.load(ordering: .relaxed) > 0, "the NOTIFY woke the controller")
+            try controller.processPendingChanges()
+            #expect(recorder.take() == [.willChange, .row(.move, id: ids[0], from: ip(2, 1), to: ip(2, 0)), .didChange])
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+        }
+    }
+
+    @Test func insertsDeletesAndNewSectionsInOneTransaction() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            try controller.performFetch()
+            try await database.run(
+                "BEGIN", "INSERT INTO item (name, zone, score, flag) VALUES ('Ghana', 'Africa', 2, 1)",
+                "DELETE FROM item WHERE id = \(ids[4])", "COMMIT")
+            try controller.refresh()
+            let events = recorder.take()
+            #expect(events.contains(.section(.insert, index: 0, name: "Africa", count: 1)))
+            #expect(events.contains(.section(.delete, index: 0, name: "Asia", count: 0)))
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+        }
+    }
+
+    @Test func aPredicateWithBoundArgumentsNarrowsTheResultAndItsChanges() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(predicate: "flag = \(1) AND name <> \("Nobody")", recorder: recorder)
+            try controller.performFetch()
+            let matching: (Item) -> Bool = { $0.flag == 1 }
+            #expect(controller.layout == expectedLayout(try await database.allRows(), matching: matching))
+            try await database.run("UPDATE item SET flag = 1 WHERE id = \(ids[3])", "UPDATE item SET flag = 0 WHERE id = \(ids[0])")
+            try controller.refresh()
+            #expect(!recorder.take().isEmpty)
+            #expect(controller.layout == expectedLayout(try await database.allRows(), matching: matching))
+        }
+    }
+
+    @Test func fetchLimitKeepsTheFirstRows() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(fetchLimit: 3, recorder: recorder)
+            try controller.performFetch()
+            #expect(controller.layout == expectedLayout(try await database.allRows(), limit: 3))
+            try await database.run("UPDATE item SET zone = 'Aaa' WHERE id = \(ids[1])")
+            try controller.refresh()
+            #expect(controller.layout == expectedLayout(try await database.allRows(), limit: 3))
+        }
+    }
+
+    @Test func theSnapshotFormGetsTheWholeResult() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            var snapshots: [ResultsSnapshot] = []
+            controller.onSnapshot = { snapshots.append($0) }
+            try controller.performFetch()
+            try await database.run("UPDATE item SET name = 'Nippon' WHERE id = \(ids[4])")
+            try controller.refresh()
+            #expect(snapshots.count == 1)
+            #expect(snapshots.last?.reloadedItemIdentifiers == [ids[4]])
+            #expect(snapshots.last?.itemIdentifiers == expectedLayout(try await database.allRows()).map(\.ids))
+        }
+    }
+
+    @Test func truncateIsReportedAsDeletes() async throws {
+        try await withItems { database, _ in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            try controller.performFetch()
+            try await database.run("TRUNCATE item")
+            try controller.refresh()
+            let events = recorder.take()
+            #expect(events.filter { if case .row(.delete, _, _, _) = $0 { true } else { false } }.count == 5)
+            #expect(controller.numberOfObjects == 0)
+        }
+    }
+
+    @Test func errorsAreOneSentenceAsOnSQLite() async throws {
+        try await withItems { database, _ in
+            let unsorted = database.controller(sortDescriptors: [], recorder: nil)
+            #expect(throws: LiveResultsError(.missingSortDescriptor, "The fetch request has no sort descriptor: a result needs at least one to have an order.")) {
+                try unsorted.performFetch()
+            }
+            let unknown = database.controller(sortDescriptors: [SortColumn("nope")], recorder: nil)
+            #expect(throws: LiveResultsError(.unknownColumn("nope"), "The table “item” has no column named “nope”.")) {
+                try unknown.performFetch()
+            }
+            let badPredicate = database.controller(predicate: "nope > \(1)", recorder: nil)
+            #expect(throws: LiveResultsError(.unknownColumn("nope"), "The fetch request names a column that does not exist: “nope”.")) {
+                try badPredicate.performFetch()
+            }
+            // Sorted by name but sectioned by zone: Europe comes back after South America.
+            let outOfOrder = database.controller(sortDescriptors: [SortColumn("name")], recorder: nil)
+            let error = #expect(throws: LiveResultsError.self) { try outOfOrder.performFetch() }
+            #expect(error?.kind == .sectionOutOfOrder)
+            #expect(error?.description.contains("row") == true)
+        }
+    }
+
+    @Test func aTableWithoutAChangeLogCannotBeFollowed() async throws {
+        try await withItems { database, _ in
+            try await database.run("CREATE TABLE plain (id bigint PRIMARY KEY, name text)")
+            let controller = ResultsController<Plain>(database: database.database, fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("name")]))
+            let delegate = PlainDelegate()
+            controller.delegate = delegate
+            #expect(throws: LiveResultsError(.database, "The table “plain” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")) {
+                try controller.performFetch()
+            }
+            controller.delegate = nil
+            try controller.performFetch()
+            #expect(controller.numberOfObjects == 0)
+        }
+    }
+}
+
+struct Plain: FetchableRecord, TableRecord, Decodable {
+    static let databaseTableName = "plain"
+    var id: Int64
+    var name: String?
+}
+
+final class PlainDelegate: ResultsControllerDelegate {
+    func controllerDidResetContent(_ controller: ResultsController<Plain>) {}
+}
