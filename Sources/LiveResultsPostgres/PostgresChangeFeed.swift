@@ -44,7 +44,6 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private var lastReadStart = NIODeadline.uptimeNanoseconds(0)
     private var backoff = PostgresChangeFeed.firstBackoff
     private var heartbeat: RepeatedTask?
-    private var stopped = false
     /// `lookNow` callers waiting for a read that starts after they asked, and for the read running.
     private var waitingForNextRead: [EventLoopPromise<Void>] = []
     private var waitingForThisRead: [EventLoopPromise<Void>] = []
@@ -72,8 +71,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         let (connection, heartbeat) = (connection, heartbeat)
         eventLoop.execute {
             heartbeat?.cancel()
-            let closed: EventLoopFuture<Void>? = connection?.close()
-            _ = closed
+            // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+            connection?.close().whenComplete { _ in _ = connection }
         }
     }
 
@@ -122,7 +121,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         generation += 1
         let generation = generation
         return database.connect(on: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
-            guard !self.stopped, generation == self.generation else { return connection.close() }
+            guard generation == self.generation else { return connection.close() }
             connection.addListener(channel: self.channel) { [weak self] _, _ in
                 self?.requestRead(now: false)
             }
@@ -141,7 +140,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     /// The connection closed: make it again after the backoff.
     private func lost(_ generation: Int) {
-        guard generation == self.generation, !stopped else { return }
+        guard generation == self.generation else { return }
         connection = nil
         reading = nil
         live.withLockedValue { $0 = false }
@@ -155,7 +154,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         let delay = backoff
         backoff = min(backoff * 2, Self.longestBackoff)
         eventLoop.scheduleTask(in: delay) { [weak self] in
-            guard let self, !self.stopped, self.connection == nil else { return }
+            guard let self, self.connection == nil else { return }
             self.connect().whenFailure { [weak self] _ in self?.reconnect() }
         }
     }

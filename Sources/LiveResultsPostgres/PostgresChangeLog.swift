@@ -27,6 +27,8 @@ public enum PostgresChangeLog {
     public static let tableName = "liveresults_change"
     /// The one-row table of what pruning deleted: entries up to `position`, of transactions up to `xid`.
     public static let prunedTableName = "liveresults_change_pruned"
+    /// The advisory lock (two-key form) a transaction holds while it prunes the log.
+    public static let pruneLock = (classID: Int32(0x4C52), objectID: Int32(0x5052)) // "LR", "PR"
     /// How many entries the log keeps by default.
     public static let defaultRetained = 10_000
 
@@ -89,6 +91,9 @@ public enum PostgresChangeLog {
                 bound bigint;
                 newest xid8;
             BEGIN
+                -- One pruning transaction at a time; the others skip rather than wait for its
+                -- row locks (a writer must never wait for another writer's prune).
+                IF NOT pg_try_advisory_xact_lock(\(pruneLock.classID), \(pruneLock.objectID)) THEN RETURN; END IF;
                 SELECT position INTO bound FROM \(log) ORDER BY position DESC OFFSET retained LIMIT 1;
                 IF bound IS NULL THEN RETURN; END IF;
                 WITH deleted AS (

@@ -41,8 +41,8 @@ public final class PostgresReader: Sendable {
 
     deinit {
         if let connection = readConnection.withLockedValue({ $0 }) {
-            let closed: EventLoopFuture<Void> = connection.close()
-            _ = closed
+            // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+            connection.close().whenComplete { _ in _ = connection }
         }
     }
 

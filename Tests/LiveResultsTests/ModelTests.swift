@@ -153,7 +153,7 @@ struct ModelOperation: CustomStringConvertible, Sendable {
 // MARK: - Generating operations
 
 /// Names that sort surprisingly: case, canonical equivalence, emoji, CJK, blank and empty.
-private let modelNames: [String?] = [
+let modelNames: [String?] = [
     "B", "a", "A", "b", "\u{E9}", "e\u{301}", "e", "f", "\u{C9}", "E\u{301}", "Zo\u{EB}", "zoe\u{308}",
     "\u{DF}", "ss", "\u{130}", "i\u{307}", "日本", "中国", "한국", "⚽️", "🇧🇷 Brasil", "😀", "", "   ", " \t ",
     "a b", "ab", "Brazil", "brazil", nil,
