@@ -85,10 +85,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults", "TestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI"]),
-        // What the tests share: temporary folders, the seeded generator, running the built executables.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
+        .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI", "TestSupport"]),
+        // What the tests share: temporary folders, the repository's files, the seeded generator,
+        // grid assertions, running the built executables.
+        .target(name: "TestSupport", dependencies: ["TerminalUI"], path: "Tests/TestSupport"),
         // A throwaway PostgreSQL server (or PG_TEST_URL) for the tests of LiveResultsPostgres.
         .target(
             name: "PostgresSupport",

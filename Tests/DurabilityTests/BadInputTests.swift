@@ -25,14 +25,10 @@ struct BadInputTests {
 
     /// The repository's seed with one more entry.
     static func seed(adding entry: String) -> String {
-        let seed = try! String(contentsOf: seedURL, encoding: .utf8)
+        let seed = try! String(contentsOf: Repository.seed, encoding: .utf8)
         let end = seed.range(of: "]", options: .backwards)!.lowerBound
         return seed[..<end].trimmingCharacters(in: .whitespacesAndNewlines) + ",\n    " + entry + "\n]\n"
     }
-
-    static let seedURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("seed.json")
 
     static let seedCases: [Case] = [
         Case(label: "missing seed", mentions: ["does not exist"]) { [$0.file("none.json").path] },
@@ -96,7 +92,7 @@ struct BadInputTests {
     func badSeedWithDatabase(_ bad: Case) throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.file("WorldCup.sqlite").path
+        let database = folder.database.path
         #expect(try Executable.run(["tap", "Brazil", "--database", database]).status == 0)
         let seed = try bad.prepare(folder)
         let before = folder.snapshot()
@@ -112,10 +108,10 @@ struct BadInputTests {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         let seed = folder.file("seed.json")
-        try FileManager.default.copyItem(at: Self.seedURL, to: seed)
+        try FileManager.default.copyItem(at: Repository.seed, to: seed)
         chmod(seed.path, 0)
         let before = folder.snapshot()
-        let result = try Executable.run(["list", "--database", folder.file("WorldCup.sqlite").path, "--seed", seed.path])
+        let result = try Executable.run(["list", "--database", folder.database.path, "--seed", seed.path])
         expectError(result, mentions: ["permission denied"], "unreadable seed")
         #expect(folder.snapshot() == before)
     }

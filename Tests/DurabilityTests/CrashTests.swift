@@ -29,29 +29,11 @@ struct CrashTests {
     func killNine(afterAcknowledged target: Int) throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.file("WorldCup.sqlite")
-        let process = Process()
-        process.executableURL = Executable.tapLoop
-        process.arguments = [database.path, "Brazil", "1000000"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-
-        var output = Data()
-        var lines = 0
-        while lines < target {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // the child ended: the expectations below say how
-            output.append(chunk)
-            lines += chunk.lazy.filter { $0 == UInt8(ascii: "\n") }.count
-        }
-        kill(process.processIdentifier, SIGKILL)
-        output.append(out.fileHandleForReading.readDataToEndOfFile())  // lines already in the pipe count too
-        process.waitUntilExit()
+        let database = folder.database
+        let (output, process) = try killTapLoop(on: database, afterAcknowledged: target)
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
 
-        let acknowledged = Self.acknowledged(String(decoding: output, as: UTF8.self))
+        let acknowledged = Self.acknowledged(output)
         try #require(acknowledged.count >= target, "tap-loop acknowledged only \(acknowledged.count) taps")
         #expect(acknowledged == Array(1...acknowledged.count), "each acknowledged tap is the next win")
         let (wins, integrity) = try Self.inspect(database)
@@ -69,20 +51,10 @@ struct CrashTests {
     func fourWriters() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.file("WorldCup.sqlite")
+        let database = folder.database
         // The four also race to create, migrate and seed the new file.
         let started = ContinuousClock.now
-        let writers = try (0..<4).map { _ in
-            let process = Process()
-            process.executableURL = Executable.tapLoop
-            process.arguments = [database.path, "Brazil", "2500"]
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            return (process, out, err)
-        }
+        let writers = try (0..<4).map { _ in try startTapLoop(on: database, taps: 2_500) }
         // 2,500 short lines fit in a pipe's buffer, so the writers never wait for this reader.
         for (process, out, err) in writers {
             let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -121,7 +93,7 @@ struct CrashTests {
     func fourCommandLines() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.file("WorldCup.sqlite").path
+        let database = folder.database.path
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<25 {

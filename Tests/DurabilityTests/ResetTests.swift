@@ -21,7 +21,7 @@ struct ResetTests {
 
     /// A database damaged beyond opening: its first page is text.
     static func damagedDatabase(in folder: TemporaryFolder) throws -> URL {
-        let url = folder.file("WorldCup.sqlite")
+        let url = folder.database
         let made = try Executable.run(["tap", "Brazil", "--database", url.path])
         try #require(made.status == 0, "\(made.err)")
         let handle = try FileHandle(forWritingTo: url)
@@ -59,7 +59,7 @@ struct ResetTests {
         defer { folder.remove() }
         _ = try Self.damagedDatabase(in: folder)
         let before = folder.snapshot()
-        let result = try Executable.run(["reset", "--database", folder.file("WorldCup.sqlite").path])
+        let result = try Executable.run(["reset", "--database", folder.database.path])
         expectError(result, mentions: ["--yes"], "reset without a terminal")
         #expect(folder.snapshot() == before)
     }
@@ -79,7 +79,7 @@ struct ResetTests {
     func terminalNo(answer: String) throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let url = folder.file("WorldCup.sqlite")
+        let url = folder.database
         #expect(try Executable.run(["tap", "Brazil", "--database", url.path]).status == 0)
         let before = folder.snapshot()
         let result = try Self.runOnTerminal(["reset", "--database", url.path], answer: answer)
@@ -93,21 +93,8 @@ struct ResetTests {
     func resetAfterCrash() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let url = folder.file("WorldCup.sqlite")
-        let process = Process()
-        process.executableURL = Executable.tapLoop
-        process.arguments = [url.path, "Brazil", "1000000"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        var seen = 0
-        while seen < 300 {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk.lazy.filter { $0 == UInt8(ascii: "\n") }.count
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let url = folder.database
+        _ = try killTapLoop(on: url, afterAcknowledged: 300)
         #expect(FileManager.default.fileExists(atPath: url.path + "-wal"), "a killed writer leaves its WAL")
 
         let result = try Executable.run(["reset", "--yes", "--database", url.path])

@@ -178,7 +178,7 @@ struct ScoreboardEndToEndTests {
         let root = URL(fileURLWithPath: "/")
         // Where it can (root, with unshare), the checkout is hidden under an empty tmpfs in a
         // mount namespace of the binary's own, so not even an absolute path into it can work.
-        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let checkout = Repository.root
         let unshare = URL(fileURLWithPath: "/usr/bin/unshare")
         let canHide = (try? Executable.run(["--mount", "true"], executable: unshare))?.status == 0
         let listed = canHide
@@ -200,10 +200,7 @@ struct ScoreboardEndToEndTests {
     }
 
     @Test func theOriginalSampleSeedLoadsAsIs() throws {
-        // Tests/EndToEndTests/<this file> -> Tests/Fixtures/book-seed.json
-        let bookSeed = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/book-seed.json")
+        let bookSeed = Repository.bookSeed
         try #require(FileManager.default.fileExists(atPath: bookSeed.path), "the book seed is missing at \(bookSeed.path)")
         let database = temporaryDatabase()
         let result = try Executable.run(["list", "--json", "--database", database, "--seed", bookSeed.path])

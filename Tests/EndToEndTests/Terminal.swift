@@ -121,6 +121,6 @@ final class TmuxTerminal {
 /// A fresh database path in a temporary folder.
 func temporaryDatabase() -> String {
     // A folder that cannot be made leaves a path whose opening fails with its own sentence.
-    let folder = (try? TemporaryFolder(prefix: "worldcup-e2e").url) ?? FileManager.default.temporaryDirectory
-    return folder.appendingPathComponent("WorldCup.sqlite").path
+    let folder = try? TemporaryFolder(prefix: "worldcup-e2e")
+    return (folder?.database ?? FileManager.default.temporaryDirectory.appendingPathComponent("WorldCup.sqlite")).path
 }

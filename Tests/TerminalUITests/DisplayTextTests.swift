@@ -1,14 +1,6 @@
 import Testing
 @testable import TerminalUI
-
-/// True when a scalar must never reach the terminal raw: C0/C1 controls, DEL, and format
-/// characters such as bidi overrides, which can reorder or hide what the terminal shows.
-func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.properties.generalCategory {
-    case .control, .format: return true
-    default: return false
-    }
-}
+import TestSupport
 
 /// The text the glyphs would write, joined.
 func joined(_ glyphs: [DisplayText.Glyph]) -> String {

@@ -1,5 +1,6 @@
 import Testing
 @testable import TerminalUI
+import TestSupport
 
 func teamForm(zone: String = "Africa") -> FormDialog {
     FormDialog(title: "Secret Team", subtitle: "Add a new team", fields: [
@@ -367,7 +368,7 @@ struct FormDialogRenderTests {
         #expect(lines(grid)[4].contains(String(repeating: "漢", count: 15)))
         #expect(!lines(grid)[4].contains(String(repeating: "漢", count: 16)))
         #expect(lines(grid)[4].hasSuffix("│"))
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
         for line in lines(grid) { #expect(DisplayText.width(line) <= 60) }
     }
 
@@ -395,7 +396,7 @@ struct FormDialogRenderTests {
         #expect(grid.text.contains("Secret Team"))
         #expect(grid.text.contains("Team Name"))
         #expect(grid.text.contains("Wakanda"))
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
     }
 
     @Test("A box narrower than its labels does not crash")

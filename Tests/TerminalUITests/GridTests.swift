@@ -1,33 +1,6 @@
 import Testing
 @testable import TerminalUI
-
-/// The lines of a grid as `text` gives them (trailing spaces removed).
-func lines(_ grid: Grid) -> [String] {
-    grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-}
-
-/// Everything wrong with the wide-glyph bookkeeping of a grid: every two-cell glyph must be
-/// followed by a continuation cell, and every continuation cell must follow a two-cell glyph.
-func wideGlyphProblems(_ grid: Grid) -> [String] {
-    var problems: [String] = []
-    for y in 0..<grid.height {
-        for x in 0..<grid.width {
-            let cell = grid[x, y]
-            if cell.isContinuation {
-                if x == 0 || grid[x - 1, y].isContinuation || DisplayText.width(grid[x - 1, y].text) != 2 {
-                    problems.append("orphan continuation at (\(x), \(y))")
-                }
-            } else if DisplayText.width(cell.text) == 2 {
-                if x + 1 >= grid.width || !grid[x + 1, y].isContinuation {
-                    problems.append("wide glyph without continuation at (\(x), \(y))")
-                }
-            } else if DisplayText.width(cell.text) != 1 {
-                problems.append("cell of width \(DisplayText.width(cell.text)) at (\(x), \(y))")
-            }
-        }
-    }
-    return problems
-}
+import TestSupport
 
 @Suite("Grid: cells, clipping and wide glyphs")
 struct GridTests {
@@ -87,7 +60,7 @@ struct GridTests {
         #expect(wide[0, 0] == .blank)
         #expect(wide[1, 0].text == "本")
         #expect(wide[2, 0].isContinuation)
-        #expect(wideGlyphProblems(wide).isEmpty)
+        #expect(drawingProblems(wide).isEmpty)
     }
 
     @Test("A wide glyph takes its cell and a continuation cell")
@@ -102,7 +75,7 @@ struct GridTests {
         #expect(grid[3, 0].text == "本")
         #expect(grid[4, 0].isContinuation)
         #expect(grid.text == " 日本")
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
     }
 
     @Test("A wide glyph that would cross the edge or the limit is not written")
@@ -112,7 +85,7 @@ struct GridTests {
         #expect(grid.line(0) == "  ab ")
         #expect(grid.write("a日", x: 0, y: 1, limit: 2) == 1)
         #expect(grid.line(1) == "a    ")
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
     }
 
     @Test("Overwriting the second half of a wide glyph blanks the first")
@@ -123,7 +96,7 @@ struct GridTests {
         #expect(grid[0, 0] == .blank)
         #expect(grid[1, 0].text == "x")
         #expect(grid.text == " x")
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
     }
 
     @Test("Overwriting the first half of a wide glyph blanks the second")
@@ -133,7 +106,7 @@ struct GridTests {
         grid.write("x", x: 1, y: 0)
         #expect(grid[2, 0] == .blank)
         #expect(grid.text == " x")
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
     }
 
     @Test("Overwriting a wide glyph with one offset by a cell leaves no orphan")
@@ -146,7 +119,7 @@ struct GridTests {
         #expect(grid[1, 0].text == "中")
         #expect(grid[2, 0].isContinuation)
         #expect(grid[3, 0] == .blank)
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
         #expect(DisplayText.width(grid.line(0)) == grid.width)
     }
 
@@ -156,7 +129,7 @@ struct GridTests {
         grid.write("abcd", x: 0, y: 0)
         grid.write("日", x: 1, y: 0)
         #expect(grid.text == "a日d")
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
     }
 
     @Test("Lines are as wide as the grid; text trims trailing spaces")

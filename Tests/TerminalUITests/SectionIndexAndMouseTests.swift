@@ -1,16 +1,13 @@
 import CNCursesW
 import Testing
 @testable import TerminalUI
+import TestSupport
 
 // MARK: - The section index
 
 @Suite("TableView: the section index")
 struct SectionIndexTests {
-    let model = Model(sections: [
-        ("Africa", ["Algeria", "Cameroon", "Ghana"]),
-        ("Asia", ["Iran", "Japan"]),
-        ("Europe", ["France"]),
-    ])
+    let model = Model.threeZones
 
     func table(titles: [String]) -> TableView {
         var table = makeTable(model)
@@ -48,7 +45,7 @@ struct SectionIndexTests {
         #expect(lines(grid)[0].hasSuffix(" Af…"))
         #expect(lines(grid)[1] == rowLine(cursor: true, title: "Algeria", detail: "Wins: 0", width: 45) + "  日…")
         #expect(lines(grid)[2].hasSuffix("Wins: 1  E"))
-        #expect(wideGlyphProblems(grid).isEmpty)
+        #expect(drawingProblems(grid).isEmpty)
     }
 
     @Test("Hidden when the rows would keep fewer than 40 cells, or the titles do not fit the height",

@@ -16,6 +16,9 @@ public struct TemporaryFolder: Sendable {
         url.appendingPathComponent(name)
     }
 
+    /// The database path inside the folder, as the app names it (the file need not exist yet).
+    public var database: URL { file("WorldCup.sqlite") }
+
     /// Every file under the folder with its bytes (folders as nil): a picture to compare
     /// before and after, so that "untouched" also means "no new files beside it".
     public func snapshot() -> [String: Data?] {

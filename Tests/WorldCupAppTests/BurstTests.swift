@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import LiveResults
 import TerminalUI
+import TestSupport
 import WorldCup
 @testable import WorldCupApp
 

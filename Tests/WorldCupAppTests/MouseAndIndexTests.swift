@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LiveResults
 import TerminalUI
+import TestSupport
 import WorldCup
 @testable import WorldCupApp
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TerminalUI
+import TestSupport
 import WorldCup
 @testable import WorldCupApp
 

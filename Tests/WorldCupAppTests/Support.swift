@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LiveResults
 import TerminalUI
+import TestSupport
 import WorldCup
 @testable import WorldCupApp
 
@@ -11,25 +12,26 @@ final class FakeClock {
 }
 
 /// A scoreboard on a fresh temporary database seeded with the 32 teams, and its screen.
-/// The database files are removed when the fixture goes away.
+/// Its folder is removed when the fixture goes away.
 final class ScreenFixture {
-    let databaseURL: URL
+    let folder: TemporaryFolder
     let scoreboard: TeamStore
     let clock: FakeClock
     let screen: ScoreboardScreen
 
     init(colors: ColorDepth? = nil, flags: FlagStyle = .badges) throws {
-        databaseURL = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite")
-        scoreboard = try TeamStore(databaseURL: databaseURL, seed: Seed.bundled())
+        folder = try TemporaryFolder(prefix: "worldcup-app-tests")
+        scoreboard = try TeamStore(databaseURL: folder.database, seed: Seed.bundled())
         let clock = FakeClock()
         self.clock = clock
         screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, flags: flags, clock: { clock.now })
     }
 
+    /// The database file.
+    var databaseURL: URL { folder.database }
+
     deinit {
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: databaseURL.path + suffix)
-        }
+        folder.remove()
     }
 
     /// Renders the screen (80×24 unless told) and returns the grid.
@@ -50,11 +52,6 @@ final class ScreenFixture {
     func mouse(_ action: MouseEvent.Action, x: Int, y: Int) {
         screen.handle(.mouse(MouseEvent(action, x: x, y: y)))
     }
-}
-
-/// The lines of a grid, trailing spaces removed.
-func lines(_ grid: Grid) -> [String] {
-    grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 }
 
 /// The cells the section index takes at the right edge of a screen this wide: a blank, a
@@ -107,36 +104,6 @@ func row(_ name: String, in grid: Grid) -> (y: Int, line: String)? {
         if line.contains("] \(name)  ") { return (y, line) }
     }
     return nil
-}
-
-/// True when a scalar must never reach the terminal raw.
-func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.properties.generalCategory {
-    case .control, .format: return true
-    default: return false
-    }
-}
-
-/// Problems that would make a grid draw wrongly: raw control or format characters in a cell,
-/// lines wider than the grid, and broken wide glyphs.
-func drawingProblems(_ grid: Grid) -> [String] {
-    var problems: [String] = []
-    for y in 0..<grid.height {
-        if DisplayText.width(grid.line(y)) != grid.width { problems.append("line \(y) is \(DisplayText.width(grid.line(y))) cells wide") }
-        for x in 0..<grid.width {
-            let cell = grid[x, y]
-            if cell.text.unicodeScalars.contains(where: isUnsafe) { problems.append("raw control or format character at (\(x), \(y))") }
-            if cell.isContinuation {
-                if x == 0 || DisplayText.width(grid[x - 1, y].text) != 2 || grid[x - 1, y].isContinuation { problems.append("orphan continuation at (\(x), \(y))") }
-            } else if DisplayText.width(cell.text) == 2, x + 1 >= grid.width || !grid[x + 1, y].isContinuation {
-                problems.append("wide glyph without continuation at (\(x), \(y))")
-            }
-        }
-    }
-    for line in lines(grid) where DisplayText.width(line) > grid.width {
-        problems.append("a line of \(DisplayText.width(line)) cells: \(line)")
-    }
-    return problems
 }
 
 /// The teams in scoreboard order, as the seed lists them per zone.

@@ -142,7 +142,7 @@ struct SeedEdgeTests {
         try Data("[]".utf8).write(to: folder.file("empty.json"))
         _ = worldCupError { _ = try TeamStore(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
         #expect(try Data(contentsOf: folder.database) == before)
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try seededScoreboard(folder).teamCount() == 32)
     }
 }
 
@@ -160,7 +160,7 @@ struct NameTests {
     func sqlIsText(_ name: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try seededScoreboard(folder)
         try scoreboard.add(name: name, zone: name)
         #expect(try scoreboard.tap(named: name.uppercased()).wins == 1)
         let stored = try #require(try scoreboard.teams().first { $0.teamName == name })
@@ -190,7 +190,7 @@ struct NameTests {
         let (name, words) = Self.refused[index]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try seededScoreboard(folder)
         let error = worldCupError { try scoreboard.add(name: name, zone: "Europe") }
         #expect(error?.description.contains(words) == true, "\(error?.description ?? "")")
         #expect(isOneSentence(error?.description ?? ""), "\(error?.description ?? "")")
@@ -206,7 +206,7 @@ struct NameTests {
         try TeamValidation.checkName(name)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let store = try seededScoreboard(folder)
         let added = try store.add(name: name, zone: name)
         // Byte for byte: the same characters in the same normalisation, as typed.
         #expect(Array(added.teamName.utf8) == Array(name.utf8))
@@ -219,7 +219,7 @@ struct NameTests {
     func quotedInErrors() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try seededScoreboard(folder)
         let escape = worldCupError { try scoreboard.tap(named: "\u{1B}]0;pwned\u{7}") }
         #expect(escape?.description == "There is no team named “\\u{1B}]0;pwned\\u{7}”.")
         let long = worldCupError { try scoreboard.tap(named: String(repeating: "y", count: 100_000)) }
@@ -247,7 +247,7 @@ struct DatabaseFileTests {
             return files
         }
         let before = try files()
-        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Paths.seed) }
+        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Repository.seed) }
         #expect(try files() == before)
         let message = error?.description ?? ""
         #expect(isOneSentence(message), "\(message)")
@@ -277,7 +277,7 @@ struct DatabaseFileTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // Released, the scoreboard closes its readers, then the writer, which folds the WAL into the file.
-        do { _ = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed) }
+        do { _ = try seededScoreboard(folder) }
         #expect(!FileManager.default.fileExists(atPath: folder.database.path + "-wal"))
         var bytes = try Data(contentsOf: folder.database)
         if how == "cut" {
@@ -295,7 +295,7 @@ struct DatabaseFileTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         FileManager.default.createFile(atPath: folder.database.path, contents: nil)
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try seededScoreboard(folder).teamCount() == 32)
     }
 }
 
@@ -305,11 +305,11 @@ struct ResetTests {
     func replaces() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try seededScoreboard(folder)
         try scoreboard.tap(named: "Brazil")
         try scoreboard.add(name: "Atlantis", zone: "Oceania")
         try scoreboard.database.close()
-        #expect(try TeamStore.reset(databaseURL: folder.database, seedURL: Paths.seed) == 32)
+        #expect(try TeamStore.reset(databaseURL: folder.database, seedURL: Repository.seed) == 32)
         let fresh = try TeamStore(databaseURL: folder.database, seedURL: nil)
         #expect(try fresh.teamCount() == 32)
         #expect(try fresh.team(named: "Brazil")?.wins == 0)
@@ -325,7 +325,7 @@ struct ResetTests {
         try Data("garbage".utf8).write(to: folder.database)
         try Data(repeating: 0x37, count: 8192).write(to: URL(fileURLWithPath: folder.database.path + "-wal"))
         try Data(repeating: 0x18, count: 32768).write(to: URL(fileURLWithPath: folder.database.path + "-shm"))
-        try TeamStore.reset(databaseURL: folder.database, seedURL: Paths.seed)
+        try TeamStore.reset(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(!FileManager.default.fileExists(atPath: folder.database.path + "-wal"))
         #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
     }

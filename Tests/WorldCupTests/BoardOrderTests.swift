@@ -13,7 +13,7 @@ struct BoardOrderTests {
     func indexFollowsTheOrder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try seededScoreboard(folder)
         try scoreboard.database.read { db in
             let sql = try #require(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'team_in_scoreboard_order'"))
             let columns = SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]

@@ -5,11 +5,6 @@ import Synchronization
 import Testing
 import WorldCup
 
-/// A scoreboard on a new temporary database seeded with the 32 teams.
-private func seededScoreboard(_ folder: TemporaryFolder) throws -> TeamStore {
-    try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
-}
-
 /// Byte order of UTF-8, as SQLite's BINARY collation.
 private func bytesBefore(_ a: String, _ b: String) -> Bool {
     Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
@@ -234,7 +229,7 @@ struct StoreTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let url = folder.url.appendingPathComponent("a/b/c/WorldCup.sqlite")
-        #expect(try TeamStore(databaseURL: url, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: url, seedURL: Repository.seed).teamCount() == 32)
         #expect(FileManager.default.fileExists(atPath: url.path))
     }
 
@@ -245,7 +240,7 @@ struct StoreTests {
         let directory = folder.file("WorldCup.sqlite")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         try Data("keep".utf8).write(to: directory.appendingPathComponent("inside.txt"))
-        let error = worldCupError { _ = try TeamStore(databaseURL: directory, seedURL: Paths.seed) }
+        let error = worldCupError { _ = try TeamStore(databaseURL: directory, seedURL: Repository.seed) }
         #expect(isOneSentence(error?.description ?? ""), "\(error?.description ?? "")")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["inside.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["WorldCup.sqlite"])
@@ -253,7 +248,7 @@ struct StoreTests {
 
     static let notDatabases: [(String, Data)] = [
         ("text", Data("These are my notes, not a database.\n".utf8)),
-        ("json", (try? Data(contentsOf: Paths.seed)) ?? Data("[]".utf8)),
+        ("json", (try? Data(contentsOf: Repository.seed)) ?? Data("[]".utf8)),
         ("binary", Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })),
         ("fake header", Data("SQLite format 3\u{0}".utf8) + Data(repeating: 0xAB, count: 4080)),
     ]
@@ -264,7 +259,7 @@ struct StoreTests {
         defer { folder.remove() }
         let url = folder.file("WorldCup.sqlite")
         try bytes.write(to: url)
-        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Paths.seed) }
+        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Repository.seed) }
         #expect(isOneSentence(error?.description ?? ""), "\(label): \(error?.description ?? "")")
         #expect(try Data(contentsOf: url) == bytes, "\(label): the file changed")
         // Nor is anything written beside it.
@@ -279,7 +274,7 @@ struct StoreTests {
     func walMode() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try seededScoreboard(folder)
         let mode = try scoreboard.database.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         let columns = try scoreboard.database.read { try $0.columns(in: "team").map(\.name) }

@@ -10,7 +10,7 @@ struct SeedTests {
     func importsSeed() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(try scoreboard.teamCount() == 32)
         let teams = try scoreboard.teams()
         #expect(teams.count == 32)
@@ -26,10 +26,10 @@ struct SeedTests {
     func builtInSeed() throws {
         // The EmbedSeed plugin builds seed.json into the module: exactly its text, not a copy
         // that could drift.
-        #expect(Data(Seed.embeddedJSON.utf8) == (try Data(contentsOf: Paths.seed)))
+        #expect(Data(Seed.embeddedJSON.utf8) == (try Data(contentsOf: Repository.seed)))
         let teams = try Seed.bundled()
         #expect(teams.count == 32)
-        #expect(teams == (try Seed.load(from: Paths.seed)))
+        #expect(teams == (try Seed.load(from: Repository.seed)))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         #expect(try TeamStore(databaseURL: folder.database, seed: teams).teamCount() == 32)
@@ -39,17 +39,17 @@ struct SeedTests {
     func idempotent() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let first = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let first = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(try first.teamCount() == 32)
         try first.tap(named: "Brazil")
-        let second = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed)
+        let second = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(try second.teamCount() == 32)
         #expect(try second.team(named: "Brazil")?.wins == 1)
         // importSeed on a database that holds teams does nothing.
-        #expect(try second.importSeed(Seed.load(from: Paths.seed)) == false)
+        #expect(try second.importSeed(Seed.load(from: Repository.seed)) == false)
         #expect(try second.teamCount() == 32)
         // Neither does a third open, nor an open without a seed.
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: folder.database, seedURL: Repository.seed).teamCount() == 32)
         #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
     }
 
@@ -62,14 +62,14 @@ struct SeedTests {
 
     @Test("The original book seed, with trailing commas, loads as is")
     func bookSeed() throws {
-        let text = try String(contentsOf: Paths.bookSeed, encoding: .utf8)
+        let text = try String(contentsOf: Repository.bookSeed, encoding: .utf8)
         #expect(text.contains(",\n    }"), "the book seed is expected to have trailing commas")
-        let teams = try Seed.load(from: Paths.bookSeed)
+        let teams = try Seed.load(from: Repository.bookSeed)
         #expect(teams.count == 32)
-        #expect(teams == (try Seed.load(from: Paths.seed)))
+        #expect(teams == (try Seed.load(from: Repository.seed)))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Paths.bookSeed).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: folder.database, seedURL: Repository.bookSeed).teamCount() == 32)
     }
 
     /// A seed of the 32 teams with one bad entry at the end.
@@ -101,7 +101,7 @@ struct SeedTests {
         let reopened = try TeamStore(databaseURL: folder.database, seedURL: nil)
         #expect(try reopened.teamCount() == 0, "\(label)")
         // A good seed still imports afterwards.
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Paths.seed).teamCount() == 32)
+        #expect(try TeamStore(databaseURL: folder.database, seedURL: Repository.seed).teamCount() == 32)
     }
 
     @Test("importSeed is one transaction: a row the database refuses rolls back the whole import")
@@ -109,7 +109,7 @@ struct SeedTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: nil)
-        var teams = try Seed.load(from: Paths.seed)
+        var teams = try Seed.load(from: Repository.seed)
         // importSeed trusts its input; the unique name key refuses the duplicate at the end.
         teams.append(SeedTeam(teamName: "BRAZIL", qualifyingZone: "South America", imageName: "x", wins: 0))
         let error = worldCupError { try scoreboard.importSeed(teams) }
