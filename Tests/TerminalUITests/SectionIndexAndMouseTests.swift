@@ -21,14 +21,14 @@ struct SectionIndexTests {
         let grid = render(&table, model, width: 50, height: 8)
         // 50 cells: rows take 46, the index a blank, two cells of title and a blank.
         #expect(lines(grid) == [
-            " Africa" + String(repeating: " ", count: 40) + "Af",
-            rowLine(cursor: true, title: "Algeria", detail: "Wins: 0", width: 46) + "  As",
-            rowLine(title: "Cameroon", detail: "Wins: 1", width: 46) + "  Eu",
-            rowLine(title: "Ghana", detail: "Wins: 2", width: 46),
-            headerLine("Asia"),
-            rowLine(title: "Iran", detail: "Wins: 0", width: 46),
-            rowLine(title: "Japan", detail: "Wins: 1", width: 46),
-            headerLine("Europe"),
+            " Africa                                        Af",
+            "▶ Algeria                             Wins: 0  As",
+            "  Cameroon                            Wins: 1  Eu",
+            "  Ghana                               Wins: 2",
+            " Asia",
+            "  Iran                                Wins: 0",
+            "  Japan                               Wins: 1",
+            " Europe",
         ])
         #expect(grid[47, 0].style == plainTheme.index)
         // The cursor's bar and the header's style stop where the index begins.
@@ -43,7 +43,7 @@ struct SectionIndexTests {
         let grid = render(&table, model, width: 50, height: 8)
         // Three cells of title: the rows keep 45.
         #expect(lines(grid)[0].hasSuffix(" Af…"))
-        #expect(lines(grid)[1] == rowLine(cursor: true, title: "Algeria", detail: "Wins: 0", width: 45) + "  日…")
+        #expect(lines(grid)[1] == "▶ Algeria                            Wins: 0  日…")
         #expect(lines(grid)[2].hasSuffix("Wins: 1  E"))
         #expect(drawingProblems(grid).isEmpty)
     }
@@ -61,7 +61,7 @@ struct SectionIndexTests {
     func narrowestShown() {
         var table = table(titles: ["Af", "As", "Eu"])
         let grid = render(&table, model, width: 44, height: 8)
-        #expect(lines(grid)[1] == rowLine(cursor: true, title: "Algeria", detail: "Wins: 0", width: 40) + "  As")
+        #expect(lines(grid)[1] == "▶ Algeria                       Wins: 0  As")
         #expect(lines(grid).allSatisfy { DisplayText.width($0) <= 44 })
     }
 }
@@ -112,7 +112,7 @@ struct TableViewHitTests {
         #expect(table.topLine == 6)
         #expect(table.cursor == pos(1, 0), "the first row on screen")
         let grid = render(&table, model, height: 6)
-        #expect(lines(grid)[0] == headerLine("Beta"))
+        #expect(lines(grid)[0] == " Beta")
         #expect(cursorLines(grid) == [1])
 
         table.scroll(by: 100)

@@ -53,17 +53,6 @@ func render(_ table: inout TableView, _ model: Model, width: Int = 40, height: I
     return grid
 }
 
-/// The expected line of a row (trailing spaces removed): marker, badge, title, and the detail
-/// ending one cell before the right edge.
-func rowLine(cursor: Bool = false, badge: String = "", title: String, detail: String = "", width: Int = 40) -> String {
-    var text = (cursor ? "▶ " : "  ") + (badge.isEmpty ? "" : badge + " ") + title
-    let pad = width - 1 - DisplayText.width(detail) - DisplayText.width(text)
-    text += String(repeating: " ", count: max(0, pad)) + detail
-    return text.replacingTrailingSpaces()
-}
-
-func headerLine(_ title: String) -> String { " " + title }
-
 func pos(_ section: Int, _ row: Int) -> TablePosition { TablePosition(section: section, row: row) }
 
 /// The line (y) of the grid that shows the cursor marker, if one does.
@@ -82,14 +71,14 @@ struct TableViewRenderTests {
         var table = makeTable(model)
         let grid = render(&table, model)
         #expect(lines(grid) == [
-            headerLine("Africa"),
-            rowLine(cursor: true, title: "Algeria", detail: "Wins: 0"),
-            rowLine(title: "Cameroon", detail: "Wins: 1"),
-            rowLine(title: "Ghana", detail: "Wins: 2"),
-            headerLine("Asia"),
-            rowLine(title: "Iran", detail: "Wins: 0"),
-            rowLine(title: "Japan", detail: "Wins: 1"),
-            headerLine("Europe"),
+            " Africa",
+            "▶ Algeria                       Wins: 0",
+            "  Cameroon                      Wins: 1",
+            "  Ghana                         Wins: 2",
+            " Asia",
+            "  Iran                          Wins: 0",
+            "  Japan                         Wins: 1",
+            " Europe",
         ])
         // The detail ends one cell before the right edge.
         #expect(grid.line(1).hasSuffix("Wins: 0 "))
@@ -103,9 +92,8 @@ struct TableViewRenderTests {
         table.render(into: &grid, area: Rect(x: 0, y: 0, width: 40, height: 4), theme: plainTheme, now: 0) { position in
             TableCell(badge: [Span("[", style: .plain), Span("ALG", style: Style(bold: true)), Span("]")], title: model.name(position), detail: "Wins: 3")
         }
-        #expect(lines(grid)[1] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 3"))
-        #expect(lines(grid)[2] == rowLine(badge: "[ALG]", title: "Cameroon", detail: "Wins: 3"))
-        #expect(lines(grid)[1] == "▶ [ALG] Algeria" + String(repeating: " ", count: 17) + "Wins: 3")
+        #expect(lines(grid)[1] == "▶ [ALG] Algeria                 Wins: 3")
+        #expect(lines(grid)[2] == "  [ALG] Cameroon                Wins: 3")
     }
 
     @Test("An empty table renders blank")
@@ -167,9 +155,9 @@ struct TableViewRenderTests {
         var table = makeTable(model)
         let grid = render(&table, model, width: 20, height: 3)
         #expect(lines(grid) == [
-            headerLine("Europe"),
-            rowLine(cursor: true, title: "Bosnia …", detail: "Wins: 0", width: 20),
-            rowLine(title: "日本代…", detail: "Wins: 1", width: 20),
+            " Europe",
+            "▶ Bosnia …  Wins: 0",
+            "  日本代…   Wins: 1",
         ])
     }
 
@@ -211,35 +199,35 @@ struct TableViewCursorTests {
         var grid = render(&table, model)
         #expect(table.topLine == 2)
         #expect(lines(grid) == [
-            headerLine("Alpha"),  // sticky: the top row, Alpha 1, is under it
-            rowLine(title: "Alpha 2", detail: "Wins: 2"),
-            rowLine(title: "Alpha 3", detail: "Wins: 3"),
-            rowLine(title: "Alpha 4", detail: "Wins: 4"),
-            headerLine("Beta"),
-            rowLine(title: "Beta 0", detail: "Wins: 0"),
-            rowLine(title: "Beta 1", detail: "Wins: 1"),
-            rowLine(cursor: true, title: "Beta 2", detail: "Wins: 2"),
+            " Alpha",  // sticky: the top row, Alpha 1, is under it
+            "  Alpha 2                       Wins: 2",
+            "  Alpha 3                       Wins: 3",
+            "  Alpha 4                       Wins: 4",
+            " Beta",
+            "  Beta 0                        Wins: 0",
+            "  Beta 1                        Wins: 1",
+            "▶ Beta 2                        Wins: 2",
         ])
 
         table.moveCursor(by: 5)
         #expect(table.cursor == pos(2, 2))
         grid = render(&table, model)
         #expect(lines(grid) == [
-            headerLine("Beta"),
-            rowLine(title: "Beta 2", detail: "Wins: 2"),
-            rowLine(title: "Beta 3", detail: "Wins: 3"),
-            rowLine(title: "Beta 4", detail: "Wins: 4"),
-            headerLine("Gamma"),
-            rowLine(title: "Gamma 0", detail: "Wins: 0"),
-            rowLine(title: "Gamma 1", detail: "Wins: 1"),
-            rowLine(cursor: true, title: "Gamma 2", detail: "Wins: 2"),
+            " Beta",
+            "  Beta 2                        Wins: 2",
+            "  Beta 3                        Wins: 3",
+            "  Beta 4                        Wins: 4",
+            " Gamma",
+            "  Gamma 0                       Wins: 0",
+            "  Gamma 1                       Wins: 1",
+            "▶ Gamma 2                       Wins: 2",
         ])
         #expect(grid[1, 0].style == plainTheme.header)
 
         table.moveCursorToStart()
         grid = render(&table, model)
         #expect(table.topLine == 0)
-        #expect(lines(grid).prefix(2) == [headerLine("Alpha"), rowLine(cursor: true, title: "Alpha 0", detail: "Wins: 0")])
+        #expect(lines(grid).prefix(2) == [" Alpha", "▶ Alpha 0                       Wins: 0"])
     }
 
     @Test("Moving through every row keeps the cursor visible under a header", arguments: [
@@ -258,13 +246,15 @@ struct TableViewCursorTests {
             #expect(cursorLines(grid).count == 1)
             guard let y = cursorLines(grid).first else { return }
             #expect(y >= 1)
-            #expect(lines(grid)[y] == rowLine(cursor: true, title: model.name(cursor), detail: "Wins: \(cursor.row)"))
+            // The marker and the title at the left, the detail ending at the 39th cell.
+            #expect(lines(grid)[y].hasPrefix("▶ \(model.name(cursor)) "))
+            #expect(lines(grid)[y].hasSuffix(" Wins: \(cursor.row)") && DisplayText.width(lines(grid)[y]) == 39)
             // The top line is always a header: the sticky header of the section scrolled into.
             #expect(grid[1, 0].style == plainTheme.header)
             var remaining = table.topLine
             var section = 0
             while remaining > counts[section] { remaining -= 1 + counts[section]; section += 1 }
-            #expect(lines(grid)[0] == headerLine(model.sections[section].title))
+            #expect(lines(grid)[0] == " " + model.sections[section].title)
         }
 
         check()
@@ -306,7 +296,7 @@ struct TableViewCursorTests {
         table.moveCursorToEnd()
         #expect(table.cursor == pos(2, 4))
         let grid = render(&table, model)
-        #expect(lines(grid).last == rowLine(cursor: true, title: "Gamma 4", detail: "Wins: 4"))
+        #expect(lines(grid).last == "▶ Gamma 4                       Wins: 4")
         table.moveCursorToStart()
         #expect(table.cursor == pos(0, 0))
     }
@@ -337,7 +327,7 @@ struct TableViewCursorTests {
         table.moveCursor(by: -1)
         #expect(table.cursor == pos(0, 1))
         let grid = render(&table, model)
-        #expect(lines(grid).prefix(5) == [headerLine("Alpha"), rowLine(title: "Alpha 0", detail: "Wins: 0"), rowLine(cursor: true, title: "Alpha 1", detail: "Wins: 1"), headerLine("Beta"), headerLine("Gamma")])
+        #expect(lines(grid).prefix(5) == [" Alpha", "  Alpha 0                       Wins: 0", "▶ Alpha 1                       Wins: 1", " Beta", " Gamma"])
     }
 
     @Test("Moving an empty table does nothing")
@@ -349,7 +339,7 @@ struct TableViewCursorTests {
         table.moveCursorToEnd()
         #expect(table.cursor == nil)
         let grid = render(&table, Model(sections: [("Nobody", [])]))
-        #expect(lines(grid)[0] == headerLine("Nobody"))
+        #expect(lines(grid)[0] == " Nobody")
     }
 
     @Test("Reloading keeps the cursor's place, clamped to the rows that remain")
@@ -410,8 +400,8 @@ struct TableViewUpdateTests {
         #expect(after.name(table.cursor!) == "Cyril")
         #expect(table.flashes == [pos(0, 1): 10 + TableView.flashDuration])
         let grid = render(&table, after, now: 10)
-        #expect(lines(grid)[1] == rowLine(title: "Claire", detail: "Wins: 0"))
-        #expect(lines(grid)[2] == rowLine(cursor: true, title: "Cyril", detail: "Wins: 1"))
+        #expect(lines(grid)[1] == "  Claire                        Wins: 0")
+        #expect(lines(grid)[2] == "▶ Cyril                         Wins: 1")
     }
 
     @Test("A flashing row is drawn in the flash style until it expires")
@@ -426,7 +416,7 @@ struct TableViewUpdateTests {
         #expect(table.cursor == pos(1, 0))
 
         var grid = render(&table, after, now: 10)
-        #expect(lines(grid)[1] == rowLine(title: "Nigeria", detail: "Wins: 0"))
+        #expect(lines(grid)[1] == "  Nigeria                       Wins: 0")
         for x in 0..<39 { #expect(grid[x, 1].style == plainTheme.flash, "column \(x)") }
         #expect(grid[2, 2].style == plainTheme.row)
         #expect(grid[2, 5].style == plainTheme.cursor)
@@ -466,8 +456,8 @@ struct TableViewUpdateTests {
         #expect(after.name(table.cursor!) == "Spain")
         #expect(Set(table.flashes.keys) == [pos(1, 0), pos(1, 1)])
         let grid = render(&table, after, height: 10)
-        #expect(lines(grid)[4] == headerLine("Asia"))
-        #expect(lines(grid)[9] == rowLine(cursor: true, title: "Spain", detail: "Wins: 1"))
+        #expect(lines(grid)[4] == " Asia")
+        #expect(lines(grid)[9] == "▶ Spain                         Wins: 1")
     }
 
     @Test("A deleted section before the cursor moves it with its row")

@@ -74,7 +74,7 @@ struct AddTeamTests {
         #expect(frame.caret == nil)
         #expect(text[0].hasSuffix("33 teams"))
         #expect(text[20] == " Oceania")
-        #expect(text[21] == rowLine(cursor: true, badge: "[WND]", title: "Wakanda", detail: "Wins: 0"))
+        #expect(text[21] == "▶ [WND] Wakanda                                                     Wins: 0")
         #expect(text[22] == " Added Wakanda to Oceania.")
         #expect(!frame.grid.text.contains("Secret Team"))
         #expect(drawingProblems(frame.grid).isEmpty)
@@ -135,8 +135,8 @@ struct AddTeamTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Wakanda")
         #expect(fixture.screen.selectedTeam?.qualifyingZone == "Africa")
         let text = lines(fixture.render())
-        #expect(text[6] == rowLine(badge: "[NGA]", title: "Nigeria", detail: "Wins: 0"))
-        #expect(text[7] == rowLine(cursor: true, badge: "[WND]", title: "Wakanda", detail: "Wins: 0"))
+        #expect(text[6] == "  [NGA] Nigeria                                                     Wins: 0")
+        #expect(text[7] == "▶ [WND] Wakanda                                                     Wins: 0")
         #expect(text[8] == " Asia")
         #expect(text[22] == " Added Wakanda to Africa.")
     }
@@ -282,13 +282,13 @@ struct HostileNameTests {
         let grid = fixture.render()
         #expect(drawingProblems(grid).isEmpty)
         let selected = try #require(row("FR Les Bleus 😀", in: grid))
-        #expect(selected.line == rowLine(cursor: true, badge: "[WND]", title: "FR Les Bleus 😀", detail: "Wins: 0"))
+        #expect(selected.line == "▶ [WND] FR Les Bleus 😀                                             Wins: 0")
         #expect(lines(grid)[22] == " Added FR Les Bleus 😀 to Europe.")
 
         let tall = fixture.render(width: 80, height: 60)
         #expect(drawingProblems(tall).isEmpty)
-        #expect(row("日本代表", in: tall)?.line == rowLine(badge: "[WND]", title: "日本代表", detail: "Wins: 0"))
-        #expect(row("👨 Family", in: tall)?.line == rowLine(badge: "[WND]", title: "👨 Family", detail: "Wins: 0"))
+        #expect(row("日本代表", in: tall)?.line == "  [WND] 日本代表                                                    Wins: 0")
+        #expect(row("👨 Family", in: tall)?.line == "  [WND] 👨 Family                                                   Wins: 0")
         #expect(row("Zalgo Z\u{301}\u{302}\u{303}\u{304}", in: tall) != nil)
         #expect(headers(tall) == zoneOrder)
     }
@@ -325,7 +325,7 @@ struct HostileNameTests {
         #expect(text[0].contains("Leader: " + String(repeating: "漢", count: 11) + "… (1 win)"))
         #expect(text[0].hasSuffix("33 teams"))
         #expect(text[7] == " Asia")
-        #expect(text[8] == rowLine(cursor: true, badge: "[WND]", title: String(repeating: "漢", count: 28) + "…", detail: "Wins: 1"))
+        #expect(text[8] == "▶ [WND] " + String(repeating: "漢", count: 28) + "…   Wins: 1")
         #expect(text[22].hasPrefix(" 漢"))
         #expect(text[22].hasSuffix("…"))
 
@@ -345,7 +345,7 @@ struct HostileNameTests {
         let grid = fixture.render()
         #expect(drawingProblems(grid).isEmpty)
         #expect(lines(grid)[0].contains("Leader: " + String(repeating: "👨", count: 11) + "… (1 win)"))
-        #expect(lines(grid)[2] == rowLine(badge: "[WND]", title: String(repeating: "👨", count: 28) + "…", detail: "Wins: 1", index: "As"))
-        #expect(lines(grid)[3] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "Eu"))
+        #expect(lines(grid)[2] == "  [WND] " + String(repeating: "👨", count: 28) + "…   Wins: 1  As")
+        #expect(lines(grid)[3] == "▶ [ALG] Algeria                                                     Wins: 0  Eu")
     }
 }

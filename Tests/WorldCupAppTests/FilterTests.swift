@@ -39,7 +39,7 @@ struct FilterTests {
         frame = fixture.screen.render(width: 80, height: 24)
         #expect(lines(frame.grid)[0].hasSuffix("/KO: 1 match"))
         #expect(headers(frame.grid) == ["Asia"])
-        #expect(lines(frame.grid)[2] == rowLine(cursor: true, badge: "[KOR]", title: "Korea", detail: "Wins: 0"))
+        #expect(lines(frame.grid)[2] == "▶ [KOR] Korea                                                       Wins: 0")
         #expect(lines(frame.grid)[22] == " /KO")
         #expect(frame.caret.map { [$0.x, $0.y] } == [4, 22])
         #expect(fixture.screen.selectedTeam?.teamName == "Korea")

@@ -17,7 +17,7 @@ struct MouseAndIndexTests {
         #expect(text[5].hasSuffix("Wins: 0  So"))
         // At 40 columns the rows need every cell: no index.
         let narrow = lines(fixture.render(width: 40, height: 10))
-        #expect(narrow[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", width: 40))
+        #expect(narrow[2] == "▶ [ALG] Algeria                 Wins: 0")
         #expect(!narrow.contains { $0.hasSuffix(" Af") })
     }
 
@@ -47,7 +47,7 @@ struct MouseAndIndexTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Iran")
         #expect(fixture.screen.selectedTeam?.wins == 1)
         let text = lines(fixture.render())
-        #expect(text[8] == rowLine(cursor: true, badge: "[IRN]", title: "Iran", detail: "Wins: 1"))
+        #expect(text[8] == "▶ [IRN] Iran                                                        Wins: 1")
         #expect(text[22] == " Iran: 1 win.")
     }
 
@@ -116,11 +116,11 @@ struct EmojiFlagScreenTests {
         let fixture = try ScreenFixture(flags: .emoji)
         let grid = fixture.render(width: 80, height: 40)
         let text = lines(grid)
-        #expect(text[2] == rowLine(cursor: true, badge: "\u{1F1E9}\u{1F1FF}   ", title: "Algeria", detail: "Wins: 0", index: "As"))
+        #expect(text[2] == "▶ \u{1F1E9}\u{1F1FF}    Algeria                                                     Wins: 0  As")
         #expect(grid[2, 2].text == "\u{1F1E9}\u{1F1FF}")
         #expect(grid[3, 2].isContinuation)
         let england = try #require(row("England", in: grid))
-        #expect(england.line == rowLine(badge: "[ENG]", title: "England", detail: "Wins: 0"))
+        #expect(england.line == "  [ENG] England                                                     Wins: 0")
         // Names start in the same column whatever the flag.
         let columns = Set(text[2..<38].compactMap { line -> Int? in
             guard let name = ["Algeria", "England", "Korea", "Uruguay", "USA"].first(where: { line.contains(" \($0) ") }) else { return nil }
@@ -134,7 +134,7 @@ struct EmojiFlagScreenTests {
     func emojiWithColour() throws {
         let fixture = try ScreenFixture(colors: .eight, flags: .emoji)
         let grid = fixture.render()
-        #expect(lines(grid)[3] == rowLine(badge: "\u{1F1E8}\u{1F1F2} ", title: "Cameroon", detail: "Wins: 0", index: "Eu"))
+        #expect(lines(grid)[3] == "  \u{1F1E8}\u{1F1F2}  Cameroon                                                      Wins: 0  Eu")
         fixture.press(.end)
         let uruguay = try #require(lines(fixture.render()).first { $0.contains("Uruguay") })
         #expect(uruguay.hasPrefix("▶ \u{1F1FA}\u{1F1FE}  Uruguay "))

@@ -22,20 +22,18 @@ struct ScoreboardRenderTests {
         #expect(DisplayText.width(text[0]) == 79)
         #expect(!text[0].contains("Leader:"))
 
-        #expect(text[1] == headerLine("Africa", index: "Af"))
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "As"))
-        // One line spelled out, so the helpers' arithmetic cannot share a mistake with the view's.
-        #expect(text[3] == "  [CMR] Cameroon" + String(repeating: " ", count: 52) + "Wins: 0  Eu")
-        #expect(text[3] == rowLine(badge: "[CMR]", title: "Cameroon", detail: "Wins: 0", index: "Eu"))
-        #expect(text[4] == rowLine(badge: "[GHA]", title: "Ghana", detail: "Wins: 0", index: "No"))
-        #expect(text[5] == rowLine(badge: "[CIV]", title: "Ivory Coast", detail: "Wins: 0", index: "So"))
-        #expect(text[6] == rowLine(badge: "[NGA]", title: "Nigeria", detail: "Wins: 0"))
+        #expect(text[1] == " Africa                                                                      Af")
+        #expect(text[2] == "▶ [ALG] Algeria                                                     Wins: 0  As")
+        #expect(text[3] == "  [CMR] Cameroon                                                    Wins: 0  Eu")
+        #expect(text[4] == "  [GHA] Ghana                                                       Wins: 0  No")
+        #expect(text[5] == "  [CIV] Ivory Coast                                                 Wins: 0  So")
+        #expect(text[6] == "  [NGA] Nigeria                                                     Wins: 0")
         #expect(text[7] == " Asia")
-        #expect(text[8] == rowLine(badge: "[AUS]", title: "Australia", detail: "Wins: 0"))
-        #expect(text[11] == rowLine(badge: "[KOR]", title: "Korea", detail: "Wins: 0"))
+        #expect(text[8] == "  [AUS] Australia                                                   Wins: 0")
+        #expect(text[11] == "  [KOR] Korea                                                       Wins: 0")
         #expect(text[12] == " Europe")
-        #expect(text[13] == rowLine(badge: "[BEL]", title: "Belgium", detail: "Wins: 0"))
-        #expect(text[21] == rowLine(badge: "[NED]", title: "Netherlands", detail: "Wins: 0"))
+        #expect(text[13] == "  [BEL] Belgium                                                     Wins: 0")
+        #expect(text[21] == "  [NED] Netherlands                                                 Wins: 0")
         #expect(text[22] == "")
         #expect(text[23].hasPrefix(" ↑↓/jk move  Tab zone  Enter tap  + add  d delete  / filter  ? help  q quit"))
 
@@ -62,9 +60,9 @@ struct ScoreboardRenderTests {
         fixture.press(.end)
         let grid = fixture.render()
         #expect(fixture.screen.selectedTeam?.teamName == "Uruguay")
-        #expect(lines(grid)[21] == rowLine(cursor: true, badge: "[URU]", title: "Uruguay", detail: "Wins: 0"))
+        #expect(lines(grid)[21] == "▶ [URU] Uruguay                                                     Wins: 0")
         #expect(headers(grid) == ["Europe", "North, Central America & Caribbean", "South America"])
-        #expect(lines(grid)[1] == headerLine("Europe", index: "Af"))  // the sticky header of the rows scrolled into
+        #expect(lines(grid)[1] == " Europe                                                                      Af")  // the sticky header of the rows scrolled into
         #expect(drawingProblems(grid).isEmpty)
     }
 
@@ -114,7 +112,7 @@ struct ScoreboardRenderTests {
         #expect(text[0].hasPrefix(" World Cup"))
         #expect(text[0].hasSuffix("32 teams"))
         #expect(text[1] == " Africa")
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", width: 40))
+        #expect(text[2] == "▶ [ALG] Algeria                 Wins: 0")
         #expect(text[9].hasPrefix(" ↑↓/jk move"))
         #expect(drawingProblems(grid).isEmpty)
     }
@@ -138,7 +136,7 @@ struct ScoreboardRenderTests {
     func colourBadge() throws {
         let fixture = try ScreenFixture(colors: .eight)
         let grid = fixture.render()
-        #expect(lines(grid)[2] == rowLine(cursor: true, badge: "ALG", title: "Algeria", detail: "Wins: 0", index: "As"))
+        #expect(lines(grid)[2] == "▶ ALG Algeria                                                       Wins: 0  As")
         #expect(grid[2, 2].style.background?.basic == TerminalColor.green.basic)
         #expect(grid[3, 2].style.background == .pureWhite)
         #expect(grid[4, 2].style.background?.basic == TerminalColor.red.basic)
@@ -168,10 +166,10 @@ struct ScoreboardTapTests {
         let text = lines(grid)
         #expect(text[0].contains("  Leader: Nigeria (1 win)"))
         #expect(text[0].hasSuffix("32 teams"))
-        #expect(text[1] == headerLine("Africa", index: "Af"))
-        #expect(text[2] == rowLine(cursor: true, badge: "[NGA]", title: "Nigeria", detail: "Wins: 1", index: "As"))
-        #expect(text[3] == rowLine(badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "Eu"))
-        #expect(text[6] == rowLine(badge: "[CIV]", title: "Ivory Coast", detail: "Wins: 0"))
+        #expect(text[1] == " Africa                                                                      Af")
+        #expect(text[2] == "▶ [NGA] Nigeria                                                     Wins: 1  As")
+        #expect(text[3] == "  [ALG] Algeria                                                     Wins: 0  Eu")
+        #expect(text[6] == "  [CIV] Ivory Coast                                                 Wins: 0")
         #expect(text[22] == " Nigeria: 1 win.")
         // The moved row flashes, but the cursor's style wins.
         #expect(fixture.screen.table.flashes[TablePosition(section: 0, row: 0)] == fixture.clock.now + TableView.flashDuration)
@@ -188,13 +186,13 @@ struct ScoreboardTapTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
         #expect(fixture.screen.selectedTeam?.wins == 1)
         var text = lines(fixture.render())
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 1", index: "As"))
-        #expect(text[3] == rowLine(badge: "[CMR]", title: "Cameroon", detail: "Wins: 0", index: "Eu"))
+        #expect(text[2] == "▶ [ALG] Algeria                                                     Wins: 1  As")
+        #expect(text[3] == "  [CMR] Cameroon                                                    Wins: 0  Eu")
         #expect(text[0].contains("Leader: Algeria (1 win)"))
 
         fixture.press(.enter)
         text = lines(fixture.render())
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 2", index: "As"))
+        #expect(text[2] == "▶ [ALG] Algeria                                                     Wins: 2  As")
         #expect(text[0].contains("Leader: Algeria (2 wins)"))
         #expect(text[22] == " Algeria: 2 wins.")
 
@@ -203,8 +201,8 @@ struct ScoreboardTapTests {
         fixture.press(.enter)
         #expect(fixture.screen.selectedTeam?.teamName == "Cameroon")
         text = lines(fixture.render())
-        #expect(text[2] == rowLine(badge: "[ALG]", title: "Algeria", detail: "Wins: 2", index: "As"))
-        #expect(text[3] == rowLine(cursor: true, badge: "[CMR]", title: "Cameroon", detail: "Wins: 1", index: "Eu"))
+        #expect(text[2] == "  [ALG] Algeria                                                     Wins: 2  As")
+        #expect(text[3] == "▶ [CMR] Cameroon                                                    Wins: 1  Eu")
         #expect(text[0].contains("Leader: Algeria (2 wins)"))
     }
 
@@ -223,8 +221,8 @@ struct ScoreboardTapTests {
         // 2 wins each: Algeria sorts before Ghana by name.
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
         let text = lines(fixture.render())
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 2", index: "As"))
-        #expect(text[3] == rowLine(badge: "[GHA]", title: "Ghana", detail: "Wins: 2", index: "Eu"))
+        #expect(text[2] == "▶ [ALG] Algeria                                                     Wins: 2  As")
+        #expect(text[3] == "  [GHA] Ghana                                                       Wins: 2  Eu")
         #expect(text[0].contains("Leader: Algeria (2 wins)"))
     }
 
@@ -238,8 +236,8 @@ struct ScoreboardTapTests {
         #expect(fixture.screen.nextDeadline == 1000.5)
 
         var grid = fixture.render()
-        #expect(lines(grid)[2] == rowLine(badge: "[NGA]", title: "Nigeria", detail: "Wins: 1", index: "As"))
-        #expect(lines(grid)[3] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "Eu"))
+        #expect(lines(grid)[2] == "  [NGA] Nigeria                                                     Wins: 1  As")
+        #expect(lines(grid)[3] == "▶ [ALG] Algeria                                                     Wins: 0  Eu")
         #expect(grid[10, 2].style == Style(bold: true, underline: true))  // the no-colour flash
         #expect(grid[74, 2].style == Style(bold: true, underline: true))
 
@@ -265,12 +263,11 @@ struct ScoreboardExternalChangeTests {
         fixture.screen.processChanges()
         let text = lines(fixture.render())
         #expect(text[7] == " Asia")
-        #expect(text[8] == rowLine(badge: "[JPN]", title: "Japan", detail: "Wins: 1"))
-        #expect(text[9] == rowLine(badge: "[AUS]", title: "Australia", detail: "Wins: 0"))
+        #expect(text[8] == "  [JPN] Japan                                                       Wins: 1")
+        #expect(text[9] == "  [AUS] Australia                                                   Wins: 0")
         #expect(text[0].contains("Leader: Japan (1 win)"))
-        #expect(text[2] == rowLine(cursor: true, badge: "[ALG]", title: "Algeria", detail: "Wins: 0", index: "As"))
-        // One line spelled out, so the helpers' arithmetic cannot share a mistake with the view's.
-        #expect(text[3] == "  [CMR] Cameroon" + String(repeating: " ", count: 52) + "Wins: 0  Eu")
+        #expect(text[2] == "▶ [ALG] Algeria                                                     Wins: 0  As")
+        #expect(text[3] == "  [CMR] Cameroon                                                    Wins: 0  Eu")
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
     }
 
@@ -283,9 +280,9 @@ struct ScoreboardExternalChangeTests {
         try fixture.scoreboard.tap(named: "Iran")
         fixture.screen.processChanges()
         let text = lines(fixture.render())
-        #expect(text[8] == rowLine(badge: "[KOR]", title: "Korea", detail: "Wins: 2"))
-        #expect(text[9] == rowLine(badge: "[IRN]", title: "Iran", detail: "Wins: 1"))
-        #expect(text[10] == rowLine(badge: "[AUS]", title: "Australia", detail: "Wins: 0"))
+        #expect(text[8] == "  [KOR] Korea                                                       Wins: 2")
+        #expect(text[9] == "  [IRN] Iran                                                        Wins: 1")
+        #expect(text[10] == "  [AUS] Australia                                                   Wins: 0")
         #expect(text[0].contains("Leader: Korea (2 wins)"))
     }
 
@@ -299,7 +296,7 @@ struct ScoreboardExternalChangeTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Ghana")
         let text = lines(fixture.render())
         #expect(text[0].hasSuffix("31 teams"))
-        #expect(text[3] == rowLine(cursor: true, badge: "[GHA]", title: "Ghana", detail: "Wins: 0", index: "Eu"))
+        #expect(text[3] == "▶ [GHA] Ghana                                                       Wins: 0  Eu")
     }
 
     @Test("Deleting a whole zone removes its header; the cursor stays on its team")
@@ -313,7 +310,7 @@ struct ScoreboardExternalChangeTests {
         #expect(fixture.screen.selectedTeam?.teamName == "Belgium")
         let grid = fixture.render()
         #expect(headers(grid) == ["Africa", "Europe", "North, Central America & Caribbean"])
-        #expect(row("Belgium", in: grid)?.line == rowLine(cursor: true, badge: "[BEL]", title: "Belgium", detail: "Wins: 0"))
+        #expect(row("Belgium", in: grid)?.line == "▶ [BEL] Belgium                                                     Wins: 0")
         #expect(lines(grid)[0].hasSuffix("28 teams"))
     }
 
@@ -327,7 +324,7 @@ struct ScoreboardExternalChangeTests {
         let grid = fixture.render()
         #expect(headers(grid) == ["Africa", "Antarctica", "Asia", "Europe"])
         #expect(lines(grid)[7] == " Antarctica")
-        #expect(lines(grid)[8] == rowLine(badge: "[WND]", title: "Atlantis", detail: "Wins: 0"))
+        #expect(lines(grid)[8] == "  [WND] Atlantis                                                    Wins: 0")
         #expect(lines(grid)[0].hasSuffix("33 teams"))
     }
 }

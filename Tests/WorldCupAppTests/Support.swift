@@ -61,22 +61,6 @@ func indexWidth(_ width: Int) -> Int {
     width >= 44 ? 4 : 0
 }
 
-/// The expected line of a table row (trailing spaces removed) on an 80-column screen:
-/// the marker, the badge, the title, and the detail ending one cell before the section
-/// index; then the index title shown on that line, if any.
-func rowLine(cursor: Bool = false, badge: String, title: String, detail: String, width: Int = 80, index: String = "") -> String {
-    let text = (cursor ? "▶ " : "  ") + badge + " " + title
-    let pad = width - indexWidth(width) - 1 - DisplayText.width(detail) - DisplayText.width(text)
-    return text + String(repeating: " ", count: max(0, pad)) + detail + (index.isEmpty ? "" : "  " + index)
-}
-
-/// The expected line of a section header, and the index title shown on that line, if any.
-func headerLine(_ title: String, width: Int = 80, index: String = "") -> String {
-    guard !index.isEmpty else { return " " + title }
-    let pad = width - indexWidth(width) - 1 - DisplayText.width(title)
-    return " " + title + String(repeating: " ", count: max(0, pad)) + " " + index
-}
-
 /// A line without the section index column.
 func withoutIndex(_ line: String, width: Int) -> String {
     var kept = "", cells = 0
