@@ -122,7 +122,7 @@ struct TableViewRenderTests {
         #expect(grid.line(1) == String(repeating: "#", count: 10) + " Africa" + String(repeating: " ", count: 13) + String(repeating: "#", count: 10))
     }
 
-    @Test("A narrow table truncates titles and keeps the detail", arguments: [20, 16, 12, 8, 4, 2, 1])
+    @Test("A narrow table gives up the title before the detail, then cuts the detail; every line fits", arguments: [20, 16, 12, 8, 4, 2, 1])
     func narrow(width: Int) {
         let model = Model(sections: [
             ("North, Central America & Caribbean", ["Costa Rica", "Honduras"]),
@@ -145,6 +145,17 @@ struct TableViewRenderTests {
                 " 日本語のセクション…",
                 "  [CRC] …  Wins: 12",
                 "  [CRC] …  Wins: 12",
+            ])
+        }
+        if width == 16 {
+            // No room for a title: the detail takes what is left and is cut in its turn.
+            #expect(lines(grid) == [
+                " North, Central…",
+                "▶ [CRC] Wins: …",
+                "  [CRC] Wins: …",
+                " 日本語のセクシ…",
+                "  [CRC] Wins: …",
+                "  [CRC] Wins: …",
             ])
         }
     }

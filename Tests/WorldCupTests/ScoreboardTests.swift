@@ -240,10 +240,12 @@ struct StoreTests {
         let directory = folder.file("WorldCup.sqlite")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         try Data("keep".utf8).write(to: directory.appendingPathComponent("inside.txt"))
+        let before = folder.snapshot()
         let error = worldCupError { _ = try TeamStore(databaseURL: directory, seedURL: Repository.seed) }
         #expect(isOneSentence(error?.description ?? ""), "\(error?.description ?? "")")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["inside.txt"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["WorldCup.sqlite"])
+        // Alone: the same files with the same bytes, and nothing new beside them.
+        #expect(folder.snapshot() == before)
+        #expect(before.keys.sorted() == ["/WorldCup.sqlite", "/WorldCup.sqlite/inside.txt"])
     }
 
     static let notDatabases: [(String, Data)] = [
