@@ -2,39 +2,9 @@ import Foundation
 import LiveResults
 import Testing
 import TerminalUI
+import TestSupport
 import WorldCup
 @testable import WorldCupApp
-
-/// A board's data held in arrays: no database, no controller.
-struct ArrayData: BoardData {
-    var zones: [(name: String, teams: [Team])]
-
-    var tableSections: [TableSection] { zones.map { TableSection(title: $0.name, rowCount: $0.teams.count) } }
-    var sectionIndexTitles: [String] { zones.map { String($0.name.prefix(2)) } }
-    var teamCount: Int { zones.reduce(0) { $0 + $1.teams.count } }
-
-    func team(at position: TablePosition) -> Team? {
-        guard zones.indices.contains(position.section), zones[position.section].teams.indices.contains(position.row) else { return nil }
-        return zones[position.section].teams[position.row]
-    }
-
-    func id(at position: TablePosition) -> RecordID? { team(at: position)?.id }
-
-    func position(of id: RecordID) -> TablePosition? {
-        for (s, zone) in zones.enumerated() {
-            if let row = zone.teams.firstIndex(where: { $0.id == id }) { return TablePosition(section: s, row: row) }
-        }
-        return nil
-    }
-
-    func section(forIndexTitle title: String, at index: Int) -> Int { sectionIndexTitles.firstIndex(of: title) ?? index }
-
-    static let sample = ArrayData(zones: [
-        ("Africa", [Team(id: 1, teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag"),
-                    Team(id: 2, teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag")]),
-        ("Europe", [Team(id: 3, teamName: "Spain", qualifyingZone: "Europe", imageName: "spain-flag", wins: 2)]),
-    ])
-}
 
 /// The board's update on its own: keys in, effects and model out, without a database or a
 /// terminal.
@@ -43,10 +13,7 @@ struct BoardUpdateTests {
     let data = ArrayData.sample
 
     func board() -> BoardModel {
-        var model = BoardModel()
-        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
-        _ = model.update(.resized(width: 80, height: 24), data: data, now: 0)
-        return model
+        PureBoard(data).model
     }
 
     func press(_ keys: Key..., on model: inout BoardModel, now: Double = 0) -> [BoardEffect] {
@@ -129,5 +96,164 @@ struct BoardUpdateTests {
         _ = model.update(.reset(selection: 3), data: moved, now: 0)
         #expect(model.table.cursor == TablePosition(section: 0, row: 0))
         #expect(model.leader?.teamName == "Spain")
+    }
+}
+
+/// Moving over the seed's 32 teams on an 80×24 board, without a database.
+@Suite("BoardModel.update: moving")
+struct BoardMovingTests {
+    @Test("Keys move the cursor over teams, never onto a header, and ask for nothing; q quits")
+    func navigation() {
+        var board = PureBoard()
+        #expect(board.selectedTeam?.teamName == "Algeria")
+        #expect(board.press(.character("j"), times: 5).isEmpty)
+        #expect(board.selectedTeam?.teamName == "Australia")
+        #expect(board.press(.up).isEmpty)
+        #expect(board.selectedTeam?.teamName == "Nigeria")
+        #expect(board.press(.character("k"), times: 10).isEmpty)
+        #expect(board.selectedTeam?.teamName == "Algeria")
+        #expect(board.press(.character("G")).isEmpty)
+        #expect(board.selectedTeam?.teamName == "Uruguay")
+        #expect(board.press(.down).isEmpty)
+        #expect(board.selectedTeam?.teamName == "Uruguay")
+        #expect(board.press(.character("g")).isEmpty)
+        #expect(board.selectedTeam?.teamName == "Algeria")
+        #expect(board.press(.pageDown).isEmpty)  // 21 table lines: 19 rows
+        #expect(board.selectedTeam?.teamName == "Russia")
+        #expect(board.press(.control("b")).isEmpty)
+        #expect(board.selectedTeam?.teamName == "Algeria")
+        #expect(!board.model.wantsToQuit)
+        #expect(board.press(.character("q")).isEmpty)
+        #expect(board.model.wantsToQuit)
+    }
+
+    @Test("Tab and Shift-Tab move between zones")
+    func sectionJumps() {
+        var board = PureBoard()
+        #expect(board.selectedTeam?.qualifyingZone == "Africa")
+        board.press(.tab)
+        #expect(board.selectedTeam?.teamName == "Australia")
+        board.press(.tab)
+        #expect(board.selectedTeam?.qualifyingZone == "Europe")
+        board.press(.down)
+        board.press(.backTab)
+        #expect(board.selectedTeam?.teamName == "Belgium", "Shift-Tab first returns to the top of the zone")
+        board.press(.backTab)
+        #expect(board.selectedTeam?.teamName == "Australia")
+        board.press(.tab, times: 10)
+        #expect(board.selectedTeam?.qualifyingZone == "South America")
+    }
+
+    @Test("d and Delete ask y/N on the status line; n keeps the team and asks for nothing")
+    func deleteQuestion() {
+        var board = PureBoard()
+        for key in [Key.character("d"), .delete] {
+            #expect(board.press(key).isEmpty)
+            #expect(board.render().grid.text.contains("Delete Algeria? y/N"))
+            #expect(board.press(.character("n")).isEmpty)
+            #expect(board.render().grid.text.contains("Kept Algeria."))
+        }
+        board.press(.delete)
+        #expect(board.press(.character("y")) == [.delete(id: board.selectedTeam!.id!, name: "Algeria")])
+    }
+}
+
+/// The board drawn by `BoardView` alone.
+@Suite("BoardView: screens too small")
+struct BoardTooSmallTests {
+    @Test("A terminal that is too small gets a message", arguments: [(30, 8), (39, 24), (80, 9), (10, 3), (1, 1), (0, 0)])
+    func tooSmall(width: Int, height: Int) {
+        var board = PureBoard()
+        let frame = board.render(width: width, height: height)
+        #expect(frame.caret == nil)
+        #expect(frame.grid.width == width && frame.grid.height == height)
+        if width >= 18, height >= 1 {
+            #expect(lines(frame.grid)[0].hasPrefix("Terminal too small"))
+        }
+        #expect(!frame.grid.text.contains("World Cup"))
+        #expect(drawingProblems(frame.grid).isEmpty)
+    }
+}
+
+/// The key help: a mode of its own, drawn over the table.
+@Suite("BoardModel.update: the help")
+struct BoardHelpTests {
+    @Test("? lists every key; any other key closes the help without acting")
+    func help() {
+        var board = PureBoard()
+        board.press(.character("?"))
+        let text = board.render().grid.text
+        #expect(text.contains("Keys"))
+        for entry in BoardModel.keyHelp {
+            #expect(text.contains(entry.keys), "help lists \(entry.keys)")
+        }
+        #expect(board.press(.enter).isEmpty, "Enter closes the help; it does not tap")
+        #expect(!board.render().grid.text.contains("any key closes"))
+        #expect(!board.model.wantsToQuit)
+    }
+
+    @Test("At 100 columns the help is framed, every line whole, and the table's text kept off it")
+    func framedAndWhole() throws {
+        var board = PureBoard()
+        board.press(.character("?"))
+        let grid = board.render(width: 100, height: 30).grid
+        let text = lines(grid)
+        #expect(drawingProblems(grid).isEmpty)
+        let top = try #require(text.firstIndex { $0.contains("┌─ Keys ─") })
+        let bottom = try #require(text.firstIndex { $0.contains("└─ any key closes ─") })
+        #expect(!grid.text.contains("…"), "nothing is cut")
+        #expect(grid.text.contains("/                         filter by name; Enter keeps, Esc clears"))
+        let left = try #require(text[top].firstIndex(of: "┌")).utf16Offset(in: text[top])
+        for y in top...bottom {
+            #expect(text[y].contains("│") || y == top || y == bottom, "line \(y) is framed")
+        }
+        // A blank margin around the frame: the table's text never touches it.
+        for y in (top - 1)...(bottom + 1) {
+            let cells = (0..<grid.width).map { grid[$0, y].text }
+            #expect(cells[left - 1] == " ", "line \(y), left of the frame")
+        }
+        #expect(!text[top - 1].dropFirst(left - 1).contains("Wins"), "the line above the frame is cleared")
+    }
+
+    @Test("On a short terminal the help scrolls instead of cutting rows", arguments: [(80, 12), (60, 10)])
+    func scrollsWhenShort(width: Int, height: Int) {
+        var board = PureBoard()
+        board.press(.character("?"))
+        var grid = board.render(width: width, height: height).grid
+        #expect(drawingProblems(grid).isEmpty)
+        #expect(grid.text.contains("move"))
+        #expect(!grid.text.contains("quit"))
+        #expect(grid.text.contains("↑↓ scroll"))
+        #expect(grid.text.contains("▼"))
+        board.press(.down)
+        grid = board.render(width: width, height: height).grid
+        #expect(!grid.text.contains(" move"))
+        #expect(grid.text.contains("▲"))
+        board.press(.end)
+        grid = board.render(width: width, height: height).grid
+        #expect(grid.text.contains("quit"))
+        #expect(!grid.text.contains("▼"))
+        board.press(.home)
+        #expect(board.render(width: width, height: height).grid.text.contains("move"))
+        // Scrolling acted on the help only; another key closes it.
+        #expect(board.selectedTeam?.teamName == "Algeria")
+        #expect(board.press(.character("x")).isEmpty)
+        #expect(board.model.help == nil)
+    }
+
+    @Test("On a narrow terminal the descriptions wrap at spaces rather than being cut")
+    func wrapsWhenNarrow() {
+        var board = PureBoard()
+        board.press(.character("?"))
+        let grid = board.render(width: 44, height: 40).grid
+        #expect(drawingProblems(grid).isEmpty)
+        let box = lines(grid).filter { $0.contains("│") }
+        #expect(box.count > BoardModel.keyHelp.count, "some descriptions take two lines")
+        #expect(!box.joined().contains("…"))
+        let text = box.joined(separator: "\n").replacingOccurrences(of: "│", with: " ")
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        for entry in BoardModel.keyHelp {
+            for word in entry.action.split(separator: " ") { #expect(words.contains(String(word)), "\(word) of \(entry.action)") }
+        }
     }
 }

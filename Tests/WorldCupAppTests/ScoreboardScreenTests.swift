@@ -66,44 +66,6 @@ struct ScoreboardRenderTests {
         #expect(drawingProblems(grid).isEmpty)
     }
 
-    @Test("Keys move the cursor over teams, never onto a header")
-    func navigation() throws {
-        let fixture = try ScreenFixture()
-        _ = fixture.render()
-        fixture.press(.character("j"), times: 5)
-        #expect(fixture.screen.selectedTeam?.teamName == "Australia")
-        fixture.press(.up)
-        #expect(fixture.screen.selectedTeam?.teamName == "Nigeria")
-        fixture.press(.character("k"), times: 10)
-        #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
-        fixture.press(.character("G"))
-        #expect(fixture.screen.selectedTeam?.teamName == "Uruguay")
-        fixture.press(.down)
-        #expect(fixture.screen.selectedTeam?.teamName == "Uruguay")
-        fixture.press(.character("g"))
-        #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
-        fixture.press(.pageDown)  // 21 table lines: 19 rows
-        #expect(fixture.screen.selectedTeam?.teamName == "Russia")
-        fixture.press(.control("b"))
-        #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
-        #expect(!fixture.screen.wantsToQuit)
-        fixture.press(.character("q"))
-        #expect(fixture.screen.wantsToQuit)
-    }
-
-    @Test("A terminal that is too small gets a message", arguments: [(30, 8), (39, 24), (80, 9), (10, 3), (1, 1), (0, 0)])
-    func tooSmall(width: Int, height: Int) throws {
-        let fixture = try ScreenFixture()
-        let frame = fixture.screen.render(width: width, height: height)
-        #expect(frame.caret == nil)
-        #expect(frame.grid.width == width && frame.grid.height == height)
-        if width >= 18, height >= 1 {
-            #expect(lines(frame.grid)[0].hasPrefix("Terminal too small"))
-        }
-        #expect(!frame.grid.text.contains("World Cup"))
-        #expect(drawingProblems(frame.grid).isEmpty)
-    }
-
     @Test("The smallest screen that works: 40×10")
     func smallest() throws {
         let fixture = try ScreenFixture()
@@ -329,9 +291,10 @@ struct ScoreboardExternalChangeTests {
     }
 }
 
-@Suite("TeamStore: delete and section jumps")
-struct DeleteAndSectionTests {
-    @Test("d asks y/N; y deletes the team, and the last team of a zone takes its section with it")
+@Suite("ScoreboardScreen: deleting")
+struct DeleteTests {
+    // The question and a "no" are BoardMovingTests.deleteQuestion, without a database.
+    @Test("y deletes the team, and the last team of a zone takes its section with it")
     func deleteWithConfirmation() throws {
         let fixture = try ScreenFixture()
         try fixture.scoreboard.add(name: "Atlantis", zone: "Oceania")
@@ -339,12 +302,8 @@ struct DeleteAndSectionTests {
         #expect(fixture.screen.controller.sections.map(\.name).contains("Oceania"))
         // Select Atlantis: Tab through the zones until the cursor is there.
         while fixture.screen.selectedTeam?.teamName != "Atlantis" { fixture.press(.tab) }
-        fixture.press(.character("d"))
-        #expect(fixture.render().text.contains("Delete Atlantis? y/N"))
-        fixture.press(.character("n"))
-        #expect(fixture.render().text.contains("Kept Atlantis."))
-        #expect(try fixture.scoreboard.team(named: "Atlantis") != nil)
         fixture.press(.delete)
+        #expect(fixture.render().text.contains("Delete Atlantis? y/N"))
         fixture.press(.character("y"))
         #expect(try fixture.scoreboard.team(named: "Atlantis") == nil)
         #expect(!fixture.screen.controller.sections.map(\.name).contains("Oceania"))
@@ -352,114 +311,6 @@ struct DeleteAndSectionTests {
         #expect(text.contains("Deleted Atlantis."))
         #expect(!text.contains(" Oceania"))
         #expect(fixture.screen.selectedTeam != nil, "the cursor lands on a neighbouring team")
-    }
-
-    @Test("Tab and Shift-Tab move between zones")
-    func sectionJumps() throws {
-        let fixture = try ScreenFixture()
-        #expect(fixture.screen.selectedTeam?.qualifyingZone == "Africa")
-        fixture.press(.tab)
-        #expect(fixture.screen.selectedTeam?.teamName == "Australia")
-        fixture.press(.tab)
-        #expect(fixture.screen.selectedTeam?.qualifyingZone == "Europe")
-        fixture.press(.down)
-        fixture.press(.backTab)
-        #expect(fixture.screen.selectedTeam?.teamName == "Belgium", "Shift-Tab first returns to the top of the zone")
-        fixture.press(.backTab)
-        #expect(fixture.screen.selectedTeam?.teamName == "Australia")
-        for _ in 0..<10 { fixture.press(.tab) }
-        #expect(fixture.screen.selectedTeam?.qualifyingZone == "South America")
-    }
-}
-
-@Suite("TeamStore: help")
-struct HelpTests {
-    @Test("? lists every key; any other key closes the help without acting")
-    func help() throws {
-        let fixture = try ScreenFixture()
-        fixture.press(.character("?"))
-        let text = fixture.render().text
-        #expect(text.contains("Keys"))
-        for entry in BoardModel.keyHelp {
-            #expect(text.contains(entry.keys), "help lists \(entry.keys)")
-        }
-        fixture.press(.enter)  // closes the help; does not tap
-        #expect(!fixture.render().text.contains("any key closes"))
-        #expect(try fixture.scoreboard.teams().allSatisfy { $0.wins == 0 })
-        #expect(!fixture.screen.wantsToQuit)
-    }
-
-    @Test("At 100 columns the help is framed, every line whole, and the table's text kept off it")
-    func framedAndWhole() throws {
-        let fixture = try ScreenFixture()
-        fixture.press(.character("?"))
-        let grid = fixture.render(width: 100, height: 30)
-        let text = lines(grid)
-        #expect(drawingProblems(grid).isEmpty)
-        let top = try #require(text.firstIndex { $0.contains("┌─ Keys ─") })
-        let bottom = try #require(text.firstIndex { $0.contains("└─ any key closes ─") })
-        #expect(!grid.text.contains("…"), "nothing is cut")
-        #expect(grid.text.contains("/                         filter by name; Enter keeps, Esc clears"))
-        let left = try #require(text[top].firstIndex(of: "┌")).utf16Offset(in: text[top])
-        for y in top...bottom {
-            #expect(text[y].contains("│") || y == top || y == bottom, "line \(y) is framed")
-        }
-        // A blank margin around the frame: the table's text never touches it.
-        for y in (top - 1)...(bottom + 1) {
-            let cells = (0..<grid.width).map { grid[$0, y].text }
-            #expect(cells[left - 1] == " ", "line \(y), left of the frame")
-        }
-        #expect(!text[top - 1].dropFirst(left - 1).contains("Wins"), "the line above the frame is cleared")
-    }
-
-    @Test("On a short terminal the help scrolls instead of cutting rows", arguments: [(80, 12), (60, 10)])
-    func scrollsWhenShort(width: Int, height: Int) throws {
-        let fixture = try ScreenFixture()
-        fixture.press(.character("?"))
-        var grid = fixture.render(width: width, height: height)
-        #expect(drawingProblems(grid).isEmpty)
-        #expect(grid.text.contains("move"))
-        #expect(!grid.text.contains("quit"))
-        #expect(grid.text.contains("↑↓ scroll"))
-        #expect(grid.text.contains("▼"))
-        fixture.press(.down)
-        grid = fixture.render(width: width, height: height)
-        #expect(!grid.text.contains(" move"))
-        #expect(grid.text.contains("▲"))
-        fixture.press(.end)
-        grid = fixture.render(width: width, height: height)
-        #expect(grid.text.contains("quit"))
-        #expect(!grid.text.contains("▼"))
-        fixture.press(.home)
-        #expect(fixture.render(width: width, height: height).text.contains("move"))
-        // Scrolling acted on the help only; another key closes it.
-        #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
-        fixture.press(.character("x"))
-        #expect(!fixture.screen.showsHelp)
-    }
-
-    @Test("On a narrow terminal the descriptions wrap at spaces rather than being cut")
-    func wrapsWhenNarrow() throws {
-        let fixture = try ScreenFixture()
-        fixture.press(.character("?"))
-        let grid = fixture.render(width: 44, height: 40)
-        #expect(drawingProblems(grid).isEmpty)
-        let box = lines(grid).filter { $0.contains("│") }
-        #expect(box.count > BoardModel.keyHelp.count, "some descriptions take two lines")
-        #expect(!box.joined().contains("…"))
-        let text = box.joined(separator: "\n").replacingOccurrences(of: "│", with: " ")
-        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        for entry in BoardModel.keyHelp {
-            for word in entry.action.split(separator: " ") { #expect(words.contains(String(word)), "\(word) of \(entry.action)") }
-        }
-    }
-
-    @Test("q in the help quits")
-    func quitFromHelp() throws {
-        let fixture = try ScreenFixture()
-        fixture.press(.character("?"))
-        fixture.press(.character("q"))
-        #expect(fixture.screen.wantsToQuit)
     }
 }
 

@@ -54,6 +54,84 @@ final class ScreenFixture {
     }
 }
 
+/// A board's data held in arrays: no database, no controller.
+struct ArrayData: BoardData {
+    var zones: [(name: String, teams: [Team])]
+
+    var tableSections: [TableSection] { zones.map { TableSection(title: $0.name, rowCount: $0.teams.count) } }
+    var sectionIndexTitles: [String] { zones.map { String($0.name.prefix(2)) } }
+    var teamCount: Int { zones.reduce(0) { $0 + $1.teams.count } }
+
+    func team(at position: TablePosition) -> Team? {
+        guard zones.indices.contains(position.section), zones[position.section].teams.indices.contains(position.row) else { return nil }
+        return zones[position.section].teams[position.row]
+    }
+
+    func id(at position: TablePosition) -> RecordID? { team(at: position)?.id }
+
+    func position(of id: RecordID) -> TablePosition? {
+        for (s, zone) in zones.enumerated() {
+            if let row = zone.teams.firstIndex(where: { $0.id == id }) { return TablePosition(section: s, row: row) }
+        }
+        return nil
+    }
+
+    func section(forIndexTitle title: String, at index: Int) -> Int { sectionIndexTitles.firstIndex(of: title) ?? index }
+
+    /// Two zones, three teams.
+    static let sample = ArrayData(zones: [
+        ("Africa", [Team(id: 1, teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag"),
+                    Team(id: 2, teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag")]),
+        ("Europe", [Team(id: 3, teamName: "Spain", qualifyingZone: "Europe", imageName: "spain-flag", wins: 2)]),
+    ])
+}
+
+extension ArrayData {
+    /// The 32 teams of the built-in seed (ids 1 to 32 in the seed's order), zones and names in
+    /// byte order, as the board shows them with no wins: what `ScreenFixture` shows at first,
+    /// without a database.
+    static let seeded: ArrayData = {
+        let teams = try! Seed.bundled().enumerated().map { index, seed in
+            Team(id: RecordID(index + 1), teamName: seed.teamName, qualifyingZone: seed.qualifyingZone, imageName: seed.imageName, wins: seed.wins)
+        }
+        let bytesBefore = { (a: String, b: String) in Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
+        let zones = Dictionary(grouping: teams, by: \.qualifyingZone).sorted { bytesBefore($0.key, $1.key) }
+        return ArrayData(zones: zones.map { zone, teams in (zone, teams.sorted { bytesBefore($0.teamName, $1.teamName) }) })
+    }()
+}
+
+/// The board without its runtime: the model, its data in arrays and the view, so keys, modes
+/// and drawing are tested without a database or a terminal. Time stands still at 0.
+struct PureBoard {
+    var model = BoardModel()
+    var data: ArrayData
+    let view = BoardView(theme: Theme(colors: nil), flagStyle: .badges)
+
+    /// The board of `data`, laid out on an 80×24 screen, the cursor on the first team.
+    init(_ data: ArrayData = .seeded) {
+        self.data = data
+        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        _ = model.update(.resized(width: 80, height: 24), data: data, now: 0)
+    }
+
+    /// Sends a key `times` times; returns the effects asked for, in order.
+    @discardableResult
+    mutating func press(_ key: Key, times: Int = 1) -> [BoardEffect] {
+        (0..<times).flatMap { _ in model.update(.key(key), data: data, now: 0) }
+    }
+
+    /// Lays the board out on a screen of this size and draws it.
+    mutating func render(width: Int = 80, height: Int = 24) -> (grid: Grid, caret: (x: Int, y: Int)?) {
+        _ = model.update(.resized(width: width, height: height), data: data, now: 0)
+        return view.render(model, data: data, now: 0)
+    }
+
+    /// The team under the cursor.
+    var selectedTeam: Team? {
+        model.table.cursor.flatMap { data.team(at: $0) }
+    }
+}
+
 /// The cells the section index takes at the right edge of a screen this wide: a blank, a
 /// title of two letters, a blank; none when the rows would keep fewer than 40 cells.
 func indexWidth(_ width: Int) -> Int {
