@@ -63,11 +63,11 @@ final class PostgresResultsStore: ResultsStore {
     private func snapshot(_ keys: PostgresKeyQuery, _ statements: PostgresKeyQuery.Statements, tracking: Bool,
                           _ connection: PostgresConnection) throws -> (SectionedIndex, ChangeLogCursor?) {
         try PostgresKeyQuery.running {
-            try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).wait()
+            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).wait()
             do {
                 let cursor = tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
                 let index = try keys.fetchIndex(connection, statements: statements, logger: logger)
-                try connection.query("COMMIT", logger: logger).wait()
+                _ = try connection.query("COMMIT", logger: logger).wait()
                 return (index, cursor)
             } catch {
                 _ = try? connection.query("ROLLBACK", logger: logger).wait()
