@@ -66,19 +66,10 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     var savedPosition: Int64?
     /// Whole records loaded so far, by id.
     var records: [RecordID: Record] = [:]
-    private var fetchedRequest: ResultsRequest<Record>?
+    /// The request of the last successful fetch (what a refetch repeats).
+    var fetchedRequest: ResultsRequest<Record>?
     /// What the next `processPendingChanges` must do first, after changes failed to apply.
     var recovery = Recovery()
-
-    /// How the controller catches up after changes could not be applied row by row.
-    struct Recovery {
-        /// The next `processPendingChanges` refetches first.
-        var needsRefetch = false
-        /// That refetch cannot know what changed and ends in a reset.
-        var needsReset = false
-        /// Rows commits touched that were never reported; the refetch reports them.
-        var unreportedIDs: Set<RecordID> = []
-    }
 
     /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
     public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
@@ -134,6 +125,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     func storeQuery(_ request: ResultsRequest<Record>) -> StoreQuery {
         StoreQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
     }
+
     // MARK: - Tracking
 
     /// Looks for commits of other connections now, without waiting for the poller, then
@@ -176,56 +168,6 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
                 }
             }
             throw error
-        }
-    }
-
-    /// Applies one commit row by row, or refetches when the commit removed rows it does not
-    /// name or split a section.
-    private func apply(_ commit: CommittedChange) throws {
-        let ids = commit.rows.map(\.id)
-        if let expected = commit.expectedCount {
-            // Rows REPLACE removed are named nowhere: a count that disagrees finds them.
-            let counted = commit.rows.reduce(result.index.count) { count, row in
-                count + (row.key != nil ? 1 : 0) - (result.index.contains(row.id) ? 1 : 0)
-            }
-            if counted != expected {
-                recovery.unreportedIDs.formUnion(ids)
-                try refetch()
-                return
-            }
-        }
-        do {
-            for id in ids { records[id] = nil }
-            deliver(try result.apply(commit.rows))
-            if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
-        } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
-            // The commit split a section; the result is as it was. A refetch says whether
-            // the database really is out of order (then the error stands) or not.
-            recovery.unreportedIDs.formUnion(ids)
-            try refetch()
-        }
-    }
-
-    /// The fallback when a commit cannot be applied row by row: fetches the whole result and
-    /// reports the rows whose place changed and the rows commits touched (whose other values
-    /// may have changed); or, when nothing is known of what changed, resets. Throws (and
-    /// tries again at the next call) when the fresh result is itself invalid, such as a
-    /// section out of order.
-    private func refetch() throws {
-        guard let request = fetchedRequest else { return }
-        recovery.needsRefetch = true
-        let (fresh, position) = try store.fetchAll(storeQuery(request))
-        records.removeAll()
-        if recovery.needsReset {
-            try result.replace(with: fresh)
-            recovery = Recovery()
-            if let position { appliedPosition = position }
-            deliverReset()
-        } else {
-            let batch = try result.catchUp(to: fresh, touched: recovery.unreportedIDs)
-            recovery = Recovery()
-            if let position { appliedPosition = max(appliedPosition ?? 0, position) }
-            deliver(batch)
         }
     }
 }
