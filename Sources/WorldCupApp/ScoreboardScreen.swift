@@ -227,7 +227,6 @@ public final class ScoreboardScreen {
     var isEditingFilter: Bool { model.isEditingFilter }
     var dialog: FormDialog? { model.dialog }
     var status: BoardModel.StatusMessage? { model.status }
-    var showsHelp: Bool { model.help != nil }
 }
 
 /// The board's data, read from the results controller.
