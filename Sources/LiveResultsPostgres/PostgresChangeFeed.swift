@@ -125,9 +125,11 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             connection.addListener(channel: self.channel) { [weak self] _, _ in
                 self?.requestRead(now: false)
             }
-            connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
             let listen = PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel))
             return connection.query(listen, logger: self.database.logger).map { _ in
+                // Only a connection that listens is watched: one that failed before is closed
+                // here, and the caller tries again.
+                connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
                 self.connection = connection
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
