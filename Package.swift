@@ -65,6 +65,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A throwaway PostgreSQL cluster in a temporary folder, and postgres:// URLs: for the
+        // tests' server (PostgresSupport) and `worldcup-bench --store postgres`.
+        .target(
+            name: "ThrowawayPostgres",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
         // The benchmarks: a library (tested) and a thin executable.
         .target(
             name: "WorldCupBench",
@@ -93,7 +99,7 @@ let package = Package(
         // A throwaway PostgreSQL server (or PG_TEST_URL) for the tests of LiveResultsPostgres.
         .target(
             name: "PostgresSupport",
-            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["ThrowawayPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/PostgresSupport"
         ),
         .testTarget(
