@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(
             name: "LiveResultsTests",
             dependencies: [
-                "LiveResults", "LiveResultsPostgres", "TestSupport", "PostgresSupport",
+                "LiveResults", "LiveResultsPostgres", "TestSupport", "PostgresSupport", "ThrowawayPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -153,7 +153,7 @@ public final class ThrowawayPostgres: Sendable {
     /// leaves running inherits what Process watches to learn that its child ended, so
     /// `waitUntilExit()` would never return.
     @discardableResult
-    private static func run(_ program: String, _ arguments: [String], in folder: URL) throws -> String {
+    static func run(_ program: String, _ arguments: [String], in folder: URL) throws -> String {
         let path = "\(binaries)/\(program)"
         // env -C: run in the folder, which the user postgres can enter.
         let argv = ["/usr/bin/env", "-C", folder.path] + (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] : [path]) + arguments

@@ -5,6 +5,7 @@ import LiveResultsPostgres
 import PostgresNIO
 import PostgresSupport
 import Testing
+import ThrowawayPostgres
 
 /// The controller when its connections die in the middle of writes: it makes them again,
 /// catches up from its cursor (or, when the log was pruned past it, by comparing a fresh
@@ -80,5 +81,35 @@ import Testing
             throw error
         }
         await database.close()
+    }
+
+    @Test func theServerRestartedAsAfterACrashInTheMiddleOfWrites() async throws {
+        // A cluster of its own: restarting the shared one would cut the other tests.
+        let cluster = try ThrowawayPostgres.start()
+        defer { cluster.stop() }
+        let database = try await PostgresItems(configuration: cluster.configuration(), retaining: 50)
+        let ids = try await database.insert((0..<9).map { Item(name: "team \($0)", zone: ["A", "B", "C"][$0 % 3], score: $0 % 4) })
+        let recorder = Recorder()
+        let controller = database.controller(recorder: recorder)
+        nonisolated(unsafe) var layouts: [[Layout]] = []
+        recorder.onDidChange = { layouts.append($0.layout) }
+        try controller.performFetch()
+        var held = controller.layout
+
+        try await tap(database, ids, rounds: 2)
+        try cluster.restart(immediate: true)
+        // The writer's connection died with the server: a new one writes on.
+        let writer = try await TestServer.connect(cluster.configuration())
+        for id in ids { try await writer.query("UPDATE item SET score = score + 2 WHERE id = \(id)", logger: TestServer.logger) }
+        var rows: [Int64: Item] = [:]
+        for try await (id, name, zone, score) in try await writer.query("SELECT id, name, zone, score FROM item", logger: TestServer.logger)
+            .decode((Int64, String?, String?, Int32).self) {
+            rows[id] = Item(id: id, name: name, zone: zone, score: Int(score))
+        }
+        let expected = expectedLayout(rows)
+        #expect(try await converge(controller, recorder, from: &held, to: expected, layouts: { layouts }, clear: { layouts.removeAll() }))
+        try? await writer.close()
+        try? await database.writer.close()
+        database.database.close()
     }
 }

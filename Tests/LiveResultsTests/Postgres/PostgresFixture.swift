@@ -17,8 +17,14 @@ final class PostgresItems: @unchecked Sendable { // Used from one test at a time
         CREATE TABLE item (id bigserial PRIMARY KEY, name text, zone text, score int4, flag int4, code text UNIQUE)
         """
 
-    init(retaining: Int = PostgresChangeLog.defaultRetained) async throws {
-        (configuration, drop) = try await TestServer.freshDatabase()
+    /// A fresh database of the shared test server, or the database `configuration` names
+    /// (left as it is at the end).
+    init(configuration given: PostgresConnection.Configuration? = nil, retaining: Int = PostgresChangeLog.defaultRetained) async throws {
+        if let given {
+            (configuration, drop) = (given, {})
+        } else {
+            (configuration, drop) = try await TestServer.freshDatabase()
+        }
         database = PostgresReader(configuration: configuration)
         writer = try await TestServer.connect(configuration)
         try await run(Self.createTable)
