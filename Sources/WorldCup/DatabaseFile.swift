@@ -75,72 +75,6 @@ public enum DatabaseFile {
         return nil
     }
 
-    /// The first bytes of every SQLite 3 database file.
-    private static let sqliteHeader = Array("SQLite format 3\0".utf8)
-
-    /// Checks an existing database file without writing to it: it must be a SQLite database
-    /// that passes `PRAGMA quick_check` and holds either nothing or the World Cup tables.
-    /// A missing or empty file passes: SQLite makes a new database of it.
-    static func inspect(_ url: URL) throws {
-        let path = url.path
-        let shown = WorldCupError.quotable(path)
-        let hint = "so it was left untouched (worldcup reset replaces it)"
-        if FileManager.default.fileExists(atPath: path), access(path, R_OK | W_OK) != 0 {
-            throw WorldCupError("Cannot open the database \(shown) for reading and writing: \(WorldCupError.phrase(errno: errno)).")
-        }
-        guard let header = try firstBytes(of: path, count: sqliteHeader.count), !header.isEmpty else { return }
-        guard header == sqliteHeader else { throw WorldCupError("The file \(shown) is not a SQLite database, \(hint).") }
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(10)
-        // Opening a WAL database makes its -wal and -shm files; a refused file keeps no new litter.
-        let sideFiles = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
-        do {
-            let probe = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? probe.close() }
-            try probe.read { db in
-                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
-                guard check == ["ok"] else { throw WorldCupError("The database \(shown) is damaged (its quick check failed), \(hint).") }
-                guard try isOurs(db) else {
-                    throw WorldCupError("The file \(shown) is a SQLite database of some other program, \(hint).")
-                }
-            }
-        } catch {
-            sideFiles.forEach { try? FileManager.default.removeItem(atPath: $0) }
-            if let error = error as? DatabaseError { throw describe(error, path: path) }
-            throw error
-        }
-    }
-
-    /// Whether a database is empty or ours: its tables came from our migrations. (Another
-    /// process may be migrating it right now, so the test is on applied migrations, not tables.)
-    private static func isOurs(_ db: Database) throws -> Bool {
-        let tables = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-        guard !tables.isEmpty else { return true }
-        guard tables.contains("grdb_migrations") else { return false }
-        let applied = try Set(String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
-        return applied.isEmpty || !applied.isDisjoint(with: Schema.migrator.migrations)
-    }
-
-    /// Up to `count` bytes from the start of a file, or nil if it does not exist.
-    private static func firstBytes(of path: String, count: Int) throws -> [UInt8]? {
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else {
-            if errno == ENOENT { return nil }
-            throw WorldCupError("Cannot read the database \(WorldCupError.quotable(path)): \(WorldCupError.phrase(errno: errno)).")
-        }
-        defer { close(file) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress! + filled, count - filled) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { break }
-            filled += got
-        }
-        return Array(bytes[..<filled])
-    }
-
     /// Brings the schema up to date.
     static func migrate(_ database: DatabasePool) throws {
         do {
@@ -182,6 +116,38 @@ public enum DatabaseFile {
             return try body()
         } catch let error as DatabaseError {
             throw describe(error, path: nil)
+        } catch let error as RowDecodingError {
+            throw damage(in: error) ?? error
+        }
+    }
+
+    /// The sentence for a damaged database file, with SQLite's reason.
+    private static func damaged(file: String, reason: String) -> WorldCupError {
+        .damage("The database\(file) is damaged (\(WorldCupError.quotable(reason))), \(untouched).")
+    }
+
+    /// SQLite's sentences for SQLITE_CORRUPT and SQLITE_NOTADB, as `LiveResultsError`
+    /// passes them on (it keeps SQLite's message but not its result code).
+    private static let damageMessages = ["database disk image is malformed", "file is not a database", "malformed database schema"]
+
+    /// The one sentence for `error` if it says that the database file is damaged, wherever
+    /// it came from: SQLite (SQLITE_CORRUPT, SQLITE_NOTADB), the results controller (which
+    /// passes SQLite's message on), or a check. Nil for every other error.
+    public static func damage(in error: any Error, path: String? = nil) -> WorldCupError? {
+        switch error {
+        case let error as WorldCupError:
+            return error.isDamage ? error : nil
+        case let error as DatabaseError:
+            let described = describe(error, path: path)
+            return described.isDamage ? described : nil
+        case is RowDecodingError:
+            // Every column of ours that is read as a value is NOT NULL and typed: a row that does
+            // not decode was damaged in a way SQLite's page checks did not notice.
+            return damaged(file: path.map { " " + WorldCupError.quotable($0) } ?? "", reason: "a row holds a value its table cannot hold")
+        default:
+            let text = "\(error)"
+            guard let message = damageMessages.first(where: { text.contains($0) }) else { return nil }
+            return damaged(file: path.map { " " + WorldCupError.quotable($0) } ?? "", reason: message)
         }
     }
 
@@ -189,7 +155,7 @@ public enum DatabaseFile {
         let file = path.map { " " + WorldCupError.quotable($0) } ?? ""
         switch error.resultCode {
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            return WorldCupError("The database\(file) is damaged (\(error.message ?? "corrupt")), so it was left untouched (worldcup reset replaces it).")
+            return damaged(file: file, reason: error.message ?? "corrupt")
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY:
             return WorldCupError("Cannot open the database\(file) for writing: check that the location exists and is writable.")
         case .SQLITE_BUSY, .SQLITE_LOCKED:

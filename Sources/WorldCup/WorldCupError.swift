@@ -3,9 +3,20 @@ import Foundation
 /// A failure a person can act on, described in one sentence.
 public struct WorldCupError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String
+    /// Whether the sentence says that the database file is damaged: SQLite reported it
+    /// (SQLITE_CORRUPT, SQLITE_NOTADB) or a check found it. A program showing the board
+    /// ends on such an error instead of showing it and going on.
+    public var isDamage = false
 
     public init(_ description: String) {
         self.description = description
+    }
+
+    /// The error for a damaged database file.
+    static func damage(_ description: String) -> WorldCupError {
+        var error = WorldCupError(description)
+        error.isDamage = true
+        return error
     }
 
     /// Text from outside (a name, a path) made safe to quote in a message: characters a

@@ -153,6 +153,24 @@ struct BadInputTests {
             try bytes.write(to: url)
             return [url.path]
         },
+        Case(label: "its last page missing", mentions: ["damaged", "shorter than its header says", "worldcup reset"]) { folder in
+            let url = try seededDatabase("WorldCup.sqlite", in: folder)
+            let bytes = try Data(contentsOf: url)
+            try bytes.prefix(bytes.count - 4096).write(to: url)
+            return [url.path]
+        },
+        Case(label: "nothing but the header", mentions: ["damaged", "cut short", "worldcup reset"]) { folder in
+            let url = try seededDatabase("WorldCup.sqlite", in: folder)
+            try Data(contentsOf: url).prefix(100).write(to: url)
+            return [url.path]
+        },
+        Case(label: "an impossible page size in the header", mentions: ["damaged", "page size", "worldcup reset"]) { folder in
+            let url = try seededDatabase("WorldCup.sqlite", in: folder)
+            var bytes = try Data(contentsOf: url)
+            bytes.replaceSubrange(16..<18, with: [0x10, 0x01])
+            try bytes.write(to: url)
+            return [url.path]
+        },
         Case(label: "a SQLite database of another program", mentions: ["other program"]) { folder in
             let url = folder.file("notes.sqlite")
             let queue = try DatabaseQueue(path: url.path)
