@@ -110,7 +110,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "TestSupport"]),
+        // GRDB: to damage a file under a running scoreboard.
+        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // kill -9, concurrent writers and bad input, through the built binaries.
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup"], path: "Tests/Helpers/TapLoop"),
         .testTarget(

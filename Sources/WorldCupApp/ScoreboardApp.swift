@@ -11,6 +11,9 @@ public enum ScoreboardApp {
     /// on every path out.
     /// - Returns: the exit status: 0 after quitting, 128 plus the signal's number after
     ///   SIGINT (Ctrl-C), SIGTERM or SIGHUP, as shells report a program a signal ended.
+    /// - Throws: one sentence when the database file turns out to be damaged (SQLite reports
+    ///   SQLITE_CORRUPT or SQLITE_NOTADB) at any moment: the terminal is restored first, and
+    ///   the frame being drawn when it happened is never shown.
     public static func run(scoreboard: TeamStore, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
         let session = try TerminalSession(color: color)
         defer { session.end() }
@@ -32,6 +35,7 @@ public enum ScoreboardApp {
             if needsFrame {
                 let size = session.size
                 let frame = screen.render(width: size.width, height: size.height)
+                if screen.damage != nil { break }
                 session.present(frame.grid, caret: frame.caret)
                 lastFrame = now
                 needsFrame = false
@@ -71,6 +75,7 @@ public enum ScoreboardApp {
             if let deadline = screen.nextDeadline, deadline <= now { needsFrame = true }
             screen.tick()
         }
+        if let damage = screen.damage { throw damage }
         return status
     }
 }

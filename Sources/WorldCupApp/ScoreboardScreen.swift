@@ -30,6 +30,15 @@ public final class ScoreboardScreen {
     private var batchesShown = 0
     /// A fetch for the filter, held back while a run of keys only edits the filter's text.
     private var pendingRefetch: BoardEffect?
+    /// Errors met while reading teams for drawing, which the board's data cannot throw.
+    private let readFailures = ReadFailures()
+    /// The database file turned out to be damaged: the program must end and say so (this
+    /// sentence) instead of going on with a board it cannot trust. Set once; `wantsToQuit`
+    /// is then true.
+    public private(set) var damage: WorldCupError?
+
+    /// The board's data, read from the controller.
+    private var data: ControllerData { ControllerData(controller: controller, failures: readFailures) }
 
     /// Fetches the teams and starts following changes.
     /// - Parameters:
@@ -60,7 +69,11 @@ public final class ScoreboardScreen {
                 send(.reset(selection: selectionBeforeChanges))
             }
         }
-        try controller.performFetch()
+        do {
+            try controller.performFetch()
+        } catch {
+            throw DatabaseFile.damage(in: error, path: scoreboard.database.path) ?? error
+        }
         send(.refetched(wanted: nil))
     }
 
@@ -91,8 +104,28 @@ public final class ScoreboardScreen {
 
     /// Feeds one event to the model and performs the effects it asks for.
     private func send(_ event: BoardEvent) {
-        let data = ControllerData(controller: controller)
+        let data = self.data
         for effect in model.update(event, data: data, now: clock()) { perform(effect) }
+        checkReads()
+    }
+
+    /// Shows an error in the status line, or, when it says that the database file is
+    /// damaged, ends the program with it (`damage`).
+    private func report(_ error: any Error, as event: (String) -> BoardEvent = BoardEvent.failed) {
+        guard damage == nil else { return }
+        if let damage = DatabaseFile.damage(in: error, path: scoreboard.database.path) {
+            self.damage = damage
+            model.wantsToQuit = true
+        } else {
+            send(event("\(error)"))
+        }
+    }
+
+    /// Ends the program if reading teams for drawing met damage. (Other reading errors, such
+    /// as a team another program deleted a moment ago, leave a blank row until the change
+    /// arrives, as before.)
+    private func checkReads() {
+        if let error = readFailures.take(), DatabaseFile.damage(in: error) != nil { report(error) }
     }
 
     /// Performs one effect; its outcome goes back to the model as an event.
@@ -106,7 +139,7 @@ public final class ScoreboardScreen {
                 processChanges()
                 send(.added(team))
             } catch {
-                send(.addRefused("\(error)"))
+                report(error, as: BoardEvent.addRefused)
             }
         case let .delete(id, name):
             outcome {
@@ -125,7 +158,7 @@ public final class ScoreboardScreen {
                 try controller.performFetch()
                 send(.refetched(wanted: wanted))
             } catch {
-                send(.failed("\(error)"))
+                report(error)
             }
         }
     }
@@ -137,7 +170,7 @@ public final class ScoreboardScreen {
             processChanges()
             send(event)
         } catch {
-            send(.failed("\(error)"))
+            report(error)
         }
     }
 
@@ -145,11 +178,11 @@ public final class ScoreboardScreen {
 
     /// Shows the changes committed since the last call, as moves, inserts and flashes.
     public func processChanges() {
-        selectionBeforeChanges = model.selectedID(ControllerData(controller: controller))
+        selectionBeforeChanges = model.selectedID(data)
         do {
             try controller.processPendingChanges()
         } catch {
-            send(.failed("\(error)"))
+            report(error)
         }
     }
 
@@ -172,7 +205,7 @@ public final class ScoreboardScreen {
             let editsFilter = model.editsFilterText(key)
             // Any other key must see the filtered table first.
             if !editsFilter { performPendingRefetch() }
-            let data = ControllerData(controller: controller)
+            let data = self.data
             for effect in model.update(.key(key), data: data, now: clock()) {
                 if editsFilter, case .refetch = effect { pendingRefetch = effect } else { perform(effect) }
             }
@@ -212,14 +245,17 @@ public final class ScoreboardScreen {
     /// Draws the whole screen. Returns the grid and where the text caret belongs (nil: hidden).
     public func render(width: Int, height: Int) -> (grid: Grid, caret: (x: Int, y: Int)?) {
         send(.resized(width: width, height: height))
-        return view.render(model, data: ControllerData(controller: controller), now: clock())
+        let frame = view.render(model, data: data, now: clock())
+        checkReads()
+        return frame
     }
 
     // MARK: - Reading the board (for the app and its tests)
 
     /// The team under the cursor.
     public var selectedTeam: Team? {
-        model.table.cursor.flatMap { ControllerData(controller: controller).team(at: $0) }
+        defer { checkReads() }
+        return model.table.cursor.flatMap { data.team(at: $0) }
     }
 
     var table: TableView { model.table }
@@ -232,6 +268,8 @@ public final class ScoreboardScreen {
 /// The board's data, read from the results controller.
 struct ControllerData: BoardData {
     let controller: ResultsController<Team>
+    /// Where reading errors go (drawing cannot throw); nil: nowhere.
+    var failures: ReadFailures?
 
     var tableSections: [TableSection] { ResultsTableBinding<Team>.tableSections(of: controller) }
     var sectionIndexTitles: [String] { controller.sectionIndexTitles }
@@ -248,7 +286,13 @@ struct ControllerData: BoardData {
     }
 
     func team(at position: TablePosition) -> Team? {
-        contains(position) ? try? controller.object(at: IndexPath(row: position.row, section: position.section)) : nil
+        guard contains(position) else { return nil }
+        do {
+            return try controller.object(at: IndexPath(row: position.row, section: position.section))
+        } catch {
+            failures?.record(error)
+            return nil
+        }
     }
 
     func position(of id: RecordID) -> TablePosition? {
@@ -257,5 +301,21 @@ struct ControllerData: BoardData {
 
     func section(forIndexTitle title: String, at index: Int) -> Int {
         controller.section(forSectionIndexTitle: title, at: index)
+    }
+}
+
+/// The first error met while reading teams where no error can be thrown (drawing), kept for
+/// the screen to report after the frame. A class: the board's data is a value, copied freely.
+final class ReadFailures {
+    private var first: (any Error)?
+
+    func record(_ error: any Error) {
+        if first == nil { first = error }
+    }
+
+    /// The first error recorded since the last call, if any.
+    func take() -> (any Error)? {
+        defer { first = nil }
+        return first
     }
 }
