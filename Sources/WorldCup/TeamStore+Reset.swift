@@ -5,7 +5,8 @@ extension TeamStore {
     /// Replaces the database at `url`, whatever it holds (even a damaged file or one that is
     /// not a database), with a fresh one seeded from `seedURL`. Returns the number of teams.
     ///
-    /// The new database is built and closed beside the old one, then renamed over it, so an
+    /// The new database is built, closed and checked in full (`PRAGMA quick_check`) beside
+    /// the old one, then renamed over it, so an
     /// interruption leaves either the old file or the new one, never a mix. The old file's
     /// -wal, -shm and -journal files are removed first: SQLite would otherwise replay them
     /// into the new file. Close other scoreboards on the same file before resetting it.
@@ -37,6 +38,8 @@ extension TeamStore {
             guard walSize == 0 else {
                 throw WorldCupError("The new database \(WorldCupError.quotable(fresh.path)) could not be closed cleanly, so the old one was kept.")
             }
+            // The whole new file is read once before it replaces anything (it is small).
+            try DatabaseFile.inspect(fresh, thorough: true)
             unlink(fresh.path + "-wal")
             unlink(fresh.path + "-shm")
             for suffix in ["-wal", "-shm", "-journal"] where unlink(url.path + suffix) != 0 && errno != ENOENT {

@@ -7,7 +7,7 @@ extension WorldCupCommand {
     struct Reset: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replace the database with a freshly seeded one, losing every tap and secret team.",
-            discussion: "Asks y/N first; without a terminal to ask on, it needs --yes. Works on a damaged file or one that is not a database too.")
+            discussion: "Asks y/N first, after checking the old file in full and saying what it holds (or that it is damaged); without a terminal to ask on, it needs --yes. Works on a damaged file or one that is not a database too.")
 
         @OptionGroup var store: StoreOptions
 
@@ -18,17 +18,18 @@ extension WorldCupCommand {
             let databaseURL = store.databaseURL
             let teams = try store.seedTeams()
             if !yes {
-                try confirm(path: WorldCupError.quotable(databaseURL.path))
+                try confirm(path: WorldCupError.quotable(databaseURL.path), condition: FileManager.default.fileExists(atPath: databaseURL.path) ? TeamStore.condition(ofDatabaseAt: databaseURL) : nil)
             }
             let count = try TeamStore.reset(databaseURL: databaseURL, seed: teams)
             print("Reset \(databaseURL.path) to the \(count) teams of the seed.")
         }
 
-        /// Asks on the terminal; throws unless the answer is yes.
-        private func confirm(path: String) throws {
+        /// Asks on the terminal, after `condition` (what the file holds); throws unless the answer is yes.
+        private func confirm(path: String, condition: @autoclosure () -> String?) throws {
             guard isatty(STDIN_FILENO) == 1 else {
                 throw WorldCupError("Reset asks before it replaces \(path), and there is no terminal to ask on; pass --yes to reset without asking.")
             }
+            if let condition = condition() { FileHandle.standardError.write(Data((condition + "\n").utf8)) }
             FileHandle.standardError.write(Data("Replace \(path) with a fresh copy of the seed, losing every tap and secret team? [y/N] ".utf8))
             let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
             guard answer == "y" || answer == "yes" else { throw WorldCupError("Nothing was reset.") }

@@ -19,7 +19,7 @@ struct WorldCupCommand: ParsableCommand {
             unless --database says otherwise; every open scoreboard shows changes made by the \
             others and by these commands at once.
             """,
-        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self],
+        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
     )
 }

@@ -89,6 +89,22 @@ struct ResetTests {
         #expect(try Self.teams(url)["Brazil"] == 1)
     }
 
+    @Test("Before asking, it checks the old file in full and says what it holds, or that it is damaged")
+    func saysWhatItReplaces() throws {
+        let folder = try TemporaryFolder(prefix: "DurabilityTests")
+        defer { folder.remove() }
+        let url = folder.file("WorldCup.sqlite")
+        #expect(try Executable.run(["tap", "Brazil", "--database", url.path]).status == 0)
+        let sound = try Self.runOnTerminal(["reset", "--database", url.path], answer: "n\n")
+        #expect(sound.err.hasPrefix("The database \(url.path) passed its check and holds 32 teams.\nReplace "), "\(sound.err)")
+        // Damage only the full check finds: the prompt says so, without the hint about reset.
+        try CheckTests.scribble(on: CheckTests.rootPage(of: "sqlite_autoindex_team_1", in: url), in: url)
+        let before = folder.snapshot()
+        let damaged = try Self.runOnTerminal(["reset", "--database", url.path], answer: "n\n")
+        #expect(damaged.err.hasPrefix("The database \(url.path) is damaged (its quick check failed).\nReplace "), "\(damaged.err)")
+        #expect(folder.snapshot() == before)
+    }
+
     @Test("Reset after kill -9 ignores the old -wal: the new file is whole and fresh")
     func resetAfterCrash() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
