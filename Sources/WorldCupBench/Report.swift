@@ -27,6 +27,8 @@ enum Report {
             ("peer_p50_us", result.map { format($0.peerP50, decimals: 1) }),
             ("speedup", result.map { format($0.speedup, decimals: 1) }),
             ("fetch_cold_ms", result.map { format($0.fetchColdMs, decimals: 1) }),
+            ("bare_select_ms", result.map { format($0.bareSelectMs, decimals: 1) }),
+            ("cold_vs_bare", result.map { format($0.bareSelectMs > 0 ? $0.fetchColdMs / $0.bareSelectMs : 0, decimals: 2) }),
             ("fetch_cached_ms", result?.fetchCachedMs.map { format($0, decimals: 1) }),
             ("rss_mb", result.map { format($0.rssMB, decimals: 1) }),
             ("cross_process_p50_ms", result.map { format($0.crossProcessP50Ms, decimals: 2) }),

@@ -9,6 +9,8 @@ struct SizeResult {
     var peerP50: Double
     var speedup: Double
     var fetchColdMs: Double
+    /// The bare `SELECT id … ORDER BY` of the board's order, on the same database (`BareSelect`).
+    var bareSelectMs: Double
     var fetchCachedMs: Double?
     var rssMB: Double
     /// From a tap's commit in this process to the batch delivered in another process, in ms.
@@ -45,9 +47,12 @@ struct SizeBenchmark {
         let scoreboard = try BenchDatabase.build(rows: rows, at: databaseURL, seed: seed)
         Progress.say("\(label) built in \(Report.format(Monotonic.milliseconds(from: buildStart, to: Monotonic.now()) / 1000, decimals: 2)) s")
 
+        let bareTimes = try BareSelect.times(scoreboard: scoreboard, rows: rows, runs: Self.fetchRuns)
+        let bareSelect = Percentiles(bareTimes).median ?? 0
+        Progress.say("\(label) bare SELECT id … ORDER BY: \(bareTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(bareSelect, decimals: 1)) ms")
         let fetchTimes = try ControllerContender.fetchTimes(scoreboard: scoreboard, rows: rows, runs: Self.fetchRuns)
         let fetchCold = Percentiles(fetchTimes).median ?? 0
-        Progress.say("\(label) performFetch cold: \(fetchTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(fetchCold, decimals: 1)) ms")
+        Progress.say("\(label) performFetch cold: \(fetchTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(fetchCold, decimals: 1)) ms, \(Report.format(fetchCold / max(bareSelect, 0.001), decimals: 2))× the bare select")
         let cachedTimes = try ControllerContender.fetchTimes(scoreboard: scoreboard, rows: rows, runs: Self.fetchRuns, cacheDirectory: folder.appendingPathComponent("cache"))
         let fetchCached = Percentiles(cachedTimes).median ?? 0
         Progress.say("\(label) performFetch with a valid section cache: \(cachedTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(fetchCached, decimals: 1)) ms")
@@ -88,6 +93,7 @@ struct SizeBenchmark {
                 peerP50: peerP50,
                 speedup: oursP50 > 0 ? peerP50 / oursP50 : 0,
                 fetchColdMs: fetchCold,
+                bareSelectMs: bareSelect,
                 fetchCachedMs: fetchCached,
                 rssMB: rssMB,
                 crossProcessP50Ms: cross.median ?? 0,
