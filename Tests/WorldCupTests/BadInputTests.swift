@@ -71,7 +71,7 @@ struct SeedEdgeTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let over = folder.file("over.json")
-        FileManager.default.createFile(atPath: over.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: over.path, contents: nil)
         let handle = try FileHandle(forWritingTo: over)
         try handle.truncate(atOffset: UInt64(Seed.maximumFileSize + 1))
         try handle.close()
@@ -295,7 +295,7 @@ struct DatabaseFileTests {
     func emptyFile() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        FileManager.default.createFile(atPath: folder.database.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.database.path, contents: nil)
         #expect(try seededScoreboard(folder).teamCount() == 32)
     }
 }

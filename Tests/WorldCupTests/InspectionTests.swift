@@ -12,7 +12,7 @@ import TestSupport
 struct InspectionTests {
     /// A seeded database closed cleanly: everything in the file, no -wal.
     static func cleanDatabase(in folder: TemporaryFolder) throws -> URL {
-        do { _ = try TeamStore(databaseURL: folder.database, seedURL: Paths.seed) }
+        do { _ = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed) }
         #expect(!FileManager.default.fileExists(atPath: folder.database.path + "-wal"))
         return folder.database
     }
@@ -156,7 +156,7 @@ struct InspectionTests {
         let error = worldCupError { _ = try TeamStore.check(databaseURL: folder.database) }
         #expect(error?.description.contains("There is no database") == true)
         #expect(!FileManager.default.fileExists(atPath: folder.database.path))
-        FileManager.default.createFile(atPath: folder.database.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.database.path, contents: nil)
         #expect(try TeamStore.check(databaseURL: folder.database).isNew)
     }
 }
