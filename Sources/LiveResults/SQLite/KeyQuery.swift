@@ -20,8 +20,17 @@ struct KeyQuery: Sendable {
 
     private var selection: String {
         var columns = ["rowid"] + sortDescriptors.map { $0.column.quotedDatabaseIdentifier }
-        if let sectionColumn { columns.append(sectionColumn.quotedDatabaseIdentifier) }
+        if let sectionColumn, sectionIndex == CInt(columns.count) { columns.append(sectionColumn.quotedDatabaseIdentifier) }
         return "SELECT " + columns.joined(separator: ", ") + " FROM " + tableName.quotedDatabaseIdentifier
+    }
+
+    /// Where a row of `selection` holds the section value: the first sort column when it is
+    /// the section column (as on the board: read once), or a column of its own after the sort
+    /// columns; nil without sections.
+    private var sectionIndex: CInt? {
+        guard let sectionColumn else { return nil }
+        if let first = sortDescriptors.first, first.column.lowercased() == sectionColumn.lowercased() { return 1 }
+        return CInt(sortDescriptors.count + 1)
     }
 
     private var filter: SQL {
@@ -39,7 +48,7 @@ struct KeyQuery: Sendable {
         var sort: [DatabaseValue] = []
         sort.reserveCapacity(count)
         for i in 0..<count { sort.append(DatabaseValue(sqliteStatement: row, index: CInt(i + 1))) }
-        let section: DatabaseValue = sectionColumn == nil ? .null : DatabaseValue(sqliteStatement: row, index: CInt(count + 1))
+        let section: DatabaseValue = sectionIndex.map { index in index == 1 ? sort[0] : DatabaseValue(sqliteStatement: row, index: index) } ?? .null
         return (sqlite3_column_int64(row, 0), RowKey(section: section, sort: sort))
     }
 
@@ -122,7 +131,7 @@ struct KeyQuery: Sendable {
     func fetchIndex(_ db: Database, sectionName: (DatabaseValue) -> String) throws -> SectionedIndex {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil)
         index.reserveCapacity(try fetchCount(db))
-        let sectionOffset = CInt(sortDescriptors.count + 1)
+        let sectionOffset = sectionIndex ?? 0
         var previousSection: DatabaseValue?
         try forEachRow(db, statement(db, SQL(sql: selection) + filter + SQL(sql: ordering))) { row in
             let id = sqlite3_column_int64(row, 0)
