@@ -1,17 +1,28 @@
 import ArgumentParser
 import Foundation
 import GRDB
+import PostgresNIO
+import ThrowawayPostgres
 
 /// `worldcup-bench`: measures the results controller against the refetch-and-diff a GRDB
 /// user would write instead, on generated scoreboards of 1,000, 100,000 and 1,000,000 teams,
-/// and the real `worldcup` app in a pseudo-terminal at 32 and 1,000,000 teams.
+/// and the real `worldcup` app in a pseudo-terminal at 32 and 1,000,000 teams. With
+/// `--store postgres`, the controller part runs on PostgreSQL instead (a throwaway server of
+/// its own, or `--postgres-url`), against LISTEN + refetch + diff; the terminal part, which
+/// runs the app on SQLite, is skipped.
 public struct BenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
-        usage: "worldcup-bench [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>]",
+        usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>]",
         subcommands: [RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self]
     )
+
+    @Option(help: ArgumentHelp("Where the scoreboard lives: sqlite (default) or postgres (a throwaway server, or --postgres-url).", valueName: "store"))
+    var store: BenchStore = .sqlite
+
+    @Option(name: .customLong("postgres-url"), help: ArgumentHelp("With --store postgres, the server to use instead of a throwaway one: postgres://user:password@host:port/database or postgres://user@/database?host=/socket/dir. The user must be allowed to create databases: each size gets one, dropped afterwards.", valueName: "url"))
+    var postgresURL: String?
 
     @Option(help: ArgumentHelp("Run one size only: this many teams (default: 1000, 100000 and 1000000; in the terminal, 32 and 1000000).", valueName: "n"))
     var rows: Int?
@@ -55,10 +66,25 @@ public struct BenchCommand: ParsableCommand {
         if noTerminal, terminalOnly { throw ValidationError("--no-terminal and --terminal-only exclude each other.") }
         if terminalKeys < 1 { throw ValidationError("--terminal-keys must be at least 1.") }
         if terminalLaunches < 1 { throw ValidationError("--terminal-launches must be at least 1.") }
+        if let postgresURL {
+            guard store == .postgres else { throw ValidationError("--postgres-url needs --store postgres.") }
+            guard PostgresURL(string: postgresURL) != nil else {
+                throw ValidationError("--postgres-url must be a postgres:// or postgresql:// URL, such as postgres://user@localhost:5432/database.")
+            }
+        }
+        if store == .postgres, terminalOnly {
+            throw ValidationError("--terminal-only measures the app, which reads SQLite: it cannot go with --store postgres.")
+        }
     }
 
     public func run() throws {
         let sizes = terminalOnly ? [] : rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
+        if store == .postgres {
+            if !noTerminal { Progress.say("The terminal measurement runs the app on SQLite: skipped with --store postgres.") }
+            let reports = try BenchError.readable { try runPostgres(sizes: sizes) }
+            print(json ? Report.json(reports) : Report.table(reports))
+            return
+        }
         let terminalSizes = noTerminal ? [] : rows.map { [$0] } ?? [32, 1_000_000]
         let reports = try BenchError.readable {
             let app = try terminalApp(needed: !terminalSizes.isEmpty)
@@ -90,6 +116,33 @@ public struct BenchCommand: ParsableCommand {
         print(json ? Report.json(reports) : Report.table(reports))
     }
 
+    /// The controller part on PostgreSQL: on `--postgres-url`'s server, or on a throwaway one
+    /// started here and stopped at the end.
+    private func runPostgres(sizes: [Int]) throws -> [SizeReport] {
+        var cluster: ThrowawayPostgres?
+        defer { cluster?.stop() }
+        let server: PostgresURL
+        if let postgresURL, let url = PostgresURL(string: postgresURL) {
+            server = url
+        } else {
+            Progress.say("Starting a throwaway PostgreSQL server…")
+            let started = try ThrowawayPostgres.start(maxConnections: 50)
+            cluster = started
+            server = PostgresURL(user: "postgres", socketDirectory: started.socketDirectory, database: "postgres")
+            Progress.say("PostgreSQL server: initdb \(Report.format(started.initSeconds, decimals: 2)) s, start \(Report.format(started.startSeconds, decimals: 2)) s, in \(started.folder.path) (fsync off)")
+        }
+        let results = try sizes.map { size in
+            try PostgresSizeBenchmark(
+                rows: size,
+                taps: taps ?? (size > 100_000 ? 1_000 : 2_000),
+                peerTaps: peerTaps ?? (size > 100_000 ? 30 : 200),
+                seed: seed,
+                server: server
+            ).run()
+        }
+        return SizeReport.merge(controller: results, terminal: [])
+    }
+
     /// The `worldcup` executable for the terminal part, found before the long controller part.
     /// Nil when not needed, or when it is missing and was not asked for by name or by
     /// `--terminal-only` (a build of `--product worldcup-bench` alone then still benchmarks).
@@ -104,7 +157,7 @@ public struct BenchCommand: ParsableCommand {
     }
 }
 
-/// `worldcup-bench rss-probe --database PATH`: run by the benchmark in a child process, so that
+/// `worldcup-bench rss-probe --database PATH` (or `--database-url URL`): run by the benchmark in a child process, so that
 /// only a process holding one controller is measured. Prints `key value` lines (kB).
 struct RSSProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -114,11 +167,25 @@ struct RSSProbeCommand: ParsableCommand {
     )
 
     @Option(help: ArgumentHelp("The database to open.", valueName: "path"))
-    var database: String
+    var database: String?
+
+    // Not --postgres-url: the parent command's option of that name would take it.
+    @Option(name: .customLong("database-url"), help: ArgumentHelp("The PostgreSQL database to read instead (a postgres:// URL).", valueName: "url"))
+    var databaseURL: String?
+
+    func validate() throws {
+        guard (database == nil) != (databaseURL == nil) else { throw ValidationError("Give either --database or --database-url.") }
+        if let databaseURL, PostgresURL(string: databaseURL) == nil { throw ValidationError("--database-url must be a postgres:// URL.") }
+    }
 
     func run() throws {
         try BenchError.readable {
-            for line in try MemoryProbe.measureHere(databasePath: database) { print(line) }
+            let lines = if let databaseURL, let url = PostgresURL(string: databaseURL) {
+                try MemoryProbe.measureHere(postgresURL: url)
+            } else {
+                try MemoryProbe.measureHere(databasePath: database ?? "")
+            }
+            for line in lines { print(line) }
         }
     }
 }
@@ -137,6 +204,8 @@ struct BenchError: Error, CustomStringConvertible {
             return try body()
         } catch let error as BenchError {
             throw error
+        } catch let error as PSQLError {
+            throw BenchError("PostgreSQL failed: \(PG.message(error)).")
         } catch let error as DatabaseError {
             throw BenchError("The database failed: \(error.message ?? "error \(error.resultCode.rawValue)").")
         } catch let error as CustomStringConvertible {
@@ -151,3 +220,5 @@ enum Progress {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
+
+extension BenchStore: ExpressibleByArgument {}

@@ -1,5 +1,7 @@
 import Foundation
 import LiveResults
+import LiveResultsPostgres
+import ThrowawayPostgres
 import WorldCup
 
 /// The resident memory of a process holding one controller, measured in a child process
@@ -17,8 +19,13 @@ enum MemoryProbe {
 
     /// Runs the probe in a child process against the database at `path`.
     static func measure(databasePath path: String) throws -> Reading {
+        try measure(probeArguments: ["--database", path])
+    }
+
+    /// Runs the probe in a child process with `arguments` (`--database PATH` or `--database-url URL`).
+    static func measure(probeArguments arguments: [String]) throws -> Reading {
         let output = Pipe()
-        let process = try ChildProcess.startSelf(["rss-probe", "--database", path], output: output)
+        let process = try ChildProcess.startSelf(["rss-probe"] + arguments, output: output)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
@@ -42,6 +49,20 @@ enum MemoryProbe {
         guard FileManager.default.fileExists(atPath: path) else { throw BenchError("There is no database at \(path).") }
         let scoreboard = try TeamStore(databaseURL: URL(fileURLWithPath: path), seedURL: nil)
         let controller = BenchRequest.controller(scoreboard)
+        return try withExtendedLifetime(scoreboard) { try hold(controller, baseline: baseline) }
+    }
+
+    /// The child's side on PostgreSQL: the same, over a `PostgresReader` (its read connection,
+    /// and the feed's listening one).
+    static func measureHere(postgresURL url: PostgresURL) throws -> [String] {
+        let baseline = try statusKB("VmRSS")
+        let reader = PostgresReader(configuration: url.configuration)
+        defer { reader.close() }
+        return try hold(PostgresControllerContender.controller(reader), baseline: baseline)
+    }
+
+    /// Fetches with a delegate, reads the first 50 rows, and returns the `key value` lines.
+    private static func hold(_ controller: ResultsController<Team>, baseline: Int) throws -> [String] {
         let recorder = DeliveryRecorder()
         controller.delegate = recorder
         try controller.performFetch()
@@ -55,7 +76,7 @@ enum MemoryProbe {
         }
         let rss = try statusKB("VmRSS")
         let peak = try statusKB("VmHWM")
-        return withExtendedLifetime((scoreboard, controller, recorder)) {
+        return withExtendedLifetime((controller, recorder)) {
             ["baseline_kb \(baseline)", "rss_kb \(rss)", "peak_kb \(peak)", "rows \(controller.numberOfObjects)"]
         }
     }

@@ -21,18 +21,20 @@ enum Report {
     private static func controllerColumns(_ report: SizeReport) -> [(key: String, value: String?)] {
         let result = report.controller
         return [
+            ("store", result?.store.rawValue),
             ("rows", String(report.rows)),
             ("incremental_p50_us", result.map { format($0.incrementalP50, decimals: 1) }),
             ("incremental_p99_us", result.map { format($0.incrementalP99, decimals: 1) }),
             ("peer_p50_us", result.map { format($0.peerP50, decimals: 1) }),
+            ("peer_p99_us", result.map { format($0.peerP99, decimals: 1) }),
             ("speedup", result.map { format($0.speedup, decimals: 1) }),
             ("fetch_cold_ms", result.map { format($0.fetchColdMs, decimals: 1) }),
-            ("bare_select_ms", result.map { format($0.bareSelectMs, decimals: 1) }),
-            ("cold_vs_bare", result.map { format($0.bareSelectMs > 0 ? $0.fetchColdMs / $0.bareSelectMs : 0, decimals: 2) }),
+            ("bare_select_ms", result?.bareSelectMs.map { format($0, decimals: 1) }),
+            ("cold_vs_bare", result.flatMap { result in result.bareSelectMs.map { format($0 > 0 ? result.fetchColdMs / $0 : 0, decimals: 2) } }),
             ("fetch_cached_ms", result?.fetchCachedMs.map { format($0, decimals: 1) }),
             ("rss_mb", result.map { format($0.rssMB, decimals: 1) }),
-            ("cross_process_p50_ms", result.map { format($0.crossProcessP50Ms, decimals: 2) }),
-            ("cross_process_p99_ms", result.map { format($0.crossProcessP99Ms, decimals: 2) }),
+            ("cross_process_p50_ms", result?.crossProcessP50Ms.map { format($0, decimals: 2) }),
+            ("cross_process_p99_ms", result?.crossProcessP99Ms.map { format($0, decimals: 2) }),
             ("floor_p50_us", result.map { format($0.floorP50, decimals: 1) }),
             ("floor_p99_us", result.map { format($0.floorP99, decimals: 1) }),
             ("vs_floor", result.map { format($0.floorP50 > 0 ? $0.incrementalP50 / $0.floorP50 : 0, decimals: 2) }),
@@ -81,11 +83,18 @@ enum Report {
     }
 
     /// A JSON array, one object per size: the controller keys, then the terminal keys.
+    /// Numbers print bare, names (the store) as JSON strings.
     static func json(_ reports: [SizeReport]) -> String {
         let objects = reports.map { report in
-            "  {" + (controllerColumns(report) + terminalColumns(report)).map { "\"\($0.key)\": \($0.value ?? "null")" }.joined(separator: ", ") + "}"
+            "  {" + (controllerColumns(report) + terminalColumns(report)).map { "\"\($0.key)\": \(jsonValue($0.value))" }.joined(separator: ", ") + "}"
         }
         return "[\n" + objects.joined(separator: ",\n") + "\n]"
+    }
+
+    /// A cell as JSON: null, a number, or a string (whose characters need no escaping: store names).
+    private static func jsonValue(_ value: String?) -> String {
+        guard let value else { return "null" }
+        return Double(value) != nil ? value : "\"" + value + "\""
     }
 
     /// A number with a fixed count of decimals; JSON has no infinity, so those print as 0.

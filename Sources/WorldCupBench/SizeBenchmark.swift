@@ -1,21 +1,30 @@
 import Foundation
 import WorldCup
 
+/// Where the benchmarked scoreboard lives.
+public enum BenchStore: String, CaseIterable, Sendable {
+    case sqlite, postgres
+}
+
 /// The figures of one size, as the report prints them.
 struct SizeResult {
+    var store: BenchStore = .sqlite
     var rows: Int
     var incrementalP50: Double
     var incrementalP99: Double
     var peerP50: Double
+    var peerP99: Double
     var speedup: Double
     var fetchColdMs: Double
     /// The bare `SELECT id … ORDER BY` of the board's order, on the same database (`BareSelect`).
-    var bareSelectMs: Double
+    var bareSelectMs: Double? // SQLite only
+    /// From a valid section cache (SQLite only).
     var fetchCachedMs: Double?
     var rssMB: Double
-    /// From a tap's commit in this process to the batch delivered in another process, in ms.
-    var crossProcessP50Ms: Double
-    var crossProcessP99Ms: Double
+    /// From a tap's commit in this process to the batch delivered in another process, in ms
+    /// (SQLite only).
+    var crossProcessP50Ms: Double?
+    var crossProcessP99Ms: Double?
     /// The same tap's commit with no controller, observer or change log (`FloorContender`), in µs.
     var floorP50: Double
     var floorP99: Double
@@ -91,6 +100,7 @@ struct SizeBenchmark {
                 incrementalP50: oursP50,
                 incrementalP99: oursP99,
                 peerP50: peerP50,
+                peerP99: peer.p99 ?? 0,
                 speedup: oursP50 > 0 ? peerP50 / oursP50 : 0,
                 fetchColdMs: fetchCold,
                 bareSelectMs: bareSelect,

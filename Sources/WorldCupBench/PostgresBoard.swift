@@ -1,0 +1,195 @@
+import Dispatch
+import Foundation
+import LiveResults
+import LiveResultsPostgres
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+import ThrowawayPostgres
+import WorldCup
+
+/// The generated scoreboard on PostgreSQL: a database of its own on the server, holding the
+/// `team` table with the SQLite schema's columns (quoted, so the names are the same), the
+/// board's index in the order the controller's key query uses, and the change log.
+struct PostgresBoard {
+    /// The server (the database `postgres` of it, for creating and dropping others).
+    let server: PostgresURL
+    /// This board's database.
+    let url: PostgresURL
+
+    static let logger = Logger(label: "worldcup-bench")
+    static let databasePrefix = "worldcup_bench_"
+    static let indexName = "team_in_scoreboard_order"
+    /// The text columns of the table, ordered `COLLATE "C"` (bytes, as on SQLite).
+    static let textColumns: Set<String> = ["teamName", "qualifyingZone", "imageName", "nameKey"]
+
+    static let createTable = """
+        CREATE TABLE team (
+            id bigint PRIMARY KEY,
+            "teamName" text NOT NULL CHECK (length(trim("teamName")) > 0),
+            "qualifyingZone" text NOT NULL CHECK (length(trim("qualifyingZone")) > 0),
+            "imageName" text NOT NULL,
+            wins int4 NOT NULL DEFAULT 0 CHECK (wins >= 0),
+            "nameKey" text NOT NULL)
+        """
+
+    /// A quoted identifier.
+    static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The board's order as PostgreSQL must be told it to match LiveResults' (SQLite's):
+    /// text `COLLATE "C"`, NULLs first ascending and last descending, the id last. The
+    /// controller's key query orders by exactly these terms (PostgresKeyQuery), the peer's
+    /// query too, and the index is declared with them, so both read the index in order.
+    static var orderTerms: [String] {
+        Team.boardOrder.map { column in
+            identifier(column.column) + (textColumns.contains(column.column) ? " COLLATE \"C\"" : "")
+                + (column.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
+        } + ["id ASC"]
+    }
+
+    static var orderSQL: String { orderTerms.joined(separator: ", ") }
+
+    static var createIndex: String {
+        "CREATE INDEX \(indexName) ON team (\(orderTerms.joined(separator: ", ")))"
+    }
+
+    /// The peer's query: the ordered ids.
+    static var peerSQL: String { "SELECT id FROM team ORDER BY \(orderSQL)" }
+
+    /// The shape of the controller's key query (id, sort columns, section column), whose plan is checked.
+    static var keyQuerySQL: String {
+        let columns = ["id"] + Team.boardOrder.map(\.column) + [BenchRequest.sectionNameKeyPath]
+        return "SELECT \(columns.map(identifier).joined(separator: ", ")) FROM team ORDER BY \(orderSQL)"
+    }
+
+    /// Creates a fresh database on `server` and builds the scoreboard of `rows` generated teams
+    /// in it: the same teams as `BenchDatabase.build` with the same seed (ids 1...rows).
+    static func build(rows: Int, server: PostgresURL, seed: UInt64) throws -> PostgresBoard {
+        var url = server
+        url.database = databasePrefix + "\(getpid())_\(rows)"
+        let board = PostgresBoard(server: server, url: url)
+        try PG.withConnection(server) { admin in
+            try PG.execute(admin, "DROP DATABASE IF EXISTS \(identifier(url.database)) WITH (FORCE)")
+            try PG.execute(admin, "CREATE DATABASE \(identifier(url.database))")
+        }
+        try PG.withConnection(url) { connection in
+            try PG.execute(connection, createTable)
+            try load(rows: rows, seed: seed, connection: connection)
+            // After the load: building the indexes once is faster than maintaining them.
+            try PG.execute(connection, "ALTER TABLE team ADD CONSTRAINT team_name_key UNIQUE (\"nameKey\")")
+            try PG.execute(connection, createIndex)
+            // The visibility map, so the key query is an index-only scan, and statistics.
+            try PG.execute(connection, "VACUUM (ANALYZE) team")
+            try PG.await { try await PostgresChangeLog.install(on: "team", connection: connection, logger: logger) }
+            let found = try connection.query("SELECT count(*), max(id) FROM team", logger: logger).wait().first?.decode((Int64, Int64?).self)
+            guard let found, found.0 == rows, found.1 == Int64(rows) else {
+                throw BenchError("The generated PostgreSQL database holds \(found?.0 ?? 0) teams with ids up to \(found?.1 ?? 0) instead of \(rows).")
+            }
+        }
+        return board
+    }
+
+    /// Streams the teams in with COPY (text format), about a megabyte at a time.
+    private static func load(rows: Int, seed: UInt64, connection: PostgresConnection) throws {
+        try PG.await {
+            try await connection.copyFrom(table: "team", columns: ["id", "teamName", "qualifyingZone", "imageName", "wins", "nameKey"], // quoted by copyFrom
+                                          logger: logger) { writer in
+                var random = SplitMix64(seed: seed)
+                let digits = max(7, String(rows).count)
+                var buffer = ByteBuffer()
+                buffer.reserveCapacity(1 << 20)
+                for number in 1...rows {
+                    let digitsOfNumber = String(number)
+                    let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
+                    let zone = BenchDatabase.zones[Int.random(in: 0..<BenchDatabase.zones.count, using: &random)]
+                    let wins = Int.random(in: 0..<1000, using: &random)
+                    buffer.writeString("\(number)\t\(name)\t\(zone)\t\(Team.secretImageName)\t\(wins)\t\(Team.nameKey(name))\n")
+                    if buffer.readableBytes >= 1 << 20 {
+                        try await writer.write(buffer)
+                        buffer.clear()
+                    }
+                }
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+            }
+        }
+    }
+
+    /// The plan of `sql`, one line per node.
+    func plan(_ sql: String) throws -> [String] {
+        try PG.withConnection(url) { connection in
+            try connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + sql), logger: Self.logger).wait().map { try $0.decode(String.self) }
+        }
+    }
+
+    /// Whether a plan reads the board's index in order (no sort step).
+    static func readsIndexInOrder(_ plan: [String]) -> Bool {
+        plan.contains { $0.contains("using \(indexName)") } && !plan.contains { $0.contains("Sort") }
+    }
+
+    /// Removes the change log's triggers, for the floor.
+    func dropTriggers() throws {
+        try PG.withConnection(url) { connection in
+            for trigger in ["liveresults_log", "liveresults_log_truncate", "liveresults_notify"] {
+                try PG.execute(connection, "DROP TRIGGER IF EXISTS \(trigger) ON team")
+            }
+        }
+    }
+
+    /// Drops the board's database.
+    func drop() {
+        _ = try? PG.withConnection(server) { admin in
+            try PG.execute(admin, "DROP DATABASE IF EXISTS \(Self.identifier(url.database)) WITH (FORCE)")
+        }
+    }
+}
+
+/// Synchronous helpers over postgres-nio for the benchmark's own thread (never an event loop's).
+enum PG {
+    private static let nextID = Atomic<Int>(0)
+
+    static func connect(_ url: PostgresURL) throws -> PostgresConnection {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: url.configuration,
+                                              id: id, logger: PostgresBoard.logger).wait()
+    }
+
+    static func withConnection<T>(_ url: PostgresURL, _ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try connect(url)
+        defer { try? connection.close().wait() }
+        return try body(connection)
+    }
+
+    static func execute(_ connection: PostgresConnection, _ sql: String) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresBoard.logger).wait()
+    }
+
+    /// Runs async work and waits for it on this thread.
+    static func await<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Outcome<T>()
+        Task {
+            do { outcome.result = .success(try await body()) } catch { outcome.result = .failure(error) }
+            outcome.done.signal()
+        }
+        outcome.done.wait()
+        return try outcome.result!.get()
+    }
+
+    /// What an async body gave; written before `done` is signalled, read after.
+    private final class Outcome<T>: @unchecked Sendable { // The semaphore orders the write before the read.
+        var result: Result<T, any Error>?
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// A server's error in one sentence (PSQLError hides the server's message from its description).
+    static func message(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return "\(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}

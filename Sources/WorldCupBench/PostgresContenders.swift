@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+import LiveResults
+import LiveResultsPostgres
+import PostgresNIO
+import WorldCup
+
+/// The tap every PostgreSQL contender times: one autocommitted single-row UPDATE, sent on a
+/// writer connection of its own, waiting for the server's answer.
+enum PostgresTap {
+    static func run(_ writer: PostgresConnection, id: Int64) throws {
+        let result = try writer.query("UPDATE team SET wins = wins + 1 WHERE id = \(id)", logger: PostgresBoard.logger).wait()
+        guard result.metadata.rows == 1 else { throw BenchError("A tap updated \(result.metadata.rows ?? 0) teams instead of team \(id).") }
+    }
+}
+
+/// Our contender on PostgreSQL: `ResultsController<Team>` over a `PostgresReader`, woken by
+/// `onChangesAvailable` (the feed's NOTIFY and log read), applying each commit on this thread.
+enum PostgresControllerContender {
+    static func controller(_ reader: PostgresReader) -> ResultsController<Team> {
+        ResultsController(database: reader, fetchRequest: BenchRequest.request, sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
+    }
+
+    /// Latencies in microseconds, from just before sending each tap's UPDATE to the end of the
+    /// batch the controller delivered for it.
+    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
+        let reader = PostgresReader(configuration: board.url.configuration)
+        defer { reader.close() }
+        let controller = controller(reader)
+        let recorder = DeliveryRecorder()
+        let available = DispatchSemaphore(value: 0)
+        controller.onChangesAvailable = { available.signal() }
+        controller.delegate = recorder
+        try controller.performFetch()
+        guard controller.numberOfObjects == rows else {
+            throw BenchError("The controller fetched \(controller.numberOfObjects) teams instead of \(rows).")
+        }
+        let writer = try PG.connect(board.url)
+        defer { try? writer.close().wait() }
+        func tap(_ id: Int64) throws -> Double {
+            let before = recorder.deliveries
+            let start = Monotonic.now()
+            try PostgresTap.run(writer, id: id)
+            // A wake-up may find nothing new (one left over from the tap before): wait again.
+            while recorder.deliveries == before {
+                guard available.wait(timeout: .now() + 30) == .success else {
+                    throw BenchError("The controller heard of no change within 30 seconds of tapping team \(id).")
+                }
+                try controller.processPendingChanges()
+            }
+            guard recorder.deliveries == before + 1 else {
+                throw BenchError("The controller delivered \(recorder.deliveries - before) batches for one tap instead of one.")
+            }
+            return Monotonic.microseconds(from: start, to: recorder.lastDelivery)
+        }
+        for id in warmUp { _ = try tap(id) }
+        return try withExtendedLifetime(controller) { try taps.map(tap) }
+    }
+
+    /// Milliseconds of `performFetch()` on fresh controllers without a delegate, each over a
+    /// fresh `PostgresReader` (so each includes connecting, as an app's first fetch does).
+    static func fetchTimes(board: PostgresBoard, rows: Int, runs: Int) throws -> [Double] {
+        try (0..<runs).map { _ in
+            let reader = PostgresReader(configuration: board.url.configuration)
+            defer { reader.close() }
+            let controller = controller(reader)
+            let start = Monotonic.now()
+            try controller.performFetch()
+            let end = Monotonic.now()
+            guard controller.numberOfObjects == rows else {
+                throw BenchError("The controller fetched \(controller.numberOfObjects) teams instead of \(rows).")
+            }
+            return Monotonic.milliseconds(from: start, to: end)
+        }
+    }
+}
+
+/// The peer a PostgreSQL user would pick: LISTEN on the table's channel (the change log's
+/// trigger notifies it once per statement) and, on each notification, refetch the ordered ids
+/// and `difference(from:)` them against the previous ones.
+enum PostgresRefetchDiffPeer {
+    /// Latencies in microseconds, from just before sending each tap's UPDATE to the end of the
+    /// diff of the ids refetched after its notification, and the diffs' own microseconds.
+    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], diffTimes: [Double]) {
+        let listener = try PG.connect(board.url)
+        defer { try? listener.close().wait() }
+        let notified = DispatchSemaphore(value: 0)
+        let channel = try PostgresChangeLog.channel(for: "team")
+        listener.addListener(channel: channel) { _, _ in notified.signal() }
+        try PG.execute(listener, "LISTEN \(PostgresBoard.identifier(channel))")
+        let reader = try PG.connect(board.url)
+        defer { try? reader.close().wait() }
+        let writer = try PG.connect(board.url)
+        defer { try? writer.close().wait() }
+
+        func fetchIDs() throws -> [Int64] {
+            let result = try reader.query(PostgresQuery(unsafeSQL: PostgresBoard.peerSQL), logger: PostgresBoard.logger).wait()
+            var ids: [Int64] = []
+            ids.reserveCapacity(result.rows.count)
+            for row in result.rows { ids.append(try row.decode(Int64.self)) }
+            return ids
+        }
+        var previous = try fetchIDs()
+        guard previous.count == rows else { throw BenchError("The peer fetched \(previous.count) teams instead of \(rows).") }
+        var diffTimes: [Double] = []
+        func tap(_ id: Int64) throws -> Double {
+            let start = Monotonic.now()
+            try PostgresTap.run(writer, id: id)
+            guard notified.wait(timeout: .now() + 120) == .success else {
+                throw BenchError("The peer was not notified within two minutes of tapping team \(id).")
+            }
+            let ids = try fetchIDs()
+            let diffStart = Monotonic.now()
+            let difference = ids.difference(from: previous)
+            let end = Monotonic.now()
+            guard ids.count == rows, difference.count <= 2 else {
+                throw BenchError("The peer found \(ids.count) teams and \(difference.count) differences after one tap.")
+            }
+            previous = ids
+            diffTimes.append(Monotonic.microseconds(from: diffStart, to: end))
+            return Monotonic.microseconds(from: start, to: end)
+        }
+        for id in warmUp { _ = try tap(id) }
+        diffTimes.removeAll()
+        let latencies = try taps.map(tap)
+        return (latencies, diffTimes)
+    }
+}
+
+/// The floor on PostgreSQL: the same UPDATE round trip on the same table with no change-log
+/// trigger and nobody listening. It drops the triggers, so it runs last.
+enum PostgresFloorContender {
+    /// Microseconds of each measured tap, from sending its UPDATE to the server's answer (the commit).
+    static func measure(board: PostgresBoard, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
+        try board.dropTriggers()
+        let writer = try PG.connect(board.url)
+        defer { try? writer.close().wait() }
+        func tap(_ id: Int64) throws -> Double {
+            let start = Monotonic.now()
+            try PostgresTap.run(writer, id: id)
+            return Monotonic.microseconds(from: start, to: Monotonic.now())
+        }
+        for id in warmUp { _ = try tap(id) }
+        return try taps.map(tap)
+    }
+}
