@@ -3,6 +3,7 @@ import Foundation
 import LiveResults
 import LiveResultsPostgres
 import PostgresNIO
+import Synchronization
 import WorldCup
 
 /// The tap every PostgreSQL contender times: one autocommitted single-row UPDATE, sent on a
@@ -21,15 +22,34 @@ enum PostgresControllerContender {
         ResultsController(database: reader, fetchRequest: BenchRequest.request, sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
     }
 
+    /// Where a tap's time goes, in microseconds per measured tap.
+    struct Breakdown {
+        /// Sending the UPDATE until the server answered (the commit, with the log's triggers).
+        var update: [Double] = []
+        /// The answer until `onChangesAvailable` (NOTIFY to the feed, its log read).
+        var wake: [Double] = []
+        /// `onChangesAvailable` until the batch was delivered (this thread waking, `processPendingChanges`).
+        var apply: [Double] = []
+    }
+
+    /// When `onChangesAvailable` was last called, set from an event loop.
+    private final class WakeClock: Sendable {
+        let last = Atomic<UInt64>(0)
+    }
+
     /// Latencies in microseconds, from just before sending each tap's UPDATE to the end of the
-    /// batch the controller delivered for it.
-    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
+    /// batch the controller delivered for it, and where that time went.
+    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], breakdown: Breakdown) {
         let reader = PostgresReader(configuration: board.url.configuration)
         defer { reader.close() }
         let controller = controller(reader)
         let recorder = DeliveryRecorder()
         let available = DispatchSemaphore(value: 0)
-        controller.onChangesAvailable = { available.signal() }
+        let wakeClock = WakeClock()
+        controller.onChangesAvailable = {
+            wakeClock.last.store(Monotonic.now(), ordering: .relaxed)
+            available.signal()
+        }
         controller.delegate = recorder
         try controller.performFetch()
         guard controller.numberOfObjects == rows else {
@@ -37,10 +57,12 @@ enum PostgresControllerContender {
         }
         let writer = try PG.connect(board.url)
         defer { try? writer.close().wait() }
+        var breakdown = Breakdown()
         func tap(_ id: Int64) throws -> Double {
             let before = recorder.deliveries
             let start = Monotonic.now()
             try PostgresTap.run(writer, id: id)
+            let updated = Monotonic.now()
             // A wake-up may find nothing new (one left over from the tap before): wait again.
             while recorder.deliveries == before {
                 guard available.wait(timeout: .now() + 30) == .success else {
@@ -51,10 +73,17 @@ enum PostgresControllerContender {
             guard recorder.deliveries == before + 1 else {
                 throw BenchError("The controller delivered \(recorder.deliveries - before) batches for one tap instead of one.")
             }
+            // The feed may call before the UPDATE's answer arrives here.
+            let woken = max(wakeClock.last.load(ordering: .relaxed), updated)
+            breakdown.update.append(Monotonic.microseconds(from: start, to: updated))
+            breakdown.wake.append(Monotonic.microseconds(from: updated, to: woken))
+            breakdown.apply.append(Monotonic.microseconds(from: woken, to: recorder.lastDelivery))
             return Monotonic.microseconds(from: start, to: recorder.lastDelivery)
         }
         for id in warmUp { _ = try tap(id) }
-        return try withExtendedLifetime(controller) { try taps.map(tap) }
+        breakdown = Breakdown()
+        let latencies = try withExtendedLifetime(controller) { try taps.map(tap) }
+        return (latencies, breakdown)
     }
 
     /// Milliseconds of `performFetch()` on fresh controllers without a delegate, each over a
@@ -80,8 +109,9 @@ enum PostgresControllerContender {
 /// and `difference(from:)` them against the previous ones.
 enum PostgresRefetchDiffPeer {
     /// Latencies in microseconds, from just before sending each tap's UPDATE to the end of the
-    /// diff of the ids refetched after its notification, and the diffs' own microseconds.
-    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], diffTimes: [Double]) {
+    /// diff of the ids refetched after its notification, the diffs' own microseconds, and the
+    /// microseconds from sending the UPDATE to this thread waking on the notification.
+    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], diffTimes: [Double], notifyTimes: [Double]) {
         let listener = try PG.connect(board.url)
         defer { try? listener.close().wait() }
         let notified = DispatchSemaphore(value: 0)
@@ -93,22 +123,28 @@ enum PostgresRefetchDiffPeer {
         let writer = try PG.connect(board.url)
         defer { try? writer.close().wait() }
 
+        // The rows as they arrive, decoded on the event loop (postgres-nio's fastest way, the one
+        // the controller's key query uses too), while this thread waits.
+        final class IDs: @unchecked Sendable { var ids: [Int64] = [] } // Written on the event loop, read after the wait.
         func fetchIDs() throws -> [Int64] {
-            let result = try reader.query(PostgresQuery(unsafeSQL: PostgresBoard.peerSQL), logger: PostgresBoard.logger).wait()
-            var ids: [Int64] = []
-            ids.reserveCapacity(result.rows.count)
-            for row in result.rows { ids.append(try row.decode(Int64.self)) }
-            return ids
+            let collected = IDs()
+            collected.ids.reserveCapacity(rows)
+            _ = try reader.query(PostgresQuery(unsafeSQL: PostgresBoard.peerSQL), logger: PostgresBoard.logger) { row in
+                collected.ids.append(try row.decode(Int64.self))
+            }.wait()
+            return collected.ids
         }
         var previous = try fetchIDs()
         guard previous.count == rows else { throw BenchError("The peer fetched \(previous.count) teams instead of \(rows).") }
         var diffTimes: [Double] = []
+        var notifyTimes: [Double] = []
         func tap(_ id: Int64) throws -> Double {
             let start = Monotonic.now()
             try PostgresTap.run(writer, id: id)
             guard notified.wait(timeout: .now() + 120) == .success else {
                 throw BenchError("The peer was not notified within two minutes of tapping team \(id).")
             }
+            notifyTimes.append(Monotonic.microseconds(from: start, to: Monotonic.now()))
             let ids = try fetchIDs()
             let diffStart = Monotonic.now()
             let difference = ids.difference(from: previous)
@@ -122,8 +158,9 @@ enum PostgresRefetchDiffPeer {
         }
         for id in warmUp { _ = try tap(id) }
         diffTimes.removeAll()
+        notifyTimes.removeAll()
         let latencies = try taps.map(tap)
-        return (latencies, diffTimes)
+        return (latencies, diffTimes, notifyTimes)
     }
 }
 

@@ -37,17 +37,19 @@ struct PostgresSizeBenchmark {
         let warmUp = BenchDatabase.tapPlan(rows: rows, count: SizeBenchmark.warmUpTaps, seed: seed &+ 2)
 
         Progress.say("\(label) controller: \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
-        let ours = Percentiles(try PostgresControllerContender.measure(board: board, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps))))
+        let oursRun = try PostgresControllerContender.measure(board: board, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)))
+        let ours = Percentiles(oursRun.latencies)
         let oursP50 = ours.median ?? 0
         let oursP99 = ours.p99 ?? 0
-        Progress.say("\(label) controller: p50 \(Report.format(oursP50, decimals: 1)) µs, p99 \(Report.format(oursP99, decimals: 1)) µs")
+        func p50(_ sample: [Double]) -> String { Report.format(Percentiles(sample).median ?? 0, decimals: 1) }
+        Progress.say("\(label) controller: p50 \(Report.format(oursP50, decimals: 1)) µs, p99 \(Report.format(oursP99, decimals: 1)) µs (p50s: UPDATE with the log's triggers \(p50(oursRun.breakdown.update)) µs, then NOTIFY and the feed's log read until onChangesAvailable \(p50(oursRun.breakdown.wake)) µs, then processPendingChanges until the batch \(p50(oursRun.breakdown.apply)) µs)")
 
         Progress.say("\(label) peer (LISTEN + refetch ids + difference(from:)): \(SizeBenchmark.peerWarmUpTaps) warm-up taps, then \(peerTaps) measured")
         let peerRun = try PostgresRefetchDiffPeer.measure(board: board, rows: rows, warmUp: Array(warmUp.prefix(SizeBenchmark.peerWarmUpTaps)),
                                                           taps: Array(plan.prefix(peerTaps)))
         let peer = Percentiles(peerRun.latencies)
         let peerP50 = peer.median ?? 0
-        Progress.say("\(label) peer: p50 \(Report.format(peerP50, decimals: 1)) µs, p99 \(Report.format(peer.p99 ?? 0, decimals: 1)) µs (of which difference(from:) p50 \(Report.format(Percentiles(peerRun.diffTimes).median ?? 0, decimals: 1)) µs)")
+        Progress.say("\(label) peer: p50 \(Report.format(peerP50, decimals: 1)) µs, p99 \(Report.format(peer.p99 ?? 0, decimals: 1)) µs (p50s: UPDATE sent until notified \(p50(peerRun.notifyTimes)) µs; difference(from:) \(p50(peerRun.diffTimes)) µs)")
 
         let memory = try MemoryProbe.measure(probeArguments: ["--database-url", board.url.description])
         let rssMB = Double(memory.rssKB) / 1024
