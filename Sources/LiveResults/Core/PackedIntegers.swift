@@ -1,0 +1,227 @@
+/// An array of integers stored in the narrowest width that holds every value stored so far:
+/// 1, 2, 4 or 8 bytes each.
+///
+/// A million team ids take 4 MB instead of 8, a million win counts under 32,768 take 2 MB, the
+/// section number of a million rows 1 MB. Storing a value that does not fit widens the whole
+/// array once (O(n), the capacity kept); it never narrows again.
+struct PackedIntegers {
+    enum Storage {
+        case int8([Int8])
+        case int16([Int16])
+        case int32([Int32])
+        case int64([Int64])
+    }
+
+    private(set) var storage: Storage
+
+    /// An empty array, one byte an element until a value needs more.
+    init() {
+        storage = .int8([])
+    }
+
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The values, in the narrowest width that holds them all.
+    init(_ values: [Int64]) {
+        var low: Int64 = 0, high: Int64 = 0
+        for value in values {
+            low = Swift.min(low, value)
+            high = Swift.max(high, value)
+        }
+        switch Self.width(low) > Self.width(high) ? Self.width(low) : Self.width(high) {
+        case 1: storage = .int8(values.map { Int8(truncatingIfNeeded: $0) })
+        case 2: storage = .int16(values.map { Int16(truncatingIfNeeded: $0) })
+        case 4: storage = .int32(values.map { Int32(truncatingIfNeeded: $0) })
+        default: storage = .int64(values)
+        }
+    }
+
+    /// `count` copies of `value`.
+    init(repeating value: Int64, count: Int) {
+        self.init()
+        append(value, count: count)
+    }
+
+    /// The number of bytes that hold `value`: 1, 2, 4 or 8.
+    static func width(_ value: Int64) -> Int {
+        if Int64(Int8.min)...Int64(Int8.max) ~= value { return 1 }
+        if Int64(Int16.min)...Int64(Int16.max) ~= value { return 2 }
+        if Int64(Int32.min)...Int64(Int32.max) ~= value { return 4 }
+        return 8
+    }
+
+    /// Bytes an element in the current form.
+    var bytesPerElement: Int {
+        switch storage {
+        case .int8: return 1
+        case .int16: return 2
+        case .int32: return 4
+        case .int64: return 8
+        }
+    }
+
+    var count: Int {
+        switch storage {
+        case .int8(let values): return values.count
+        case .int16(let values): return values.count
+        case .int32(let values): return values.count
+        case .int64(let values): return values.count
+        }
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    subscript(index: Int) -> Int64 {
+        @inline(__always) get {
+            switch storage {
+            case .int8(let values): return Int64(values[index])
+            case .int16(let values): return Int64(values[index])
+            case .int32(let values): return Int64(values[index])
+            case .int64(let values): return values[index]
+            }
+        }
+    }
+
+    /// Stores `value` at `index` (`index == count` appends), widening the array when needed.
+    mutating func set(_ value: Int64, at index: Int) {
+        // Each case takes its array out of `storage` (switching on `storage` alone) and puts a
+        // placeholder in, so that the array is uniquely referenced and changes in place.
+        switch storage {
+        case .int8(var values):
+            if let narrow = Int8(exactly: value) {
+                storage = .int64([])
+                Self.put(narrow, at: index, in: &values)
+                storage = .int8(values)
+                return
+            }
+        case .int16(var values):
+            if let narrow = Int16(exactly: value) {
+                storage = .int64([])
+                Self.put(narrow, at: index, in: &values)
+                storage = .int16(values)
+                return
+            }
+        case .int32(var values):
+            if let narrow = Int32(exactly: value) {
+                storage = .int64([])
+                Self.put(narrow, at: index, in: &values)
+                storage = .int32(values)
+                return
+            }
+        case .int64(var values):
+            storage = .int8([])
+            Self.put(value, at: index, in: &values)
+            storage = .int64(values)
+            return
+        }
+        widen(toHold: value)
+        set(value, at: index)
+    }
+
+    mutating func append(_ value: Int64) {
+        set(value, at: count)
+    }
+
+    /// Appends `count` copies of `value`.
+    mutating func append(_ value: Int64, count: Int) {
+        guard count > 0 else { return }
+        if Self.width(value) > bytesPerElement { widen(toHold: value) }
+        switch storage {
+        case .int8(var values):
+            storage = .int64([])
+            values.append(contentsOf: repeatElement(Int8(truncatingIfNeeded: value), count: count))
+            storage = .int8(values)
+        case .int16(var values):
+            storage = .int64([])
+            values.append(contentsOf: repeatElement(Int16(truncatingIfNeeded: value), count: count))
+            storage = .int16(values)
+        case .int32(var values):
+            storage = .int64([])
+            values.append(contentsOf: repeatElement(Int32(truncatingIfNeeded: value), count: count))
+            storage = .int32(values)
+        case .int64(var values):
+            storage = .int8([])
+            values.append(contentsOf: repeatElement(value, count: count))
+            storage = .int64(values)
+        }
+    }
+
+    private static func put<Element>(_ element: Element, at index: Int, in array: inout [Element]) {
+        if index == array.count { array.append(element) } else { array[index] = element }
+    }
+
+    /// Rewrites every element in the narrowest width that also holds `value`, keeping the capacity.
+    private mutating func widen(toHold value: Int64) {
+        let width = Swift.max(Self.width(value), bytesPerElement)
+        let capacity = self.capacity
+        func copy<Wide: FixedWidthInteger>(_: Wide.Type) -> [Wide] {
+            var wide: [Wide] = []
+            wide.reserveCapacity(capacity)
+            for index in 0..<count { wide.append(Wide(truncatingIfNeeded: self[index])) }
+            return wide
+        }
+        switch width {
+        case 1: return
+        case 2: storage = .int16(copy(Int16.self))
+        case 4: storage = .int32(copy(Int32.self))
+        default: storage = .int64(copy(Int64.self))
+        }
+    }
+
+    var capacity: Int {
+        switch storage {
+        case .int8(let values): return values.capacity
+        case .int16(let values): return values.capacity
+        case .int32(let values): return values.capacity
+        case .int64(let values): return values.capacity
+        }
+    }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        switch storage {
+        case .int8(var values):
+            storage = .int64([])
+            values.reserveCapacity(capacity)
+            storage = .int8(values)
+        case .int16(var values):
+            storage = .int64([])
+            values.reserveCapacity(capacity)
+            storage = .int16(values)
+        case .int32(var values):
+            storage = .int64([])
+            values.reserveCapacity(capacity)
+            storage = .int32(values)
+        case .int64(var values):
+            storage = .int8([])
+            values.reserveCapacity(capacity)
+            storage = .int64(values)
+        }
+    }
+
+    /// The elements at the given indices, in the same width.
+    func gather(_ indices: [Int32]) -> PackedIntegers {
+        switch storage {
+        case .int8(let values): return PackedIntegers(storage: .int8(indices.map { values[Int($0)] }))
+        case .int16(let values): return PackedIntegers(storage: .int16(indices.map { values[Int($0)] }))
+        case .int32(let values): return PackedIntegers(storage: .int32(indices.map { values[Int($0)] }))
+        case .int64(let values): return PackedIntegers(storage: .int64(indices.map { values[Int($0)] }))
+        }
+    }
+
+    /// Calls `body` with the elements' bytes (little-endian on Linux targets), for the cache.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        switch storage {
+        case .int8(let values): return try values.withUnsafeBytes(body)
+        case .int16(let values): return try values.withUnsafeBytes(body)
+        case .int32(let values): return try values.withUnsafeBytes(body)
+        case .int64(let values): return try values.withUnsafeBytes(body)
+        }
+    }
+
+    /// Every element, as 64-bit integers.
+    var values: [Int64] {
+        (0..<count).map { self[$0] }
+    }
+}
