@@ -8,6 +8,7 @@ struct KeyStoreTests {
     @Test("Slots are reused after removals, and ids find their slots")
     func slots() {
         var store = KeyStore(ascending: [true])
+        _ = store.sectionNumber(for: .null)
         for id: RecordID in 1...5 { store.store(id: id, section: 0) { _ in id.databaseValue } }
         #expect(store.count == 5)
         let slotOfThree = store.slot(for: 3)
@@ -28,6 +29,7 @@ struct KeyStoreTests {
     @Test("Sparse ids switch the id map to a dictionary without losing a row")
     func sparseIDs() {
         var store = KeyStore(ascending: [true])
+        _ = store.sectionNumber(for: .null)
         for id: RecordID in 1...100 { store.store(id: id, section: 0) { _ in id.databaseValue } }
         store.store(id: 1 << 40, section: 0) { _ in 0.databaseValue }
         store.store(id: -7, section: 0) { _ in 0.databaseValue }
@@ -63,6 +65,7 @@ struct KeyStoreTests {
     @Test("Rows compare by their values under each direction, then by id")
     func order() {
         var store = KeyStore(ascending: [false, true])
+        _ = store.sectionNumber(for: .null)
         let a = store.store(id: 1, section: 0) { [3.databaseValue, "b".databaseValue][$0] }
         let b = store.store(id: 2, section: 0) { [3.databaseValue, "a".databaseValue][$0] }
         let c = store.store(id: 3, section: 0) { [4.databaseValue, "z".databaseValue][$0] }
@@ -70,5 +73,73 @@ struct KeyStoreTests {
         #expect(store.compare(c, a) < 0, "more first")
         #expect(store.compare(b, a) < 0, "then names ascending")
         #expect(store.compare(b, d) < 0, "then ids")
+    }
+
+    @Test("A column of integers takes the narrowest width its values allow")
+    func narrowIntegers() {
+        var column = KeyStore.Column()
+        column.set(999.databaseValue, at: 0)
+        guard case .integers(let small) = column else { Issue.record("integers are stored as integers"); return }
+        #expect(small.bytesPerElement == 2, "wins under 32,768 take two bytes")
+        column.set(Int64(1 << 40).databaseValue, at: 1)
+        guard case .integers(let wide) = column else { Issue.record("a wide integer keeps the column integers"); return }
+        #expect(wide.bytesPerElement == 8)
+        #expect(column.value(at: 0) == 999.databaseValue && column.value(at: 1) == Int64(1 << 40).databaseValue)
+        #expect(column.compare(0, 1) < 0)
+    }
+
+    /// A store like the board's: sections by zone, sorted by zone, wins (descending), name.
+    static func board(_ rows: [(id: RecordID, zone: String, wins: Int, name: String)]) -> KeyStore {
+        var store = KeyStore(ascending: [true, false, true])
+        for row in rows {
+            let section = store.sectionNumber(for: row.zone.databaseValue)
+            store.store(id: row.id, section: section) { [row.zone.databaseValue, row.wins.databaseValue, row.name.databaseValue][$0] }
+        }
+        return store
+    }
+
+    @Test("A first sort column equal to the section value holds nothing, and reads and compares as the section")
+    func sectionKeyColumn() {
+        let store = Self.board([(1, "Europe", 3, "France"), (2, "Africa", 3, "Ghana"), (3, "Europe", 5, "Spain")])
+        store._checkInvariants()
+        #expect(store.columns[0].isSectionKey)
+        #expect(!store.columns[1].isSectionKey && !store.columns[2].isSectionKey)
+        #expect(store.sortValues(at: store.slot(for: 2)!) == ["Africa".databaseValue, 3.databaseValue, "Ghana".databaseValue])
+        let france = store.slot(for: 1)!, ghana = store.slot(for: 2)!, spain = store.slot(for: 3)!
+        #expect(store.compare(ghana, france) < 0, "Africa before Europe, whatever the wins")
+        #expect(store.compare(spain, france) < 0, "within Europe, more wins first")
+    }
+
+    @Test("A row whose first sort value is not its section value writes the column out in full")
+    func sectionKeyWrittenOut() {
+        var store = Self.board([(1, "Europe", 3, "France"), (2, "Africa", 3, "Ghana")])
+        store.remove(id: 1) // a free slot among the written-out values
+        #expect(store.columns[0].isSectionKey)
+        let section = store.sectionNumber(for: "Asia".databaseValue)
+        let slot = store.store(id: 7, section: section) { ["Oceania".databaseValue, 1.databaseValue, "Fiji".databaseValue][$0] }
+        #expect(!store.columns[0].isSectionKey)
+        store._checkInvariants()
+        #expect(store.sortValues(at: slot) == ["Oceania".databaseValue, 1.databaseValue, "Fiji".databaseValue])
+        #expect(store.sortValues(at: store.slot(for: 2)!) == ["Africa".databaseValue, 3.databaseValue, "Ghana".databaseValue])
+        #expect(store.compare(store.slot(for: 2)!, slot) < 0, "Africa before Oceania, by the stored values now")
+    }
+
+    @Test("Equal values of different types stand for the section (1 and 1.0); so does NULL, until a value differs")
+    func sectionKeyEquality() {
+        var store = KeyStore(ascending: [true])
+        let one = store.sectionNumber(for: 1.databaseValue)
+        store.store(id: 1, section: one) { _ in 1.0.databaseValue }
+        #expect(store.columns[0].isSectionKey, "SQLite orders 1 and 1.0 as equal")
+        // An unsectioned result (every section value NULL) whose first rows sort by NULL.
+        var nulls = KeyStore(ascending: [true])
+        let null = nulls.sectionNumber(for: .null)
+        nulls.store(id: 1, section: null) { _ in .null }
+        #expect(nulls.columns[0].isSectionKey)
+        nulls.store(id: 2, section: null) { _ in "x".databaseValue }
+        #expect(!nulls.columns[0].isSectionKey)
+        nulls._checkInvariants()
+        #expect(nulls.sortValues(at: nulls.slot(for: 1)!) == [.null])
+        #expect(nulls.sortValues(at: nulls.slot(for: 2)!) == ["x".databaseValue])
+        #expect(nulls.compare(nulls.slot(for: 1)!, nulls.slot(for: 2)!) < 0)
     }
 }

@@ -222,4 +222,47 @@ struct SectionCacheTests {
         #expect(SectionCache.fileName(for: "../x") == "%2E.%2Fx.liveresults-cache")
         #expect(SectionCache.fileName(for: "") == ".liveresults-cache")
     }
+
+    /// Writes `index` to a cache file and reads it back.
+    static func roundTrip(_ index: SectionedIndex, unsectioned: Bool) throws -> SectionedIndex? {
+        let stamp = CacheStamp(table: "item", schema: "s", sortDescriptors: [], predicate: "", sectionKeyPath: unsectioned ? nil : "zone", databaseID: "d", position: 1)
+        let file = SectionCache(name: "round-trip", directory: try makeTemporaryFolder())
+        try file.write(SectionCache.encode(index, stamp: stamp))
+        return file.load(matching: stamp, ascending: index.ascending, sectionName: SectionedIndex.sectionName)?.index
+    }
+
+    @Test("The compact forms read back exactly: the section key column, narrow and wide integers, texts, any values")
+    func compactFormsRoundTrip() throws {
+        // Sectioned by zone, sorted by zone, score (descending), name: the zone is stored once per section.
+        let rows: [(id: RecordID, key: RowKey)] = [
+            (1 << 40, RowKey(section: "Africa".databaseValue, sort: ["Africa".databaseValue, Int64(1 << 50).databaseValue, "Ghana".databaseValue])),
+            (5, RowKey(section: "Africa".databaseValue, sort: ["Africa".databaseValue, 3.databaseValue, "Mali".databaseValue])),
+            (2, RowKey(section: "Europe".databaseValue, sort: ["Europe".databaseValue, 3.databaseValue, 7.databaseValue])),
+            (3, RowKey(section: "Europe".databaseValue, sort: ["Europe".databaseValue, 3.databaseValue, "é".databaseValue])),
+        ]
+        let index = try SectionedIndex(ascending: [true, false, true], unsectioned: false, sortedRows: rows, sectionName: SectionedIndex.sectionName)
+        #expect(index.store.columns[0].isSectionKey)
+        let loaded = try #require(try Self.roundTrip(index, unsectioned: false))
+        loaded._checkInvariants()
+        #expect(loaded.store.columns[0].isSectionKey)
+        #expect(loaded.allIDs == rows.map(\.id))
+        for (id, key) in rows { #expect(loaded.key(for: id) == key) }
+        #expect(loaded.sections.map(\.name) == ["Africa", "Europe"])
+
+        // Unsectioned, sorted by small integers then text: no section key column.
+        let plain: [(id: RecordID, key: RowKey)] = (1...40).map { id in
+            (RecordID(id), RowKey(section: .null, sort: [(id / 10).databaseValue, "n\(id)".databaseValue]))
+        }
+        let sortedPlain = plain.sorted { a, b in
+            let x = (a.key.sort[0].storage, a.key.sort[1].storage), y = (b.key.sort[0].storage, b.key.sort[1].storage)
+            guard case let (.int64(ax), .string(an)) = x, case let (.int64(bx), .string(bn)) = y else { return false }
+            return ax != bx ? ax < bx : (an != bn ? Array(an.utf8).lexicographicallyPrecedes(Array(bn.utf8)) : a.id < b.id)
+        }
+        let unsectioned = try SectionedIndex(ascending: [true, true], unsectioned: true, sortedRows: sortedPlain, sectionName: SectionedIndex.sectionName)
+        #expect(!unsectioned.store.columns[0].isSectionKey)
+        let loadedPlain = try #require(try Self.roundTrip(unsectioned, unsectioned: true))
+        loadedPlain._checkInvariants()
+        #expect(loadedPlain.allIDs == sortedPlain.map(\.id))
+        for (id, key) in sortedPlain { #expect(loadedPlain.key(for: id) == key) }
+    }
 }

@@ -29,7 +29,7 @@ package struct CacheStamp: Codable, Equatable {
 /// or older file) is treated as no cache.
 package struct SectionCache {
     static let fileExtension = "liveresults-cache"
-    private static let magic = Array("LIVERESULTS-CACHE 2\n".utf8)
+    private static let magic = Array("LIVERESULTS-CACHE 3\n".utf8)
 
     let url: URL
 
@@ -105,13 +105,13 @@ package struct SectionCache {
             guard let value = reader.value(), let count = reader.count() else { return nil }
             sections.append((value, count))
         }
-        guard let ids = reader.integers(rowCount) else { return nil }
+        guard let ids = reader.packedIntegers(rowCount) else { return nil }
         var columns: [KeyStore.Column] = []
         for _ in 0..<columnCount {
             guard let kind = reader.integer(UInt8.self) else { return nil }
             switch kind {
             case 0:
-                guard let integers = reader.integers(rowCount) else { return nil }
+                guard let integers = reader.packedIntegers(rowCount) else { return nil }
                 columns.append(.integers(integers))
             case 1:
                 guard let lengths = reader.array(UInt32.self, count: rowCount) else { return nil }
@@ -130,6 +130,10 @@ package struct SectionCache {
                     values.append(value)
                 }
                 columns.append(.values(values))
+            case 3:
+                // Only the first column can stand for the section.
+                guard columns.isEmpty else { return nil }
+                columns.append(.sectionKey(count: rowCount))
             default:
                 return nil
             }
@@ -154,12 +158,12 @@ package struct SectionCache {
             writer.append(section.value)
             writer.append(UInt64(section.count))
         }
-        writer.appendArray(ids)
+        writer.append(packed: ids)
         for column in columns {
             switch column {
             case .integers(let integers):
                 writer.append(UInt8(0))
-                writer.appendArray(integers)
+                writer.append(packed: integers)
             case .texts(let texts):
                 writer.append(UInt8(1))
                 writer.appendArray(texts.map { UInt32($0.utf8.count) })
@@ -167,6 +171,8 @@ package struct SectionCache {
             case .values(let values):
                 writer.append(UInt8(2))
                 for value in values { writer.append(value) }
+            case .sectionKey:
+                writer.append(UInt8(3)) // the values are the sections'
             }
         }
         let checksum = writer.bytes.withUnsafeBytes { Checksum.of($0) }
@@ -221,6 +227,12 @@ struct ByteWriter {
         values.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
     }
 
+    /// The width in bytes, then the elements as they are in memory.
+    mutating func append(packed integers: PackedIntegers) {
+        append(UInt8(integers.bytesPerElement))
+        integers.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
+    }
+
     mutating func append(_ value: DatabaseValue) {
         switch value.storage {
         case .null:
@@ -272,8 +284,15 @@ struct ByteReader {
         }
     }
 
-    mutating func integers(_ count: Int) -> [Int64]? {
-        array(Int64.self, count: count)
+    /// What `ByteWriter.append(packed:)` wrote, `count` elements, in the same width.
+    mutating func packedIntegers(_ count: Int) -> PackedIntegers? {
+        switch integer(UInt8.self) {
+        case 1: return array(Int8.self, count: count).map { PackedIntegers(storage: .int8($0)) }
+        case 2: return array(Int16.self, count: count).map { PackedIntegers(storage: .int16($0)) }
+        case 4: return array(Int32.self, count: count).map { PackedIntegers(storage: .int32($0)) }
+        case 8: return array(Int64.self, count: count).map { PackedIntegers(storage: .int64($0)) }
+        default: return nil
+        }
     }
 
     mutating func value() -> DatabaseValue? {

@@ -1,37 +1,53 @@
 import GRDB
 
 /// The sort values of every row, stored by column in slots, compactly: a column of integers
-/// takes 8 bytes a row and a column of short texts 16, instead of an array per row.
+/// takes 1 to 8 bytes a row (`PackedIntegers`), a column of short texts 16, and a column equal
+/// to the section value (the first sort column of a sectioned result) nothing at all,
+/// instead of an array per row.
 ///
 /// Slots are reused after deletes. Ids map to slots through a dense table while ids are
 /// dense (the usual rowids), and through a dictionary otherwise.
 struct KeyStore {
-    /// One sort column, in the most compact form its values allow so far: integers (8 bytes a
-    /// row), texts (16 bytes a row for short ones), or any values.
+    /// One sort column, in the most compact form its values allow so far: integers (1 to 8
+    /// bytes a row), texts (16 bytes a row for short ones), any values, or none at all when
+    /// every row's value is its section value (`sectionKey`).
     enum Column {
-        case integers([Int64])
+        case integers(PackedIntegers)
         case texts([String])
         case values([DatabaseValue])
+        /// Every row's value is its section's value, which the store keeps once per section:
+        /// the first sort column of a sectioned result, which is the section key itself.
+        /// Only the store can read such a column; it holds just a count.
+        case sectionKey(count: Int)
 
-        init() { self = .integers([]) }
+        init() { self = .integers(PackedIntegers()) }
 
         var count: Int {
             switch self {
             case .integers(let integers): return integers.count
             case .texts(let texts): return texts.count
             case .values(let values): return values.count
+            case .sectionKey(let count): return count
             }
         }
 
+        var isSectionKey: Bool {
+            if case .sectionKey = self { return true }
+            return false
+        }
+
+        /// The value in a slot; the store answers for a `sectionKey` column.
         func value(at slot: Int) -> DatabaseValue {
             switch self {
             case .integers(let integers): return integers[slot].databaseValue
             case .texts(let texts): return texts[slot].databaseValue
             case .values(let values): return values[slot]
+            case .sectionKey: preconditionFailure("a section key column is read through its store")
             }
         }
 
-        /// Compares two slots as SQLite's ORDER BY would (BINARY collation).
+        /// Compares two slots as SQLite's ORDER BY would (BINARY collation); the store
+        /// compares a `sectionKey` column.
         func compare(_ a: Int, _ b: Int) -> Int {
             switch self {
             case .integers(let integers):
@@ -41,6 +57,8 @@ struct KeyStore {
                 return SQLiteOrdering.compareBytes(texts[a], texts[b])
             case .values(let values):
                 return SQLiteOrdering.compare(values[a], values[b])
+            case .sectionKey:
+                preconditionFailure("a section key column is compared by its store")
             }
         }
 
@@ -54,7 +72,7 @@ struct KeyStore {
             case .integers(var integers):
                 if case .int64(let int) = value.storage {
                     self = .values([])
-                    Self.put(int, at: slot, in: &integers)
+                    integers.set(int, at: slot)
                     self = .integers(integers)
                     return
                 }
@@ -74,10 +92,12 @@ struct KeyStore {
                     return
                 }
             case .values(var values):
-                self = .integers([])
+                self = .texts([])
                 Self.put(value, at: slot, in: &values)
                 self = .values(values)
                 return
+            case .sectionKey:
+                preconditionFailure("a section key column is set through its store")
             }
             widen()
             set(value, at: slot)
@@ -90,18 +110,19 @@ struct KeyStore {
         /// Turns the column into one of any values.
         private mutating func widen() {
             switch self {
-            case .integers(let integers): self = .values(integers.map(\.databaseValue))
+            case .integers(let integers): self = .values(integers.values.map(\.databaseValue))
             case .texts(let texts): self = .values(texts.map(\.databaseValue))
-            case .values: return
+            case .values, .sectionKey: return
             }
         }
 
         /// The column's values for the given slots, in the same form (for the cache).
         func gather(_ slots: [Int32]) -> Column {
             switch self {
-            case .integers(let integers): return .integers(slots.map { integers[Int($0)] })
+            case .integers(let integers): return .integers(integers.gather(slots))
             case .texts(let texts): return .texts(slots.map { texts[Int($0)] })
             case .values(let values): return .values(slots.map { values[Int($0)] })
+            case .sectionKey: return .sectionKey(count: slots.count)
             }
         }
 
@@ -116,9 +137,11 @@ struct KeyStore {
                 texts.reserveCapacity(capacity)
                 self = .texts(texts)
             case .values(var values):
-                self = .integers([])
+                self = .texts([])
                 values.reserveCapacity(capacity)
                 self = .values(values)
+            case .sectionKey:
+                return
             }
         }
     }
@@ -126,9 +149,12 @@ struct KeyStore {
     let ascending: [Bool]
     private(set) var columns: [Column]
     /// The id stored in each slot.
-    private(set) var ids: [RecordID] = []
-    /// The section (by number number) of each slot; -1 for a free slot.
-    private(set) var sectionOfSlot: [Int32] = []
+    private(set) var ids = PackedIntegers()
+    /// The section (by number) of each slot; -1 for a free slot.
+    private(set) var sectionOfSlot = PackedIntegers()
+    /// Section values by their number (`sectionNumber(for:)`), and the numbers by value.
+    private(set) var sectionValues: [DatabaseValue] = []
+    private var sectionNumbers: [ExactValue: Int32] = [:]
     private var freeSlots: [Int32] = []
     private var denseSlots: [Int32] = []           // id → slot + 1 (0: absent), while ids are dense
     private var sparseSlots: [RecordID: Int32]?    // id → slot, once they are not
@@ -139,28 +165,40 @@ struct KeyStore {
         columns = ascending.map { _ in Column() }
     }
 
-    /// A store holding `ids[i]` with `columns[c]`'s value i in slot i, in section `sectionOfSlot[i]`.
-    /// Nil when the arrays disagree in length or an id repeats.
-    init?(ascending: [Bool], ids: [RecordID], sectionOfSlot: [Int32], columns: [Column]) {
+    /// A store holding `ids[i]` with `columns[c]`'s value i in slot i, in section
+    /// `sectionOfSlot[i]`, a number standing for `sectionValues[number]`. Nil when the arrays
+    /// disagree in length, an id repeats, or a section number or value is out of place.
+    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column]) {
         guard columns.count == ascending.count, columns.allSatisfy({ $0.count == ids.count }), sectionOfSlot.count == ids.count else { return nil }
-        self.ascending = ascending
+        self.init(ascending: ascending)
+        for value in sectionValues {
+            let known = self.sectionValues.count
+            guard Int(sectionNumber(for: value)) == known else { return nil } // a value twice
+        }
+        for slot in 0..<ids.count where !(0..<Int64(sectionValues.count) ~= sectionOfSlot[slot]) { return nil }
         self.columns = columns
         self.ids = ids
         self.sectionOfSlot = sectionOfSlot
         expectedCount = ids.count
         count = ids.count
-        if let largest = ids.max(), let smallest = ids.min(), smallest >= 0, largest < Int64(max(1 << 16, 4 * (ids.count + 1))) {
+        var smallest = Int64.max, largest = Int64.min
+        for slot in 0..<ids.count {
+            smallest = min(smallest, ids[slot])
+            largest = max(largest, ids[slot])
+        }
+        if !ids.isEmpty, smallest >= 0, largest < Int64(max(1 << 16, 4 * (ids.count + 1))) {
             var dense = [Int32](repeating: 0, count: Int(largest) + 1)
-            for (slot, id) in ids.enumerated() {
-                guard dense[Int(id)] == 0 else { return nil }
-                dense[Int(id)] = Int32(slot + 1)
+            for slot in 0..<ids.count {
+                let id = Int(ids[slot])
+                guard dense[id] == 0 else { return nil }
+                dense[id] = Int32(slot + 1)
             }
             denseSlots = dense
         } else if !ids.isEmpty {
             var sparse: [RecordID: Int32] = [:]
             sparse.reserveCapacity(ids.count)
-            for (slot, id) in ids.enumerated() {
-                guard sparse.updateValue(Int32(slot), forKey: id) == nil else { return nil }
+            for slot in 0..<ids.count {
+                guard sparse.updateValue(Int32(slot), forKey: ids[slot]) == nil else { return nil }
             }
             sparseSlots = sparse
         }
@@ -174,6 +212,24 @@ struct KeyStore {
         for i in columns.indices { columns[i].reserveCapacity(capacity) }
         ids.reserveCapacity(capacity)
         sectionOfSlot.reserveCapacity(capacity)
+    }
+
+    // MARK: - Sections
+
+    /// The number standing for a section value (the same for values SQLite finds equal).
+    mutating func sectionNumber(for value: DatabaseValue) -> Int32 {
+        let exact = ExactValue(value)
+        if let number = sectionNumbers[exact] { return number }
+        let number = Int32(sectionValues.count)
+        sectionNumbers[exact] = number
+        sectionValues.append(value)
+        return number
+    }
+
+    /// The section number of a used slot; -1 for a free one.
+    @inline(__always)
+    func section(ofSlot slot: Int) -> Int32 {
+        Int32(truncatingIfNeeded: sectionOfSlot[slot])
     }
 
     // MARK: - Ids and slots
@@ -216,21 +272,57 @@ struct KeyStore {
         } else {
             slot = ids.count
             ids.append(id)
-            sectionOfSlot.append(section)
+            sectionOfSlot.append(Int64(section))
             count += 1
         }
-        ids[slot] = id
-        sectionOfSlot[slot] = section
-        for c in columns.indices { columns[c].set(sortValues(c), at: slot) }
+        ids.set(id, at: slot)
+        sectionOfSlot.set(Int64(section), at: slot)
+        for c in columns.indices { set(sortValues(c), column: c, at: slot) }
         map(id, to: Int32(slot))
         return slot
+    }
+
+    /// Stores one sort value of the row in `slot`, whose section is already set. The first
+    /// column of a sectioned result holds nothing while every value equals its row's section
+    /// value; the first value that does not writes the column out in full.
+    private mutating func set(_ value: DatabaseValue, column c: Int, at slot: Int) {
+        if case .sectionKey(let count) = columns[c] {
+            if SQLiteOrdering.compare(value, sectionValue(ofSlot: slot)) == 0 {
+                if slot == count { columns[c] = .sectionKey(count: count + 1) }
+                return
+            }
+            writeOutSectionKeyColumn(c)
+        } else if c == 0, slot == 0, columns[c].count == 0, SQLiteOrdering.compare(value, sectionValue(ofSlot: slot)) == 0 {
+            columns[c] = .sectionKey(count: 1)
+            return
+        }
+        columns[c].set(value, at: slot)
+    }
+
+    /// The section value of a used slot.
+    private func sectionValue(ofSlot slot: Int) -> DatabaseValue {
+        sectionValues[Int(section(ofSlot: slot))]
+    }
+
+    /// Turns a `sectionKey` column into one that holds its values, when a row's value differs
+    /// from its section value (a request whose first sort column is not the section key but
+    /// began with rows whose values were).
+    private mutating func writeOutSectionKeyColumn(_ c: Int) {
+        var column = Column()
+        column.reserveCapacity(ids.count)
+        let filler = sectionValues.first ?? .null // for free slots, which are never read
+        for slot in 0..<columns[c].count {
+            let number = section(ofSlot: slot)
+            column.set(number < 0 ? filler : sectionValues[Int(number)], at: slot)
+        }
+        columns[c] = column
     }
 
     /// Forgets a row.
     mutating func remove(id: RecordID) {
         guard let slot = slot(for: id) else { return }
         map(id, to: nil)
-        sectionOfSlot[slot] = -1
+        sectionOfSlot.set(-1, at: slot)
         freeSlots.append(Int32(slot))
         count -= 1
     }
@@ -240,15 +332,26 @@ struct KeyStore {
     /// Compares two stored rows in result order (sort values under their directions, then id).
     func compare(_ a: Int, _ b: Int) -> Int {
         for c in columns.indices {
-            let result = columns[c].compare(a, b)
+            let result = columns[c].isSectionKey ? compareSections(a, b) : columns[c].compare(a, b)
             if result != 0 { return ascending[c] ? result : -result }
         }
         let x = ids[a], y = ids[b]
         return x < y ? -1 : (x == y ? 0 : 1)
     }
 
+    /// Compares the section values of two slots.
+    private func compareSections(_ a: Int, _ b: Int) -> Int {
+        let x = section(ofSlot: a), y = section(ofSlot: b)
+        return x == y ? 0 : SQLiteOrdering.compare(sectionValues[Int(x)], sectionValues[Int(y)])
+    }
+
+    /// The value of sort column `c` in a slot.
+    func value(column c: Int, at slot: Int) -> DatabaseValue {
+        columns[c].isSectionKey ? sectionValue(ofSlot: slot) : columns[c].value(at: slot)
+    }
+
     func sortValues(at slot: Int) -> [DatabaseValue] {
-        columns.map { $0.value(at: slot) }
+        columns.indices.map { value(column: $0, at: slot) }
     }
 
     /// Verifies the store's invariants (a clear-box check): arrays of one length, every used
@@ -259,11 +362,14 @@ struct KeyStore {
         let free = Set(freeSlots)
         precondition(free.count == freeSlots.count, "a slot is free twice")
         precondition(count == ids.count - freeSlots.count, "count out of date")
-        for slot in ids.indices {
+        precondition(sectionNumbers.count == sectionValues.count, "one number per section value")
+        for c in columns.indices where columns[c].isSectionKey { precondition(c == 0, "only the first column stands for the section") }
+        for slot in 0..<ids.count {
             if free.contains(Int32(slot)) {
-                precondition(sectionOfSlot[slot] == -1, "free slot \(slot) still has a section")
+                precondition(section(ofSlot: slot) == -1, "free slot \(slot) still has a section")
             } else {
                 precondition(self.slot(for: ids[slot]) == slot, "slot map out of date for slot \(slot)")
+                precondition(sectionValues.indices.contains(Int(section(ofSlot: slot))), "slot \(slot) has no section")
             }
         }
         precondition(sparseSlots == nil || denseSlots.isEmpty, "ids map through one table")

@@ -184,7 +184,7 @@ extension SectionedIndex {
     /// the rows it overtakes, and nothing else moves. Nil when the case does not apply.
     private mutating func moveWithinSection(_ id: RecordID, to key: RowKey) -> ChangeBatch? {
         guard let slot = store.slot(for: id) else { return nil }
-        let number = store.sectionOfSlot[slot]
+        let number = store.section(ofSlot: slot)
         guard SQLiteOrdering.compare(sectionValues[Int(number)], key.section) == 0, let s = placeOfSectionNumber[number] else { return nil }
         let oldRow = insertionIndex(of: slot, in: sections[s].slots)
         let oldSort = store.sortValues(at: slot)

@@ -40,14 +40,14 @@ package struct SectionedIndex {
     var store: KeyStore
     /// The sections in order; every one holds at least one row (but an unsectioned result's).
     var sections: [Section] = []
-    private var sectionNumbers: [ExactValue: Int32] = [:]
-    /// Section values by their number, and the place of each numbered section.
-    private(set) var sectionValues: [DatabaseValue] = []
+    /// The place of each numbered section.
     private(set) var placeOfSectionNumber: [Int32: Int] = [:]
     /// True for a result without a section key: it has exactly one section, even when empty.
     let isUnsectioned: Bool
 
     var ascending: [Bool] { store.ascending }
+    /// Section values by their number.
+    var sectionValues: [DatabaseValue] { store.sectionValues }
 
     /// An empty index. An unsectioned one holds its one (empty) section from the start, and
     /// every row's section value must be NULL.
@@ -98,22 +98,22 @@ package struct SectionedIndex {
 
     /// The index as plain arrays in result order: each section's value and row count, and one
     /// entry per row in every array. `init(sections:ids:columns:)` rebuilds it.
-    func exported() -> (sections: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column]) {
+    func exported() -> (sections: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column]) {
         let slots = sections.flatMap(\.slots)
         let described = sections.filter { !$0.slots.isEmpty }.map { ($0.value, $0.slots.count) }
-        return (described, slots.map { store.ids[Int($0)] }, store.columns.map { $0.gather(slots) })
+        return (described, store.ids.gather(slots), store.columns.map { $0.gather(slots) })
     }
 
     /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
     /// not describe an index: counts that disagree, an id or a section value that repeats.
-    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: [RecordID], columns: [KeyStore.Column], sectionName: (DatabaseValue) -> String) {
+    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column], sectionName: (DatabaseValue) -> String) {
         self.init(ascending: ascending, unsectioned: unsectioned)
         if unsectioned {
             guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
             sections = []
             placeOfSectionNumber = [:]
         }
-        var sectionOfSlot: [Int32] = []
+        var sectionOfSlot = PackedIntegers()
         sectionOfSlot.reserveCapacity(ids.count)
         var start: Int32 = 0
         for (value, count) in described {
@@ -121,11 +121,11 @@ package struct SectionedIndex {
             guard placeOfSectionNumber[number] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
             placeOfSectionNumber[number] = sections.count
             sections.append(Section(number: number, value: value, name: sectionName(value), slots: Array(start..<start + Int32(count))))
-            sectionOfSlot.append(contentsOf: repeatElement(number, count: count))
+            sectionOfSlot.append(Int64(number), count: count)
             start += Int32(count)
         }
         guard Int(start) == ids.count,
-              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, columns: columns) else { return nil }
+              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, sectionValues: store.sectionValues, columns: columns) else { return nil }
         self.store = store
         if unsectioned && sections.isEmpty {
             let number = self.sectionNumber(for: .null)
@@ -137,12 +137,7 @@ package struct SectionedIndex {
 
     /// The number standing for a section value (the same for byte-equal values).
     mutating func sectionNumber(for value: DatabaseValue) -> Int32 {
-        let exact = ExactValue(value)
-        if let number = sectionNumbers[exact] { return number }
-        let number = Int32(sectionValues.count)
-        sectionNumbers[exact] = number
-        sectionValues.append(value)
-        return number
+        store.sectionNumber(for: value)
     }
 
     /// The name of the section of a section value: its text (NULL gives "").
@@ -185,12 +180,12 @@ package struct SectionedIndex {
 
     func key(for id: RecordID) -> RowKey? {
         guard let slot = store.slot(for: id) else { return nil }
-        return RowKey(section: sectionValues[Int(store.sectionOfSlot[slot])], sort: store.sortValues(at: slot))
+        return RowKey(section: sectionValues[Int(store.section(ofSlot: slot))], sort: store.sortValues(at: slot))
     }
 
     /// The place of a row, found by binary search on its sort key.
     func indexPath(for id: RecordID) -> IndexPath? {
-        guard let slot = store.slot(for: id), let section = placeOfSectionNumber[store.sectionOfSlot[slot]] else { return nil }
+        guard let slot = store.slot(for: id), let section = placeOfSectionNumber[store.section(ofSlot: slot)] else { return nil }
         return IndexPath(row: insertionIndex(of: slot, in: sections[section].slots), section: section)
     }
 
@@ -225,8 +220,8 @@ package struct SectionedIndex {
         for (_, id) in ids(inPositions: 0..<min(count, self.count)) {
             let slot = store.slot(for: id)!
             // The rows come in order from a valid index: appending cannot fail.
-            try! result.appendSorted(id: id, section: sectionValues[Int(store.sectionOfSlot[slot])], sectionName: sectionName) {
-                store.columns[$0].value(at: slot)
+            try! result.appendSorted(id: id, section: sectionValues[Int(store.section(ofSlot: slot))], sectionName: sectionName) {
+                store.value(column: $0, at: slot)
             }
         }
         result.checkInvariantsInDebug()
@@ -287,7 +282,7 @@ package struct SectionedIndex {
             precondition(isUnsectioned || !section.slots.isEmpty, "empty section \(s)")
             precondition(placeOfSectionNumber[section.number] == s, "section lookup out of date")
             for (r, slot) in section.slots.enumerated() {
-                precondition(store.sectionOfSlot[Int(slot)] == section.number, "section of slot \(slot) out of date")
+                precondition(store.section(ofSlot: Int(slot)) == section.number, "section of slot \(slot) out of date")
                 precondition(store.slot(for: store.ids[Int(slot)]) == Int(slot), "slot map out of date")
                 if r > 0 {
                     precondition(store.compare(Int(section.slots[r - 1]), Int(slot)) < 0, "rows out of order in section \(s)")
