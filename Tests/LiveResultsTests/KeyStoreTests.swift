@@ -142,4 +142,22 @@ struct KeyStoreTests {
         #expect(nulls.sortValues(at: nulls.slot(for: 2)!) == ["x".databaseValue])
         #expect(nulls.compare(nulls.slot(for: 1)!, nulls.slot(for: 2)!) < 0)
     }
+
+    @Test("A store rebuilt from arrays refuses a repeated id (dense or sparse) and an unknown section number")
+    func rebuiltFromArrays() throws {
+        func rebuilt(_ ids: [Int64], sections: [Int64] = [0, 0, 0]) -> KeyStore? {
+            KeyStore(ascending: [true], ids: PackedIntegers(ids), sectionOfSlot: PackedIntegers(sections), sectionValues: ["A".databaseValue],
+                     columns: [.integers(PackedIntegers([3, 1, 2]))])
+        }
+        let dense = try #require(rebuilt([7, 5, 6]))
+        dense._checkInvariants()
+        #expect(dense.slot(for: 5) == 1 && dense.slot(for: 8) == nil)
+        let sparse = try #require(rebuilt([1 << 40, -3, 6]))
+        sparse._checkInvariants()
+        #expect(sparse.slot(for: -3) == 1 && sparse.slot(for: 1 << 40) == 0)
+        #expect(rebuilt([7, 5, 7]) == nil, "a repeated dense id")
+        #expect(rebuilt([1 << 40, -3, 1 << 40]) == nil, "a repeated sparse id")
+        #expect(rebuilt([1, 2, 3], sections: [0, 1, 0]) == nil, "a section number without a value")
+        #expect(rebuilt([1, 2, 3], sections: [0, -1, 0]) == nil, "a free slot where every slot is used")
+    }
 }

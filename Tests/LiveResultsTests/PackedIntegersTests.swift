@@ -69,4 +69,17 @@ struct PackedIntegersTests {
         let packed = PackedIntegers([1, -2, 300])
         #expect(packed.withUnsafeBytes { Array($0) } == [1, 0, 0xFE, 0xFF, 0x2C, 0x01])
     }
+
+    @Test("Bounds and forEach see every element in order, in every width", arguments: [1, 2, 4, 8])
+    func boundsAndForEach(width: Int) {
+        let scale: Int64 = width == 1 ? 1 : (width == 2 ? 100 : (width == 4 ? 1_000_000 : 1 << 40))
+        let values = [3, -2, 100, 0].map { $0 * scale }
+        let packed = PackedIntegers(values)
+        #expect(packed.bytesPerElement == width)
+        #expect(packed.bounds == (-2 * scale)...(100 * scale))
+        var seen: [(Int, Int64)] = []
+        packed.forEach { seen.append(($0, $1)) }
+        #expect(seen.map(\.0) == [0, 1, 2, 3] && seen.map(\.1) == values)
+        #expect(PackedIntegers().bounds == nil)
+    }
 }

@@ -175,31 +175,34 @@ struct KeyStore {
             let known = self.sectionValues.count
             guard Int(sectionNumber(for: value)) == known else { return nil } // a value twice
         }
-        for slot in 0..<ids.count where !(0..<Int64(sectionValues.count) ~= sectionOfSlot[slot]) { return nil }
+        if let numbers = sectionOfSlot.bounds, numbers.lowerBound < 0 || numbers.upperBound >= sectionValues.count { return nil }
         self.columns = columns
         self.ids = ids
         self.sectionOfSlot = sectionOfSlot
         expectedCount = ids.count
         count = ids.count
-        var smallest = Int64.max, largest = Int64.min
-        for slot in 0..<ids.count {
-            smallest = min(smallest, ids[slot])
-            largest = max(largest, ids[slot])
-        }
-        if !ids.isEmpty, smallest >= 0, largest < Int64(max(1 << 16, 4 * (ids.count + 1))) {
-            var dense = [Int32](repeating: 0, count: Int(largest) + 1)
-            for slot in 0..<ids.count {
-                let id = Int(ids[slot])
-                guard dense[id] == 0 else { return nil }
-                dense[id] = Int32(slot + 1)
+        // One pass for the bounds and one to map ids, each choosing the width once: a cached
+        // launch of ten million rows runs these loops over every row.
+        guard let bounds = ids.bounds else { return }
+        if bounds.lowerBound >= 0, bounds.upperBound < Int64(max(1 << 16, 4 * (ids.count + 1))) {
+            var dense = [Int32](repeating: 0, count: Int(bounds.upperBound) + 1)
+            var repeated = false
+            dense.withUnsafeMutableBufferPointer { dense in
+                ids.forEach { slot, id in
+                    if dense[Int(id)] != 0 { repeated = true }
+                    dense[Int(id)] = Int32(slot + 1)
+                }
             }
+            guard !repeated else { return nil }
             denseSlots = dense
-        } else if !ids.isEmpty {
+        } else {
             var sparse: [RecordID: Int32] = [:]
             sparse.reserveCapacity(ids.count)
-            for slot in 0..<ids.count {
-                guard sparse.updateValue(Int32(slot), forKey: ids[slot]) == nil else { return nil }
+            var repeated = false
+            ids.forEach { slot, id in
+                if sparse.updateValue(Int32(slot), forKey: id) != nil { repeated = true }
             }
+            guard !repeated else { return nil }
             sparseSlots = sparse
         }
     }

@@ -220,6 +220,29 @@ struct PackedIntegers {
         }
     }
 
+    /// Calls `body` with each index and element in order, choosing the width once (for the
+    /// loops over every row of a fetch or a cache load).
+    @inline(__always)
+    func forEach(_ body: (Int, Int64) throws -> Void) rethrows {
+        switch storage {
+        case .int8(let values): for (index, value) in values.enumerated() { try body(index, Int64(value)) }
+        case .int16(let values): for (index, value) in values.enumerated() { try body(index, Int64(value)) }
+        case .int32(let values): for (index, value) in values.enumerated() { try body(index, Int64(value)) }
+        case .int64(let values): for (index, value) in values.enumerated() { try body(index, value) }
+        }
+    }
+
+    /// The smallest and largest element; nil when empty.
+    var bounds: ClosedRange<Int64>? {
+        guard !isEmpty else { return nil }
+        var low = Int64.max, high = Int64.min
+        forEach { _, value in
+            low = Swift.min(low, value)
+            high = Swift.max(high, value)
+        }
+        return low...high
+    }
+
     /// Every element, as 64-bit integers.
     var values: [Int64] {
         (0..<count).map { self[$0] }
