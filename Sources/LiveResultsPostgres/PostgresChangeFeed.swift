@@ -35,6 +35,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     // On the event loop only:
     private var connection: PostgresConnection?
+    /// The log read, prepared once on `connection` (planning it at every read cost more than
+    /// running it).
+    private var preparedRead: PreparedQuery?
     /// Counts connections, so callbacks of an old one are ignored.
     private var generation = 0
     private var cursor: ChangeLogCursor?
@@ -126,11 +129,14 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
                 self?.requestRead(now: false)
             }
             let listen = PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel))
-            return connection.query(listen, logger: self.database.logger).map { _ in
+            return connection.query(listen, logger: self.database.logger).flatMap { _ in
+                connection.prepare(query: self.read.sql)
+            }.map { prepared in
                 // Only a connection that listens is watched: one that failed before is closed
                 // here, and the caller tries again.
                 connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
                 self.connection = connection
+                self.preparedRead = prepared
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
                 self.requestRead(now: true)
@@ -144,6 +150,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private func lost(_ generation: Int) {
         guard generation == self.generation else { return }
         connection = nil
+        preparedRead = nil
         reading = nil
         live.withLockedValue { $0 = false }
         for waiter in waitingForThisRead + waitingForNextRead { waiter.succeed() }
@@ -194,7 +201,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     }
 
     private func performRead() {
-        guard let connection, let cursor else { return }
+        guard let connection, let preparedRead, let cursor else { return }
         readRequested = false
         let started = NIODeadline.now()
         reading = started
@@ -202,7 +209,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         waitingForThisRead = waitingForNextRead
         waitingForNextRead = []
         let generation = generation
-        connection.query(read.query(after: cursor), logger: database.logger).whenComplete { [weak self] result in
+        preparedRead.execute(read.bindings(after: cursor)).whenComplete { [weak self] result in
             guard let self, generation == self.generation, self.reading == started else { return }
             self.reading = nil
             switch result {
@@ -220,7 +227,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     }
 
     /// Turns one read's rows into a change and moves the cursor.
-    private func received(_ rows: PostgresQueryResult) {
+    private func received(_ rows: [PostgresRow]) {
         guard let cursor else { return }
         let found: LogRead.Found
         do {

@@ -20,6 +20,7 @@ struct PostgresPredicate: Sendable {
         let (text, arguments) = try Self.builder.read { db in try predicate.build(db) }
         var sql = ""
         var count = 0
+        var placeholders: [String.Index] = []
         var quote: Character?
         var previous: Character?
         for character in text {
@@ -28,6 +29,7 @@ struct PostgresPredicate: Sendable {
             } else if character == "'" || character == "\"" {
                 quote = character
             } else if character == "?" {
+                placeholders.append(sql.endIndex)
                 sql += "$\(firstParameter + count)"
                 count += 1
                 previous = character
@@ -38,13 +40,46 @@ struct PostgresPredicate: Sendable {
             sql.append(character)
             previous = character
         }
-        self.sql = sql
         // StatementArguments keeps its values to itself: SQLite hands them back.
-        values = try Self.builder.read { db in
+        let values: [DatabaseValue] = try Self.builder.read { db in
             guard count > 0 else { return [] }
             let select = "SELECT " + Array(repeating: "?", count: count).joined(separator: ", ")
             guard let row = try Row.fetchOne(db, sql: select, arguments: arguments) else { return [] }
             return row.databaseValues.map { $0 }
+        }
+        // Each parameter says its type: a statement prepared once (the feed's log read) is
+        // planned before any value is bound, and must not guess int4 where int8 comes.
+        var typed = ""
+        var rest = sql.startIndex
+        for (index, place) in placeholders.enumerated() {
+            let end = sql[place...].dropFirst().firstIndex { !$0.isNumber } ?? sql.endIndex
+            typed += sql[rest..<end] + "::" + Self.typeName(of: values[index])
+            rest = end
+        }
+        self.sql = typed + sql[rest...]
+        self.values = values
+    }
+
+    /// The PostgreSQL type a value is bound as.
+    private static func typeName(of value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null, .string: return "text"
+        case .int64: return "int8"
+        case .double: return "float8"
+        case .blob: return "bytea"
+        }
+    }
+
+    /// The values in postgres-nio's older form, for prepared statements.
+    var data: [PostgresData] {
+        values.map { value in
+            switch value.storage {
+            case .null: return .null
+            case .int64(let int): return PostgresData(int64: int)
+            case .double(let double): return PostgresData(double: double)
+            case .string(let string): return PostgresData(string: string)
+            case .blob(let data): return PostgresData(bytes: data)
+            }
         }
     }
 
