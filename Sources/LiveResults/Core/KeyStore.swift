@@ -269,17 +269,19 @@ struct KeyStore {
         let slot: Int
         if let existing = self.slot(for: id) {
             slot = existing
+            sectionOfSlot.set(Int64(section), at: slot)
         } else if let free = freeSlots.popLast() {
             slot = Int(free)
             count += 1
+            ids.set(id, at: slot)
+            sectionOfSlot.set(Int64(section), at: slot)
         } else {
+            // A new slot (every row of a fetch): each array is written once.
             slot = ids.count
             ids.append(id)
             sectionOfSlot.append(Int64(section))
             count += 1
         }
-        ids.set(id, at: slot)
-        sectionOfSlot.set(Int64(section), at: slot)
         for c in columns.indices { set(sortValues(c), column: c, at: slot) }
         map(id, to: Int32(slot))
         return slot
