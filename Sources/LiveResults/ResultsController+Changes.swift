@@ -48,6 +48,7 @@ extension ResultsController {
     /// section out of order.
     func refetch() throws {
         guard let request = fetchedRequest else { return }
+        refetchCount += 1
         recovery.needsRefetch = true
         let (fresh, position) = try store.fetchAll(storeQuery(request))
         records.removeAll()

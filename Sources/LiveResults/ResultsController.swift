@@ -70,6 +70,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     var fetchedRequest: ResultsRequest<Record>?
     /// What the next `processPendingChanges` must do first, after changes failed to apply.
     var recovery = Recovery()
+    /// How many times the result was fetched again to catch up: a fallback that still reports
+    /// exact events, so only this count shows (in tests) that the row-by-row path was missed.
+    var refetchCount = 0
 
     /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
     public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,

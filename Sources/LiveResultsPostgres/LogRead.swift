@@ -10,8 +10,7 @@ import PostgresNIO
 /// Reading keys at read time, not the values each commit wrote, makes reading an entry twice
 /// harmless: a row read again reports an update of the values it has.
 struct LogRead: Sendable {
-    /// The statement; prepare it once per connection (`bindings(after:)` are its values).
-    let sql: String
+    private let sql: String
     private let predicate: PostgresPredicate?
     private let tableName: String
     private let keys: PostgresKeyQuery.Statements
@@ -53,15 +52,15 @@ struct LogRead: Sendable {
             """
     }
 
-    /// The values of `sql`'s parameters for a reader at `cursor`, for a prepared statement.
-    func bindings(after cursor: ChangeLogCursor) -> [PostgresData] {
-        [PostgresData(int64: cursor.position),
-         PostgresData(array: cursor.inProgress.map { PostgresData(string: String($0)) }, elementType: .text),
-         PostgresData(string: tableName)] + (predicate?.data ?? [])
+    /// The statement for a reader at `cursor`.
+    func query(after cursor: ChangeLogCursor) -> PostgresQuery {
+        var bindings = ChangeLogReader.bindings(cursor, table: tableName)
+        predicate?.bind(into: &bindings)
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
-    /// What the rows of `sql` say.
-    func decode(_ rows: some Sequence<PostgresRow>) throws -> Found {
+    /// What the rows of `query(after:)` say.
+    func decode(_ rows: PostgresQueryResult) throws -> Found {
         var found = Found()
         for row in rows {
             let header = try row.decode(([String], Int64?, String?, Int64?, Bool, Int64?).self)

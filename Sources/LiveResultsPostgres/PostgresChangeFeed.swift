@@ -35,9 +35,6 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     // On the event loop only:
     private var connection: PostgresConnection?
-    /// The log read, prepared once on `connection` (planning it at every read cost more than
-    /// running it).
-    private var preparedRead: PreparedQuery?
     /// Counts connections, so callbacks of an old one are ignored.
     private var generation = 0
     private var cursor: ChangeLogCursor?
@@ -129,14 +126,11 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
                 self?.requestRead(now: false)
             }
             let listen = PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel))
-            return connection.query(listen, logger: self.database.logger).flatMap { _ in
-                connection.prepare(query: self.read.sql)
-            }.map { prepared in
+            return connection.query(listen, logger: self.database.logger).map { _ in
                 // Only a connection that listens is watched: one that failed before is closed
                 // here, and the caller tries again.
                 connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
                 self.connection = connection
-                self.preparedRead = prepared
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
                 self.requestRead(now: true)
@@ -150,7 +144,6 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private func lost(_ generation: Int) {
         guard generation == self.generation else { return }
         connection = nil
-        preparedRead = nil
         reading = nil
         live.withLockedValue { $0 = false }
         for waiter in waitingForThisRead + waitingForNextRead { waiter.succeed() }
@@ -201,7 +194,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     }
 
     private func performRead() {
-        guard let connection, let preparedRead, let cursor else { return }
+        guard let connection, let cursor else { return }
         readRequested = false
         let started = NIODeadline.now()
         reading = started
@@ -209,7 +202,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         waitingForThisRead = waitingForNextRead
         waitingForNextRead = []
         let generation = generation
-        preparedRead.execute(read.bindings(after: cursor)).whenComplete { [weak self] result in
+        connection.query(read.query(after: cursor), logger: database.logger).whenComplete { [weak self] result in
             guard let self, generation == self.generation, self.reading == started else { return }
             self.reading = nil
             switch result {
@@ -227,7 +220,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     }
 
     /// Turns one read's rows into a change and moves the cursor.
-    private func received(_ rows: [PostgresRow]) {
+    private func received(_ rows: PostgresQueryResult) {
         guard let cursor else { return }
         let found: LogRead.Found
         do {

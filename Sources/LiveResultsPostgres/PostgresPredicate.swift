@@ -47,8 +47,8 @@ struct PostgresPredicate: Sendable {
             guard let row = try Row.fetchOne(db, sql: select, arguments: arguments) else { return [] }
             return row.databaseValues.map { $0 }
         }
-        // Each parameter says its type: a statement prepared once (the feed's log read) is
-        // planned before any value is bound, and must not guess int4 where int8 comes.
+        // Each parameter says its type, so the server never has to guess it from the context
+        // (an int4 column compared with an int8 value, a text value where the column is varchar).
         var typed = ""
         var rest = sql.startIndex
         for (index, place) in placeholders.enumerated() {
@@ -67,19 +67,6 @@ struct PostgresPredicate: Sendable {
         case .int64: return "int8"
         case .double: return "float8"
         case .blob: return "bytea"
-        }
-    }
-
-    /// The values in postgres-nio's older form, for prepared statements.
-    var data: [PostgresData] {
-        values.map { value in
-            switch value.storage {
-            case .null: return .null
-            case .int64(let int): return PostgresData(int64: int)
-            case .double(let double): return PostgresData(double: double)
-            case .string(let string): return PostgresData(string: string)
-            case .blob(let data): return PostgresData(bytes: data)
-            }
         }
     }
 

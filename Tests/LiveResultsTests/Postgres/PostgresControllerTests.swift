@@ -61,6 +61,7 @@ import Testing
             try controller.processPendingChanges()
             #expect(recorder.take() == [.willChange, .row(.move, id: ids[0], from: ip(2, 1), to: ip(2, 0)), .didChange])
             #expect(controller.layout == expectedLayout(try await database.allRows()))
+            #expect(controller.refetchCount == 0, "the commit was read from the log row by row, not caught up by a refetch")
         }
     }
 
@@ -77,6 +78,7 @@ import Testing
             #expect(events.contains(.section(.insert, index: 0, name: "Africa", count: 1)))
             #expect(events.contains(.section(.delete, index: 0, name: "Asia", count: 0)))
             #expect(controller.layout == expectedLayout(try await database.allRows()))
+            #expect(controller.refetchCount == 0)
         }
     }
 
@@ -91,6 +93,7 @@ import Testing
             try controller.refresh()
             #expect(!recorder.take().isEmpty)
             #expect(controller.layout == expectedLayout(try await database.allRows(), matching: matching))
+            #expect(controller.refetchCount == 0)
         }
     }
 
@@ -131,6 +134,7 @@ import Testing
             let events = recorder.take()
             #expect(events.filter { if case .row(.delete, _, _, _) = $0 { true } else { false } }.count == 5)
             #expect(controller.numberOfObjects == 0)
+            #expect(controller.refetchCount == 1, "TRUNCATE names no row: the controller fetches again and compares")
         }
     }
 
