@@ -12,10 +12,13 @@ struct NameFilter: Equatable {
     /// What the user typed. (Whether it is being typed is the board's mode.)
     private(set) var text = ""
 
-    /// The condition on the `team` table: the folded text inside the folded name (`nameKey`),
-    /// bound as an argument. Nil when the text is empty: every team matches.
-    var predicate: SQL? {
-        text.isEmpty ? nil : "instr(nameKey, \(Team.nameKey(text))) > 0"
+    /// Whether the filter keeps every team (its text is empty).
+    var keepsEverything: Bool { text.isEmpty }
+
+    /// The condition on the `team` table, in the store's SQL: the folded text inside the
+    /// folded name (`nameKey`). Nil when the text is empty: every team matches.
+    func predicate(in store: any TeamStore) -> SQL? {
+        text.isEmpty ? nil : store.nameContains(text)
     }
 
     /// Applies an editing key; returns whether the text changed.

@@ -14,7 +14,7 @@ public enum ScoreboardApp {
     /// - Throws: one sentence when the database file turns out to be damaged (SQLite reports
     ///   SQLITE_CORRUPT or SQLITE_NOTADB) at any moment: the terminal is restored first, and
     ///   the frame being drawn when it happened is never shown.
-    public static func run(scoreboard: TeamStore, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
+    public static func run(scoreboard: any TeamStore, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
         let session = try TerminalSession(color: color)
         defer { session.end() }
         let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, flags: flags, onChangesAvailable: session.wakeUp,

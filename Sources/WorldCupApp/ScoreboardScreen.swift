@@ -17,7 +17,7 @@ public final class ScoreboardScreen {
         ResultsRequest(sortDescriptors: Team.boardOrder, fetchBatchSize: 64)
     }
 
-    let scoreboard: TeamStore
+    let scoreboard: any TeamStore
     let controller: ResultsController<Team>
     let theme: Theme
     private let view: BoardView
@@ -47,14 +47,14 @@ public final class ScoreboardScreen {
     ///   - clock: seconds on a monotonic clock, for flashes.
     ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
     ///   - cacheName: the section cache to start from and keep (see `cacheName(for:)`); nil for none.
-    public init(scoreboard: TeamStore, colors: ColorDepth?, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
+    public init(scoreboard: any TeamStore, colors: ColorDepth?, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
                 onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
         theme = Theme(colors: colors)
         view = BoardView(theme: theme, flagStyle: flags)
         self.clock = clock
-        controller = ResultsController(database: scoreboard.database, fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",
-                                       cacheName: cacheName, cacheDirectory: cacheDirectory)
+        controller = scoreboard.makeController(fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",
+                                               cacheName: cacheName, cacheDirectory: cacheDirectory)
         controller.onChangesAvailable = onChangesAvailable
         // The screen draws other programs' changes at most once a frame: no need to read them more often.
         controller.minimumChangeLogLookInterval = .milliseconds(16)
@@ -72,16 +72,16 @@ public final class ScoreboardScreen {
         do {
             try controller.performFetch()
         } catch {
-            throw DatabaseFile.damage(in: error, path: scoreboard.database.path) ?? error
+            throw scoreboard.damage(in: error) ?? error
         }
         send(.refetched(wanted: nil))
     }
 
     /// The section cache name for a scoreboard: one per database file, so two databases never
     /// take turns overwriting one cache.
-    public static func cacheName(for scoreboard: TeamStore) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a of the path
-        for byte in scoreboard.database.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    public static func cacheName(for scoreboard: any TeamStore) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a of the location
+        for byte in scoreboard.location.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return "WorldCup-" + String(hash, radix: 16)
     }
 
@@ -113,7 +113,7 @@ public final class ScoreboardScreen {
     /// damaged, ends the program with it (`damage`).
     private func report(_ error: any Error, as event: (String) -> BoardEvent = BoardEvent.failed) {
         guard damage == nil else { return }
-        if let damage = DatabaseFile.damage(in: error, path: scoreboard.database.path) {
+        if let damage = scoreboard.damage(in: error) {
             self.damage = damage
             model.wantsToQuit = true
         } else {
@@ -125,7 +125,7 @@ public final class ScoreboardScreen {
     /// as a team another program deleted a moment ago, leave a blank row until the change
     /// arrives, as before.)
     private func checkReads() {
-        if let error = readFailures.take(), DatabaseFile.damage(in: error) != nil { report(error) }
+        if let error = readFailures.take(), scoreboard.damage(in: error) != nil { report(error) }
     }
 
     /// Performs one effect; its outcome goes back to the model as an event.
@@ -148,7 +148,7 @@ public final class ScoreboardScreen {
             }
         case let .refetch(filter, wanted):
             var request = Self.fetchRequest
-            request.predicate = filter?.predicate
+            request.predicate = filter?.predicate(in: scoreboard)
             do {
                 // To change the request: delete the cache, change the request, fetch again.
                 if let cacheName = controller.cacheName {

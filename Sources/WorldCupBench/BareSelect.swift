@@ -10,7 +10,7 @@ enum BareSelect {
     static let sql = RefetchDiffPeer.sql
 
     /// Milliseconds of one bare select per run, each on a statement prepared afresh.
-    static func times(scoreboard: TeamStore, rows: Int, runs: Int) throws -> [Double] {
+    static func times(scoreboard: SQLiteTeamStore, rows: Int, runs: Int) throws -> [Double] {
         try (0..<runs).map { _ in
             let (ids, milliseconds) = try scoreboard.database.read { db in
                 let start = Monotonic.now()

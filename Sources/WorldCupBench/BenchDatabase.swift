@@ -49,8 +49,8 @@ enum BenchDatabase {
 
     /// Creates the database at `url` through the app's own migrations (WAL mode), then inserts
     /// `rows` teams in one transaction with one prepared statement. Team ids are 1...rows.
-    static func build(rows: Int, at url: URL, seed: UInt64) throws -> TeamStore {
-        let scoreboard = try TeamStore(databaseURL: url, seedURL: nil)
+    static func build(rows: Int, at url: URL, seed: UInt64) throws -> SQLiteTeamStore {
+        let scoreboard = try SQLiteTeamStore(databaseURL: url, seedURL: nil)
         var random = SplitMix64(seed: seed)
         let digits = max(7, String(rows).count)
         try scoreboard.database.write { db in

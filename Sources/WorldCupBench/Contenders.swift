@@ -17,7 +17,7 @@ enum BenchRequest {
     static let sectionNameKeyPath = "qualifyingZone"
 
     /// A controller over the scoreboard, not yet fetched; with a cache name, tracking persistently.
-    static func controller(_ scoreboard: TeamStore, cacheName: String? = nil, cacheDirectory: URL? = nil) -> ResultsController<Team> {
+    static func controller(_ scoreboard: SQLiteTeamStore, cacheName: String? = nil, cacheDirectory: URL? = nil) -> ResultsController<Team> {
         ResultsController(database: scoreboard.database, fetchRequest: request, sectionNameKeyPath: sectionNameKeyPath,
                           cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
@@ -43,7 +43,7 @@ final class DeliveryRecorder: ResultsControllerDelegate {
 /// Our contender: `ResultsController<Team>` applying each commit incrementally.
 enum ControllerContender {
     /// Latencies in microseconds, from just before each tap to the end of its delivered batch.
-    static func measure(scoreboard: TeamStore, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
+    static func measure(scoreboard: SQLiteTeamStore, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
         let controller = BenchRequest.controller(scoreboard)
         let recorder = DeliveryRecorder()
         controller.delegate = recorder
@@ -68,7 +68,7 @@ enum ControllerContender {
     /// Milliseconds of `performFetch()` on fresh controllers without a delegate, one per run:
     /// from the database (no cache name), or from a valid section cache in `cacheDirectory`,
     /// which a first, untimed fetch writes.
-    static func fetchTimes(scoreboard: TeamStore, rows: Int, runs: Int, cacheDirectory: URL? = nil) throws -> [Double] {
+    static func fetchTimes(scoreboard: SQLiteTeamStore, rows: Int, runs: Int, cacheDirectory: URL? = nil) throws -> [Double] {
         let cacheName = cacheDirectory.map { _ in "bench" }
         if cacheDirectory != nil { try BenchRequest.controller(scoreboard, cacheName: cacheName, cacheDirectory: cacheDirectory).performFetch() }
         return try (0..<runs).map { _ in
@@ -159,7 +159,7 @@ enum RefetchDiffPeer {
 
     /// Latencies in microseconds, from just before each tap to the end of the diff of its value,
     /// and the microseconds of the measured taps' `difference(from:)` calls alone.
-    static func measure(scoreboard: TeamStore, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], diffTimes: [Double]) {
+    static func measure(scoreboard: SQLiteTeamStore, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], diffTimes: [Double]) {
         let observer = Observer()
         let observation = ValueObservation.tracking { db in try Int64.fetchAll(db, sql: sql) }
         let queue = DispatchQueue(label: "worldcup-bench.peer")

@@ -10,7 +10,7 @@ import WorldCup
 enum CrossProcessLatency {
     /// Milliseconds from the start of each tap's write in this process to the end of the batch
     /// delivered in the child.
-    static func measure(databasePath path: String, rows: Int, taps: [Int64], scoreboard: TeamStore) throws -> [Double] {
+    static func measure(databasePath path: String, rows: Int, taps: [Int64], scoreboard: SQLiteTeamStore) throws -> [Double] {
         let output = Pipe()
         let input = Pipe()
         let process = try ChildProcess.startSelf(["latency-listener", "--database", path], output: output, input: input)
@@ -38,7 +38,7 @@ enum CrossProcessLatency {
     /// delivered batch, until its standard input closes.
     static func listen(databasePath path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw BenchError("There is no database at \(path).") }
-        let scoreboard = try TeamStore(databaseURL: URL(fileURLWithPath: path), seedURL: nil)
+        let scoreboard = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: path), seedURL: nil)
         let controller = BenchRequest.controller(scoreboard)
         let recorder = BatchPrinter()
         controller.delegate = recorder

@@ -3,7 +3,7 @@ import GRDB
 import WorldCup
 
 /// The floor: what SQLite alone costs for a tap. The same single-row `UPDATE … RETURNING`
-/// commit as `TeamStore.tap`, on the same database file, with the same settings (WAL,
+/// commit as `SQLiteTeamStore.tap`, on the same database file, with the same settings (WAL,
 /// `synchronous = NORMAL`), but with no controller, no transaction observer and no
 /// change-log trigger. It drops the change log's triggers of the file, so it runs last.
 enum FloorContender {

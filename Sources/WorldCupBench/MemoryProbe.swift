@@ -47,7 +47,7 @@ enum MemoryProbe {
     static func measureHere(databasePath path: String) throws -> [String] {
         let baseline = try statusKB("VmRSS")
         guard FileManager.default.fileExists(atPath: path) else { throw BenchError("There is no database at \(path).") }
-        let scoreboard = try TeamStore(databaseURL: URL(fileURLWithPath: path), seedURL: nil)
+        let scoreboard = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: path), seedURL: nil)
         let controller = BenchRequest.controller(scoreboard)
         return try withExtendedLifetime(scoreboard) { try hold(controller, baseline: baseline) }
     }

@@ -110,7 +110,7 @@ struct StormTapperCommand: ParsableCommand {
 
     func run() throws {
         try BenchError.readable {
-            let store = try TeamStore(databaseURL: URL(fileURLWithPath: database), seed: nil)
+            let store = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: database), seed: nil)
             guard let id = try store.teams().first?.id else { throw BenchError("The storm's database has no team.") }
             let end = Monotonic.now() + UInt64(seconds * 1e9)
             var commits = 0

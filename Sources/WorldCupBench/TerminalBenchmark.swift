@@ -274,7 +274,7 @@ struct TerminalBenchmark {
     static func buildDatabase(rows: Int, at url: URL, seed: UInt64) throws {
         let sample = try Seed.bundled()
         if sample.count == rows {
-            let scoreboard = try TeamStore(databaseURL: url, seed: sample)
+            let scoreboard = try SQLiteTeamStore(databaseURL: url, seed: sample)
             try scoreboard.database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
             return
         }

@@ -21,7 +21,7 @@ extension WorldCupCommand {
 
         func run() throws {
             let url = database.map { URL(fileURLWithPath: $0) } ?? DatabaseFile.defaultDatabaseURL()
-            let found = try TeamStore.check(databaseURL: url)
+            let found = try SQLiteTeamStore.check(databaseURL: url)
             let shown = WorldCupError.quotable(url.path)
             guard !found.isNew else {
                 print("The file \(shown) is empty: worldcup makes a new database of it when it opens it.")

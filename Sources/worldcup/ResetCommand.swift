@@ -18,9 +18,9 @@ extension WorldCupCommand {
             let databaseURL = store.databaseURL
             let teams = try store.seedTeams()
             if !yes {
-                try confirm(path: WorldCupError.quotable(databaseURL.path), condition: FileManager.default.fileExists(atPath: databaseURL.path) ? TeamStore.condition(ofDatabaseAt: databaseURL) : nil)
+                try confirm(path: WorldCupError.quotable(databaseURL.path), condition: FileManager.default.fileExists(atPath: databaseURL.path) ? SQLiteTeamStore.condition(ofDatabaseAt: databaseURL) : nil)
             }
-            let count = try TeamStore.reset(databaseURL: databaseURL, seed: teams)
+            let count = try SQLiteTeamStore.reset(databaseURL: databaseURL, seed: teams)
             print("Reset \(databaseURL.path) to the \(count) teams of the seed.")
         }
 

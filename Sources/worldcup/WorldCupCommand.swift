@@ -43,8 +43,8 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the scoreboard, importing the seed on first use.
-    func open() throws -> TeamStore {
-        try TeamStore(databaseURL: databaseURL, seed: seedTeams())
+    func open() throws -> any TeamStore {
+        try SQLiteTeamStore(databaseURL: databaseURL, seed: seedTeams())
     }
 }
 

@@ -6,7 +6,7 @@ import TestSupport
 import WorldCup
 @testable import WorldCupApp
 
-@Suite("TeamStore: the / filter")
+@Suite("SQLiteTeamStore: the / filter")
 struct FilterTests {
     /// The names the screen shows, in order.
     func shownNames(_ fixture: ScreenFixture) throws -> [String] {

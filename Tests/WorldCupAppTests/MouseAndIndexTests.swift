@@ -6,7 +6,7 @@ import TestSupport
 import WorldCup
 @testable import WorldCupApp
 
-@Suite("TeamStore: the mouse and the section index")
+@Suite("SQLiteTeamStore: the mouse and the section index")
 struct MouseAndIndexTests {
     @Test("The index shows each zone's first two letters, so Africa and Asia both have one")
     func indexTitles() throws {
@@ -109,7 +109,7 @@ struct MouseAndIndexTests {
     }
 }
 
-@Suite("TeamStore: --flags emoji")
+@Suite("SQLiteTeamStore: --flags emoji")
 struct EmojiFlagScreenTests {
     @Test("Countries get emoji flags of two cells, padded to the badge's width; England keeps its badge")
     func emojiWithoutColour() throws {

@@ -62,7 +62,7 @@ struct StatusLineTests {
         fixture.screen.processChangesFromElsewhere()
         #expect(fixture.screen.status == nil)
         // Another writer on the same file.
-        let other = try TeamStore(databaseURL: fixture.databaseURL, seedURL: nil)
+        let other = try SQLiteTeamStore(databaseURL: fixture.databaseURL, seedURL: nil)
         try other.tap(named: "Japan")
         // The controller's poller notices the other connection's commit within moments.
         for _ in 0..<300 where fixture.screen.status == nil {

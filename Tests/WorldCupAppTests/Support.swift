@@ -15,13 +15,13 @@ final class FakeClock {
 /// Its folder is removed when the fixture goes away.
 final class ScreenFixture {
     let folder: TemporaryFolder
-    let scoreboard: TeamStore
+    let scoreboard: SQLiteTeamStore
     let clock: FakeClock
     let screen: ScoreboardScreen
 
     init(colors: ColorDepth? = nil, flags: FlagStyle = .badges) throws {
         folder = try TemporaryFolder(prefix: "worldcup-app-tests")
-        scoreboard = try TeamStore(databaseURL: folder.database, seed: Seed.bundled())
+        scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled())
         let clock = FakeClock()
         self.clock = clock
         screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, flags: flags, clock: { clock.now })

@@ -137,10 +137,10 @@ struct SeedEdgeTests {
     func existingUnseededDatabase() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        do { _ = try TeamStore(databaseURL: folder.database, seedURL: nil) }  // closed on release
+        do { _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil) }  // closed on release
         let before = try Data(contentsOf: folder.database)
         try Data("[]".utf8).write(to: folder.file("empty.json"))
-        _ = worldCupError { _ = try TeamStore(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
+        _ = worldCupError { _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
         #expect(try Data(contentsOf: folder.database) == before)
         #expect(try seededScoreboard(folder).teamCount() == 32)
     }
@@ -248,7 +248,7 @@ struct DatabaseFileTests {
             return files
         }
         let before = try files()
-        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Repository.seed) }
+        let error = worldCupError { _ = try SQLiteTeamStore(databaseURL: url, seedURL: Repository.seed) }
         #expect(try files() == before)
         let message = error?.description ?? ""
         #expect(isOneSentence(message), "\(message)")
@@ -300,7 +300,7 @@ struct DatabaseFileTests {
     }
 }
 
-@Suite("TeamStore.reset")
+@Suite("SQLiteTeamStore.reset")
 struct ResetTests {
     @Test("Replaces taps and secret teams with the seed, and leaves no file of its own behind")
     func replaces() throws {
@@ -310,8 +310,8 @@ struct ResetTests {
         try scoreboard.tap(named: "Brazil")
         try scoreboard.add(name: "Atlantis", zone: "Oceania")
         try scoreboard.database.close()
-        #expect(try TeamStore.reset(databaseURL: folder.database, seedURL: Repository.seed) == 32)
-        let fresh = try TeamStore(databaseURL: folder.database, seedURL: nil)
+        #expect(try SQLiteTeamStore.reset(databaseURL: folder.database, seedURL: Repository.seed) == 32)
+        let fresh = try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil)
         #expect(try fresh.teamCount() == 32)
         #expect(try fresh.team(named: "Brazil")?.wins == 0)
         try fresh.database.close()
@@ -326,9 +326,9 @@ struct ResetTests {
         try Data("garbage".utf8).write(to: folder.database)
         try Data(repeating: 0x37, count: 8192).write(to: URL(fileURLWithPath: folder.database.path + "-wal"))
         try Data(repeating: 0x18, count: 32768).write(to: URL(fileURLWithPath: folder.database.path + "-shm"))
-        try TeamStore.reset(databaseURL: folder.database, seedURL: Repository.seed)
+        try SQLiteTeamStore.reset(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(!FileManager.default.fileExists(atPath: folder.database.path + "-wal"))
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
     }
 
     @Test("A bad seed changes nothing")
@@ -337,7 +337,7 @@ struct ResetTests {
         defer { folder.remove() }
         try Data("garbage".utf8).write(to: folder.database)
         try Data("[]".utf8).write(to: folder.file("empty.json"))
-        _ = worldCupError { try TeamStore.reset(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
+        _ = worldCupError { try SQLiteTeamStore.reset(databaseURL: folder.database, seedURL: folder.file("empty.json")) }
         #expect(try Data(contentsOf: folder.database) == Data("garbage".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["WorldCup.sqlite", "empty.json"])
     }

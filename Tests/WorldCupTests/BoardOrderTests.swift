@@ -26,11 +26,11 @@ struct BoardOrderTests {
         }
     }
 
-    @Test("TeamStore.teams() lists zone, most wins, then name by bytes: a decomposed Å before B")
+    @Test("SQLiteTeamStore.teams() lists zone, most wins, then name by bytes: a decomposed Å before B")
     func storeFollowsTheOrder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: nil)
+        let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil)
         // "A" + U+030A is 41 CC 8A, before B (42) by bytes; Swift's < puts it after B (as Å, U+00C5).
         for name in ["B", "A\u{30A}", "Ab", "Z"] { try scoreboard.add(name: name, zone: "Atlantis") }
         try scoreboard.add(name: "Winner", zone: "Zed")

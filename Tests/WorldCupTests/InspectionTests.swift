@@ -12,7 +12,7 @@ import TestSupport
 struct InspectionTests {
     /// A seeded database closed cleanly: everything in the file, no -wal.
     static func cleanDatabase(in folder: TemporaryFolder) throws -> URL {
-        do { _ = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed) }
+        do { _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed) }
         #expect(!FileManager.default.fileExists(atPath: folder.database.path + "-wal"))
         return folder.database
     }
@@ -81,7 +81,7 @@ struct InspectionTests {
         defer { folder.remove() }
         let url = try Self.cleanDatabase(in: folder)
         do {
-            let scoreboard = try TeamStore(databaseURL: url, seedURL: nil)
+            let scoreboard = try SQLiteTeamStore(databaseURL: url, seedURL: nil)
             try scoreboard.tap(named: "Brazil")
             let sideFiles = SideFiles.look(beside: url.path)
             #expect(sideFiles.walBytes > 0)
@@ -118,7 +118,7 @@ struct InspectionTests {
         let url = try Self.cleanDatabase(in: folder)
         try scribble(onRootOf: "sqlite_autoindex_team_1", in: url)
         #expect(try DatabaseFile.inspect(url).fullCheck == nil, "the open stays cheap")
-        let error = worldCupError { _ = try TeamStore.check(databaseURL: url) }
+        let error = worldCupError { _ = try SQLiteTeamStore.check(databaseURL: url) }
         #expect(error?.description.contains("its quick check failed") == true, "\(error?.description ?? "")")
         #expect(error?.isDamage == true)
     }
@@ -153,11 +153,11 @@ struct InspectionTests {
     func checkMissingAndEmpty() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let error = worldCupError { _ = try TeamStore.check(databaseURL: folder.database) }
+        let error = worldCupError { _ = try SQLiteTeamStore.check(databaseURL: folder.database) }
         #expect(error?.description.contains("There is no database") == true)
         #expect(!FileManager.default.fileExists(atPath: folder.database.path))
         _ = FileManager.default.createFile(atPath: folder.database.path, contents: nil)
-        #expect(try TeamStore.check(databaseURL: folder.database).isNew)
+        #expect(try SQLiteTeamStore.check(databaseURL: folder.database).isNew)
     }
 }
 

@@ -22,7 +22,7 @@ private func scoreboardOrder(_ teams: [Team]) -> [Team] {
     }
 }
 
-@Suite("TeamStore")
+@Suite("SQLiteTeamStore")
 struct ScoreboardTests {
     @Test("teams() orders by zone, then most wins, then name")
     func order() throws {
@@ -182,7 +182,7 @@ struct ScoreboardTests {
         #expect(zones == ["Africa", "Asia", "Atlantis", "Europe", "North, Central America & Caribbean", "South America"])
         #expect(try scoreboard.team(named: "wenderland") == team)
         // It persists.
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).team(named: "Wenderland") == team)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil).team(named: "Wenderland") == team)
     }
 
     @Test("delete removes one team; deleting it again is an error")
@@ -229,7 +229,7 @@ struct StoreTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let url = folder.url.appendingPathComponent("a/b/c/WorldCup.sqlite")
-        #expect(try TeamStore(databaseURL: url, seedURL: Repository.seed).teamCount() == 32)
+        #expect(try SQLiteTeamStore(databaseURL: url, seedURL: Repository.seed).teamCount() == 32)
         #expect(FileManager.default.fileExists(atPath: url.path))
     }
 
@@ -241,7 +241,7 @@ struct StoreTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         try Data("keep".utf8).write(to: directory.appendingPathComponent("inside.txt"))
         let before = folder.snapshot()
-        let error = worldCupError { _ = try TeamStore(databaseURL: directory, seedURL: Repository.seed) }
+        let error = worldCupError { _ = try SQLiteTeamStore(databaseURL: directory, seedURL: Repository.seed) }
         #expect(isOneSentence(error?.description ?? ""), "\(error?.description ?? "")")
         // Alone: the same files with the same bytes, and nothing new beside them.
         #expect(folder.snapshot() == before)
@@ -261,14 +261,14 @@ struct StoreTests {
         defer { folder.remove() }
         let url = folder.file("WorldCup.sqlite")
         try bytes.write(to: url)
-        let error = worldCupError { _ = try TeamStore(databaseURL: url, seedURL: Repository.seed) }
+        let error = worldCupError { _ = try SQLiteTeamStore(databaseURL: url, seedURL: Repository.seed) }
         #expect(isOneSentence(error?.description ?? ""), "\(label): \(error?.description ?? "")")
         #expect(try Data(contentsOf: url) == bytes, "\(label): the file changed")
         // Nor is anything written beside it.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0 != "WorldCup.sqlite" }
         #expect(leftovers.isEmpty, "\(label): \(leftovers)")
         // And a second attempt says the same.
-        #expect(worldCupError { _ = try TeamStore(databaseURL: url, seedURL: nil) } == error)
+        #expect(worldCupError { _ = try SQLiteTeamStore(databaseURL: url, seedURL: nil) } == error)
         #expect(try Data(contentsOf: url) == bytes)
     }
 

@@ -10,7 +10,7 @@ struct SeedTests {
     func importsSeed() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed)
+        let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(try scoreboard.teamCount() == 32)
         let teams = try scoreboard.teams()
         #expect(teams.count == 32)
@@ -32,32 +32,32 @@ struct SeedTests {
         #expect(teams == (try Seed.load(from: Repository.seed)))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        #expect(try TeamStore(databaseURL: folder.database, seed: teams).teamCount() == 32)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seed: teams).teamCount() == 32)
     }
 
     @Test("Opening again does not import again")
     func idempotent() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let first = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed)
+        let first = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(try first.teamCount() == 32)
         try first.tap(named: "Brazil")
-        let second = try TeamStore(databaseURL: folder.database, seedURL: Repository.seed)
+        let second = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(try second.teamCount() == 32)
         #expect(try second.team(named: "Brazil")?.wins == 1)
         // importSeed on a database that holds teams does nothing.
         #expect(try second.importSeed(Seed.load(from: Repository.seed)) == false)
         #expect(try second.teamCount() == 32)
         // Neither does a third open, nor an open without a seed.
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Repository.seed).teamCount() == 32)
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed).teamCount() == 32)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
     }
 
     @Test("Without a seed URL a new database is empty")
     func noSeed() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 0)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 0)
     }
 
     @Test("The original book seed, with trailing commas, loads as is")
@@ -69,7 +69,7 @@ struct SeedTests {
         #expect(teams == (try Seed.load(from: Repository.seed)))
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Repository.bookSeed).teamCount() == 32)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.bookSeed).teamCount() == 32)
     }
 
     /// A seed of the 32 teams with one bad entry at the end.
@@ -92,23 +92,23 @@ struct SeedTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let seed = try writeSeed(seedObjects() + [entry], in: folder)
-        let error = worldCupError { _ = try TeamStore(databaseURL: folder.database, seedURL: seed) }
+        let error = worldCupError { _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: seed) }
         let message = error?.description ?? ""
         #expect(isOneSentence(message), "\(label): \(message)")
         #expect(message.contains(keyword), "\(label): \(message)")
         #expect(message.contains("33") || !["negative", "empty", "64", "control"].contains(keyword), "\(label): the entry is named: \(message)")
         // Nothing was imported: the database is absent or empty.
-        let reopened = try TeamStore(databaseURL: folder.database, seedURL: nil)
+        let reopened = try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil)
         #expect(try reopened.teamCount() == 0, "\(label)")
         // A good seed still imports afterwards.
-        #expect(try TeamStore(databaseURL: folder.database, seedURL: Repository.seed).teamCount() == 32)
+        #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed).teamCount() == 32)
     }
 
     @Test("importSeed is one transaction: a row the database refuses rolls back the whole import")
     func importSeedRollsBack() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let scoreboard = try TeamStore(databaseURL: folder.database, seedURL: nil)
+        let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil)
         var teams = try Seed.load(from: Repository.seed)
         // importSeed trusts its input; the unique name key refuses the duplicate at the end.
         teams.append(SeedTeam(teamName: "BRAZIL", qualifyingZone: "South America", imageName: "x", wins: 0))
@@ -135,7 +135,7 @@ struct SeedTests {
         }
         let error = worldCupError { _ = try Seed.load(from: url) }
         #expect(isOneSentence(error?.description ?? ""), "\(kind): \(error?.description ?? "")")
-        let openError = worldCupError { _ = try TeamStore(databaseURL: folder.database, seedURL: url) }
+        let openError = worldCupError { _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: url) }
         #expect(openError == error)
     }
 }

@@ -4,8 +4,8 @@ import TestSupport
 import WorldCup
 
 /// A scoreboard on a new database in `folder`, seeded with the repository's 32 teams.
-func seededScoreboard(_ folder: TemporaryFolder) throws -> TeamStore {
-    try TeamStore(databaseURL: folder.database, seedURL: Repository.seed)
+func seededScoreboard(_ folder: TemporaryFolder) throws -> SQLiteTeamStore {
+    try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
 }
 
 /// The teams of the repository's seed, as JSON objects.

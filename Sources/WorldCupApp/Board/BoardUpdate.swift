@@ -244,7 +244,7 @@ extension BoardModel {
     }
 
     private mutating func clearFilter(data: some BoardData) -> [BoardEffect] {
-        let hadText = filter?.predicate != nil
+        let hadText = !(filter?.keepsEverything ?? true)
         filter = nil
         mode = .browsing
         return hadText ? [refetch(data: data)] : []

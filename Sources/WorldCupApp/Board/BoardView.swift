@@ -21,7 +21,7 @@ struct BoardView {
         drawTitle(model, count: data.teamCount, into: &grid)
         model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position)) }
         if model.table.rowCount == 0 {
-            let empty = model.filter?.predicate != nil
+            let empty = !(model.filter?.keepsEverything ?? true)
                 ? "No team matches “\(model.filter?.text ?? "")”: Esc clears the filter."
                 : "No teams yet: press + to add one."
             grid.write(DisplayText.truncate(empty, toWidth: width - 3), x: 2, y: 2, style: theme.status)

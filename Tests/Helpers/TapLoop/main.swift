@@ -1,6 +1,6 @@
 // tap-loop DATABASE TEAM COUNT
 //
-// A helper of the durability tests: taps TEAM COUNT times through TeamStore.tap, one commit
+// A helper of the durability tests: taps TEAM COUNT times through SQLiteTeamStore.tap, one commit
 // per tap, and after each commit writes the team's wins on a line of its own, unbuffered, so a
 // line on standard output is an acknowledged tap. Errors go to standard error, one line each.
 import Foundation
@@ -12,7 +12,7 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
     exit(2)
 }
 do {
-    let scoreboard = try TeamStore(databaseURL: URL(fileURLWithPath: arguments[1]), seed: Seed.bundled())
+    let scoreboard = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: arguments[1]), seed: Seed.bundled())
     for _ in 0..<count {
         let team = try scoreboard.tap(named: arguments[2])
         let line = Array("\(team.wins)\n".utf8)

@@ -1,6 +1,6 @@
 import Foundation
 
-extension TeamStore {
+extension SQLiteTeamStore {
     /// Checks the database at `url` completely without writing to it or creating it: the
     /// cheap checks every opening makes, then SQLite's `PRAGMA quick_check` over the whole
     /// file. Throws one sentence when there is no database there, or when it is damaged or

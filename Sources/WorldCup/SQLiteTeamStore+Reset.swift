@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension TeamStore {
+extension SQLiteTeamStore {
     /// Replaces the database at `url`, whatever it holds (even a damaged file or one that is
     /// not a database), with a fresh one seeded from `seedURL`. Returns the number of teams.
     ///
@@ -26,7 +26,7 @@ extension TeamStore {
         let removeFresh = { freshFiles.forEach { unlink($0) } }
         removeFresh()
         do {
-            let scoreboard = try TeamStore(databaseURL: fresh, seedURL: nil)
+            let scoreboard = try SQLiteTeamStore(databaseURL: fresh, seedURL: nil)
             try scoreboard.importSeed(teams)
             let count = try scoreboard.teamCount()
             // Everything goes into the file itself, so that it can move without its -wal.

@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import LiveResults
+
+/// The teams in a SQLite file, the embedded default: opens the database, seeds it once, and
+/// changes teams.
+///
+/// Every change is one short transaction; a tap is a single `UPDATE ... SET wins = wins + 1`,
+/// so taps from several processes all count.
+public final class SQLiteTeamStore: TeamStore {
+    /// The database, in WAL mode.
+    public let database: DatabasePool
+
+    /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
+    /// up to date, and imports the seed at `seedURL` if the database holds no team yet.
+    ///
+    /// The seed, when given, is read and checked before the database is touched, so a bad seed
+    /// is always reported and leaves the database exactly as it was (or absent).
+    public convenience init(databaseURL url: URL, seedURL: URL?) throws {
+        try self.init(databaseURL: url, seed: seedURL.map(Seed.load(from:)))
+    }
+
+    /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
+    /// up to date, and imports `seed` (already checked, such as `Seed.bundled()`) if the
+    /// database holds no team yet.
+    public init(databaseURL url: URL, seed: [SeedTeam]?) throws {
+        database = try DatabaseFile.openPool(at: url)
+        try DatabaseFile.migrate(database)
+        if let seed, try !isSeeded() {
+            try importSeed(seed)
+        }
+    }
+
+    /// Whether a seed was ever imported, or teams exist anyway.
+    public func isSeeded() throws -> Bool {
+        try DatabaseFile.readable {
+            try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT 1 FROM seedImport") != nil || Team.fetchCount(db) > 0
+            }
+        }
+    }
+
+    /// Imports teams in one transaction, all or none, if no seed was imported before and the
+    /// database holds no team. Returns whether anything was imported.
+    @discardableResult
+    public func importSeed(_ teams: [SeedTeam]) throws -> Bool {
+        try DatabaseFile.readable {
+            try database.write { db in
+                guard try Row.fetchOne(db, sql: "SELECT 1 FROM seedImport") == nil, try Team.fetchCount(db) == 0 else { return false }
+                try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
+                for seed in teams {
+                    var team = Team(teamName: TeamValidation.trimmed(seed.teamName), qualifyingZone: TeamValidation.trimmed(seed.qualifyingZone), imageName: seed.imageName, wins: seed.wins)
+                    try team.insert(db)
+                }
+                return true
+            }
+        }
+    }
+
+    /// The number of teams.
+    public func teamCount() throws -> Int {
+        try DatabaseFile.readable { try database.read { try Team.fetchCount($0) } }
+    }
+
+    /// Every team, in scoreboard order: zone, then most wins, then name (byte order, as SQLite sorts).
+    public func teams() throws -> [Team] {
+        try DatabaseFile.readable {
+            try database.read { db in
+                try Team.fetchAll(db, sql: "SELECT * FROM team ORDER BY \(Team.boardOrderSQL)")
+            }
+        }
+    }
+
+    /// The team with this name (case ignored), if any.
+    public func team(named name: String) throws -> Team? {
+        try DatabaseFile.readable {
+            try database.read { db in
+                try Team.filter(Column("nameKey") == Team.nameKey(TeamValidation.trimmed(name))).fetchOne(db)
+            }
+        }
+    }
+
+    public var location: String { database.path }
+
+    public func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?, cacheDirectory: URL?) -> ResultsController<Team> {
+        ResultsController(database: database, fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath,
+                          cacheName: cacheName, cacheDirectory: cacheDirectory)
+    }
+
+    public func nameContains(_ text: String) -> SQL {
+        "instr(nameKey, \(Team.nameKey(text))) > 0"
+    }
+
+    public func damage(in error: any Error) -> WorldCupError? {
+        DatabaseFile.damage(in: error, path: database.path)
+    }
+
+    /// Adds one win to a team, atomically. Returns the team as saved.
+    @discardableResult
+    public func tap(teamID: Int64) throws -> Team {
+        try DatabaseFile.readable {
+            try database.write { db in
+                // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
+                let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING *")
+                let tapped = try Team.fetchOne(statement, arguments: [teamID])
+                guard let team = tapped else { throw WorldCupError("That team no longer exists.") }
+                return team
+            }
+        }
+    }
+
+    /// Adds a secret team with no wins. Refuses blank, overlong or duplicate names and zones.
+    @discardableResult
+    public func add(name: String, zone: String) throws -> Team {
+        try TeamValidation.checkName(name)
+        try TeamValidation.checkZone(zone)
+        var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
+        return try DatabaseFile.readable {
+            try database.write { db in
+                if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
+                    throw WorldCupError("A team named “\(WorldCupError.quotable(existing.teamName))” already exists.")
+                }
+                try team.insert(db)
+                return team
+            }
+        }
+    }
+
+    /// Deletes a team.
+    public func delete(teamID: Int64) throws {
+        try DatabaseFile.readable {
+            try database.write { db in
+                guard try Team.deleteOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }
+            }
+        }
+    }
+}
