@@ -131,6 +131,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     // MARK: - Tracking
 
+    /// Whether commits made elsewhere reach the result now. False before tracking starts and,
+    /// on a server, while the connection changes arrive on is being made again: the result
+    /// then holds what it last knew, and catches up with exact events once it is back.
+    /// `onChangesAvailable` is called when this changes.
+    public var isLive: Bool { feed?.isLive ?? false }
+
     /// Looks for commits of other connections now, without waiting for the poller, then
     /// processes every pending change.
     public func refresh() throws {

@@ -90,7 +90,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         }
     }
 
-    /// Whether the listening connection is up; false while it is being made again.
+    /// Whether the listening connection is up; false while it is being made again. The
+    /// controller is woken when it changes.
     var isLive: Bool { live.withLockedValue { $0 } }
 
     // MARK: - ChangeFeed
@@ -133,6 +134,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
                 self.connection = connection
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
+                self.notify()
                 self.requestRead(now: true)
             }.flatMapError { error in
                 connection.close().flatMapThrowing { throw error }
@@ -146,6 +148,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         connection = nil
         reading = nil
         live.withLockedValue { $0 = false }
+        notify()
         for waiter in waitingForThisRead + waitingForNextRead { waiter.succeed() }
         waitingForThisRead = []
         waitingForNextRead = []

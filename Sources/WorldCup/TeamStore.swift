@@ -13,6 +13,10 @@ public protocol TeamStore: AnyObject, Sendable {
     /// database. Never a password.
     var location: String { get }
 
+    /// For a store on a server that many machines share: the server and database, as the
+    /// board's title shows it (never a password). Nil for a file of this machine.
+    var server: String? { get }
+
     /// The number of teams.
     func teamCount() throws -> Int
 
@@ -49,6 +53,9 @@ public protocol TeamStore: AnyObject, Sendable {
 }
 
 extension TeamStore {
+    /// A store is on this machine unless it says otherwise.
+    public var server: String? { nil }
+
     /// Adds one win to the team with this name (case ignored). Returns the team as saved.
     @discardableResult
     public func tap(named name: String) throws -> Team {

@@ -74,6 +74,7 @@ public final class ScoreboardScreen {
         } catch {
             throw scoreboard.damage(in: error) ?? error
         }
+        model.connection = scoreboard.server.map { BoardModel.Connection(server: $0, isLive: controller.isLive) }
         send(.refetched(wanted: nil))
     }
 
@@ -128,8 +129,16 @@ public final class ScoreboardScreen {
         if let error = readFailures.take(), scoreboard.damage(in: error) != nil { report(error) }
     }
 
-    /// Performs one effect; its outcome goes back to the model as an event.
+    /// The sentence for a write asked for while the board's server is away.
+    static let awaySentence = "The server is away, so nothing was changed: try again when the board is live."
+
+    /// Performs one effect; its outcome goes back to the model as an event. Writes wait for
+    /// a live board: while the server is away they are refused at once, not left to time out.
     private func perform(_ effect: BoardEffect) {
+        if model.connection?.isLive == false, effect.writes {
+            if case .add = effect { return send(.addRefused(Self.awaySentence)) }
+            return send(.failed(Self.awaySentence))
+        }
         switch effect {
         case .tap(let id):
             outcome { .tapped(try scoreboard.tap(teamID: id)) }
@@ -176,13 +185,17 @@ public final class ScoreboardScreen {
 
     // MARK: - Changes
 
-    /// Shows the changes committed since the last call, as moves, inserts and flashes.
+    /// Shows the changes committed since the last call, as moves, inserts and flashes, and
+    /// whether a shared board's server is reachable.
     public func processChanges() {
         selectionBeforeChanges = model.selectedID(data)
         do {
             try controller.processPendingChanges()
         } catch {
             report(error)
+        }
+        if let connection = model.connection, connection.isLive != controller.isLive {
+            send(.connection(isLive: controller.isLive))
         }
     }
 

@@ -11,6 +11,14 @@ package protocol ChangeFeed: AnyObject {
     func takeChanges() -> [TrackedChange]
     /// Looks for commits of other connections now, instead of at the next wake-up.
     func lookNow()
+    /// Whether commits of other connections reach the feed now: false while the connection
+    /// it hears them on is being made again. A change of it wakes the controller.
+    var isLive: Bool { get }
+}
+
+extension ChangeFeed {
+    /// A feed with no connection to lose (SQLite's: the file is always there) is always live.
+    package var isLive: Bool { true }
 }
 
 /// The rows one commit touched, each with its key after the commit (nil: gone from the result).

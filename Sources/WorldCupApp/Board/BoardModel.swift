@@ -23,6 +23,14 @@ struct BoardModel {
         case filtering
     }
 
+    /// A shared board's server, as the title shows it.
+    struct Connection: Equatable {
+        /// Host and database (never a password).
+        var server: String
+        /// False while the connection is being made again: the board shows what it last knew.
+        var isLive: Bool
+    }
+
     /// A message on the status line.
     struct StatusMessage: Equatable {
         var text: String
@@ -40,6 +48,9 @@ struct BoardModel {
     /// back when it shows again.
     var hiddenSelection: (id: RecordID, substitute: RecordID?)?
     var status: StatusMessage?
+    /// The server the board is on and whether its changes reach the board now; nil for a
+    /// file of this machine (always live).
+    var connection: Connection?
     /// The team with the most wins (nil while filtered or empty).
     var leader: Team?
     /// The size of the screen the board was last laid out in.

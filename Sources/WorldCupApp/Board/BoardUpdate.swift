@@ -29,6 +29,8 @@ enum BoardEvent {
     case refetched(wanted: RecordID?)
     /// An effect failed: why, in one sentence.
     case failed(String)
+    /// The connection to the board's server was lost, or is back.
+    case connection(isLive: Bool)
 }
 
 /// What the board asks the runtime to do; the outcome comes back as an event.
@@ -42,6 +44,11 @@ enum BoardEffect: Equatable {
     /// Fetch the result again with the filter's predicate (nil: every team), then put the
     /// cursor on `wanted` when it shows.
     case refetch(NameFilter?, wanted: RecordID?)
+
+    /// Whether the effect changes the teams (a fetch only reads them).
+    var writes: Bool {
+        if case .refetch = self { return false } else { return true }
+    }
 }
 
 extension BoardModel {
@@ -94,6 +101,11 @@ extension BoardModel {
             }
         case .failed(let message):
             say(message, isError: true, for: Self.errorSeconds, now: now)
+        case .connection(let isLive):
+            guard var connection, connection.isLive != isLive else { break }
+            connection.isLive = isLive
+            self.connection = connection
+            if isLive, status?.isError != true { say("Live again: the board shows every change.", now: now) }
         }
         return []
     }

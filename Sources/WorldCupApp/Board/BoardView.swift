@@ -61,7 +61,8 @@ struct BoardView {
         return (grid.write(Array(glyphs), x: x, y: y), y)
     }
 
-    /// "World Cup", the leader, and on the right the team count, or the filter and its matches.
+    /// "World Cup", a shared board's server (or that it is reconnecting), the leader, and on
+    /// the right the team count, or the filter and its matches.
     private func drawTitle(_ model: BoardModel, count: Int, into grid: inout Grid) {
         var x = grid.write("World Cup", x: 1, y: 0, style: theme.title)
         var right = [Span("\(count) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
@@ -76,6 +77,14 @@ struct BoardView {
             ]
         }
         let rightX = grid.width - right.reduce(0) { $0 + $1.width } - 1
+        if let connection = model.connection {
+            let room = rightX - x - 2
+            if connection.isLive {
+                x = grid.write(DisplayText.truncate(" · " + connection.server, toWidth: room), x: x, y: 0, style: Style(dim: true))
+            } else {
+                x = grid.write(DisplayText.truncate(" · reconnecting to " + connection.server + "…", toWidth: room), x: x, y: 0, style: theme.error)
+            }
+        }
         if let leader, leader.wins > 0 {
             let before = "  Leader: ", after = " (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))"
             let room = min(24, rightX - 2 - x - DisplayText.width(before) - DisplayText.width(after))
