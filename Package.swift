@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(
             name: "LiveResultsTests",
             dependencies: [
-                "LiveResults", "LiveResultsPostgres", "TestSupport", "PostgresSupport", "ThrowawayPostgres",
+                "LiveResults", "LiveResultsPostgres", "TestSupport", "PostgresSupport", "ThrowawayPostgres", "tcp-relay",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
@@ -112,9 +112,12 @@ let package = Package(
             ]
         ),
         // GRDB: to damage a file under a running scoreboard.
-        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        // ThrowawayPostgres and tcp-relay: boards sharing a server, its restarts and network cuts.
+        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "tcp-relay", "TestSupport", "ThrowawayPostgres", .product(name: "GRDB", package: "GRDB.swift")]),
         // kill -9, concurrent writers and bad input, through the built binaries.
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup"], path: "Tests/Helpers/TapLoop"),
+        // A TCP relay the shared-board tests freeze (SIGSTOP) and kill, to cut the network.
+        .executableTarget(name: "tcp-relay", path: "Tests/Helpers/TCPRelay"),
         .testTarget(
             name: "DurabilityTests",
             dependencies: ["worldcup", "tap-loop", "WorldCup", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]

@@ -169,6 +169,10 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private func beat() {
         guard let connection, let interval = heartbeatInterval else { return }
         if let reading, NIODeadline.now() - reading > interval * 3 {
+            // The read that never answered is abandoned, not reported as failed (which would
+            // ask for a refetch over the same dead network): the connection is made again,
+            // and the log read from the cursor then.
+            self.reading = nil
             let closed: EventLoopFuture<Void> = connection.close()
             _ = closed
             return
