@@ -50,6 +50,16 @@ let package = Package(
         ),
         .plugin(name: "EmbedSeed", capability: .buildTool(), dependencies: ["embed-seed"]),
         .executableTarget(name: "embed-seed", path: "Plugins/EmbedSeedTool"),
+        // The scoreboard on a PostgreSQL server shared by many machines: PostgresTeamStore, the
+        // schema (shared with the benchmark) and postgres:// locations.
+        .target(
+            name: "WorldCupPostgres",
+            dependencies: [
+                "WorldCup", "LiveResults", "LiveResultsPostgres", "ThrowawayPostgres",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .target(
             name: "TerminalUI",
             dependencies: ["CNCursesW"]
@@ -61,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "worldcup",
             dependencies: [
-                "WorldCup", "WorldCupApp",
+                "WorldCup", "WorldCupApp", "WorldCupPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -111,11 +121,19 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
+        // PostgresTeamStore on a real server (PostgresSupport's), and the built worldcup on it.
+        .testTarget(
+            name: "WorldCupPostgresTests",
+            dependencies: [
+                "WorldCupPostgres", "WorldCup", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "worldcup", "tap-loop",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // GRDB: to damage a file under a running scoreboard.
         // ThrowawayPostgres and tcp-relay: boards sharing a server, its restarts and network cuts.
         .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "tcp-relay", "TestSupport", "ThrowawayPostgres", .product(name: "GRDB", package: "GRDB.swift")]),
         // kill -9, concurrent writers and bad input, through the built binaries.
-        .executableTarget(name: "tap-loop", dependencies: ["WorldCup"], path: "Tests/Helpers/TapLoop"),
+        .executableTarget(name: "tap-loop", dependencies: ["WorldCup", "WorldCupPostgres"], path: "Tests/Helpers/TapLoop"),
         // A TCP relay the shared-board tests freeze (SIGSTOP) and kill, to cut the network.
         .executableTarget(name: "tcp-relay", path: "Tests/Helpers/TCPRelay"),
         .testTarget(

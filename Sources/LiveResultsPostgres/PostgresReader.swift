@@ -25,18 +25,34 @@ public final class PostgresReader: Sendable {
     /// The event loops the connections run on.
     let eventLoopGroup: any EventLoopGroup
     let logger: Logger
+    /// The longest a connection attempt, or one `withConnection` body, may take before the
+    /// connection is dropped and the call fails with "… is not answering."; nil: no limit.
+    /// A dead network (a frozen relay) then fails in seconds instead of hanging.
+    package let deadline: TimeAmount?
     /// The connection of the controller's reads; nil until the first query or after it closed.
     private let readConnection = NIOLockedValueBox<PostgresConnection?>(nil)
     private static let nextConnectionID = NIOLockedValueBox(0)
 
     /// A database reached with `configuration`. The default event loop group is SwiftNIO's
-    /// shared one.
+    /// shared one. `deadline`: how long connecting, or one read, may take (no limit by default).
     public init(configuration: PostgresConnection.Configuration,
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                logger: Logger = Logger(label: "LiveResultsPostgres")) {
+                logger: Logger = Logger(label: "LiveResultsPostgres"),
+                deadline: TimeAmount? = nil) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
+        self.deadline = deadline
+    }
+
+    /// The server as a person names it: `host:port`, or the Unix socket's path.
+    package var serverName: String {
+        configuration.unixSocketPath ?? "\(configuration.host ?? "localhost"):\(configuration.port ?? 5432)"
+    }
+
+    /// The error of a connection or read that outlived `deadline`.
+    package var notAnswering: LiveResultsPostgresError {
+        LiveResultsPostgresError("The PostgreSQL server at \(serverName) is not answering.")
     }
 
     deinit {
@@ -55,13 +71,31 @@ public final class PostgresReader: Sendable {
         _ = try? connection?.close().wait()
     }
 
-    /// A new connection, on an event loop of the group.
+    /// A new connection, on an event loop of the group. With a `deadline`, an attempt that
+    /// outlives it fails with `notAnswering` (and a connection made after that is closed).
     func connect(on eventLoop: (any EventLoop)? = nil) -> EventLoopFuture<PostgresConnection> {
         let id = Self.nextConnectionID.withLockedValue { id in
             id += 1
             return id
         }
-        return PostgresConnection.connect(on: eventLoop ?? eventLoopGroup.next(), configuration: configuration, id: id, logger: logger)
+        let eventLoop = eventLoop ?? eventLoopGroup.next()
+        var configuration = configuration
+        if let deadline { configuration.options.connectTimeout = deadline }
+        let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
+        guard let deadline else { return connecting }
+        let answered = eventLoop.makePromise(of: PostgresConnection.self)
+        let timeout = eventLoop.scheduleTask(in: deadline) { [notAnswering] in answered.fail(notAnswering) }
+        connecting.whenComplete { result in
+            timeout.cancel()
+            switch result {
+            case .success(let connection):
+                answered.futureResult.whenFailure { _ in connection.close().whenComplete { _ in } }
+                answered.succeed(connection)
+            case .failure(let error):
+                answered.fail(error)
+            }
+        }
+        return answered.futureResult
     }
 
     /// Runs `body` with the read connection, on the calling thread (not an event loop's): its
@@ -72,25 +106,44 @@ public final class PostgresReader: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let connection = try currentConnection()
+            var used: PostgresConnection?
             do {
-                return try body(connection)
+                return try withConnection { connection in
+                    used = connection
+                    return try body(connection)
+                }
             } catch {
-                if connection.isClosed, attempt == 1 { continue }
+                if let used, used.isClosed, attempt == 1, !(error is LiveResultsPostgresError) { continue }
                 throw PostgresErrors.readable(error)
             }
+        }
+    }
+
+    /// Runs `body` with the read connection (connecting when there is none), on the calling
+    /// thread (not an event loop's), and throws postgres-nio's errors as they are: for a
+    /// caller that tells a lost connection (`isClosed` afterwards) from a refused statement
+    /// itself. With a `deadline`, a body that outlives it has its connection closed and fails
+    /// with `notAnswering`.
+    package func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try currentConnection()
+        guard let deadline else { return try body(connection) }
+        let expired = NIOLockedValueBox(false)
+        let watchdog = connection.eventLoop.scheduleTask(in: deadline) {
+            expired.withLockedValue { $0 = true }
+            connection.close().whenComplete { _ in }
+        }
+        defer { watchdog.cancel() }
+        do {
+            return try body(connection)
+        } catch {
+            throw expired.withLockedValue { $0 } ? notAnswering : error
         }
     }
 
     /// The open read connection, connecting when there is none.
     private func currentConnection() throws -> PostgresConnection {
         if let connection = readConnection.withLockedValue({ $0 }), !connection.isClosed { return connection }
-        let connection: PostgresConnection
-        do {
-            connection = try connect().wait()
-        } catch {
-            throw PostgresErrors.readable(error)
-        }
+        let connection = try connect().wait()
         readConnection.withLockedValue { $0 = connection }
         return connection
     }

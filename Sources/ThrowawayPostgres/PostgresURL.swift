@@ -25,14 +25,55 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
         self.database = database
     }
 
-    /// Nil when `text` is not a postgres:// or postgresql:// URL.
+    /// Nil when `text` is not a postgres:// or postgresql:// URL. What it leaves out takes
+    /// fixed defaults: user `postgres`, host `localhost`, port 5432, database `postgres`.
     public init?(string text: String) {
-        guard let url = URLComponents(string: text), let scheme = url.scheme, ["postgres", "postgresql"].contains(scheme) else { return nil }
-        self.init(user: url.user ?? "postgres", password: url.password,
-                  host: url.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost",
-                  socketDirectory: url.queryItems?.first(where: { $0.name == "host" })?.value,
-                  port: url.port ?? 5432,
-                  database: url.path.count > 1 ? String(url.path.dropFirst()) : "postgres")
+        guard let parts = Parts(string: text) else { return nil }
+        self.init(user: parts.user ?? "postgres", password: parts.password, host: parts.host ?? "localhost",
+                  socketDirectory: parts.socketDirectory, port: parts.port ?? 5432, database: parts.database ?? "postgres")
+    }
+
+    /// What a postgres:// or postgresql:// URL spells out, nil where it leaves a part to
+    /// defaults (a caller fills them in, as libpq does from PGHOST, PGUSER and the like).
+    ///
+    /// Query parameters as libpq reads them: `host` (a path: a Unix socket's directory),
+    /// `port`, `user`, `password`, `dbname`; any other is kept in `otherParameters`.
+    public struct Parts: Equatable, Sendable {
+        public var user: String?
+        public var password: String?
+        public var host: String?
+        public var socketDirectory: String?
+        public var port: Int?
+        public var database: String?
+        /// Query parameters not listed above, by name.
+        public var otherParameters: [String: String] = [:]
+
+        /// Nil when `text` is not a well-formed postgres:// or postgresql:// URL (a port that
+        /// is not a number in 1...65535 included).
+        public init?(string text: String) {
+            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+                  ["postgres", "postgresql"].contains(scheme) else { return nil }
+            user = url.user.flatMap { $0.isEmpty ? nil : $0 }
+            password = url.password
+            host = url.host.flatMap { $0.isEmpty ? nil : $0 }
+            port = url.port
+            database = url.path.count > 1 ? String(url.path.dropFirst()) : nil
+            for item in url.queryItems ?? [] {
+                let value = item.value ?? ""
+                switch item.name {
+                case "host" where value.hasPrefix("/"): socketDirectory = value
+                case "host": host = value
+                case "port":
+                    guard let number = Int(value) else { return nil }
+                    port = number
+                case "user": user = value
+                case "password": password = value
+                case "dbname": database = value
+                default: otherParameters[item.name] = value
+                }
+            }
+            if let port, !(1...65535).contains(port) { return nil }
+        }
     }
 
     /// The connection's configuration (TLS off).

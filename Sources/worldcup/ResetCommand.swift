@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import WorldCup
+import WorldCupPostgres
 
 extension WorldCupCommand {
     /// `worldcup reset`: replaces the database with a freshly seeded one, after a y/N answer.
     struct Reset: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replace the database with a freshly seeded one, losing every tap and secret team.",
-            discussion: "Asks y/N first, after checking the old file in full and saying what it holds (or that it is damaged); without a terminal to ask on, it needs --yes. Works on a damaged file or one that is not a database too.")
+            discussion: "Asks y/N first, after checking the old file in full and saying what it holds (or that it is damaged); without a terminal to ask on, it needs --yes. Works on a damaged file or one that is not a database too. On PostgreSQL, it replaces every team with the seed's in one transaction (open scoreboards show the new board at once); a database holding other tables is refused.")
 
         @OptionGroup var store: StoreOptions
 
@@ -15,13 +16,20 @@ extension WorldCupCommand {
         var yes = false
 
         func run() throws {
-            let databaseURL = store.databaseURL
+            let location = try store.location()
             let teams = try store.seedTeams()
-            if !yes {
-                try confirm(path: WorldCupError.quotable(databaseURL.path), condition: FileManager.default.fileExists(atPath: databaseURL.path) ? SQLiteTeamStore.condition(ofDatabaseAt: databaseURL) : nil)
+            switch location {
+            case .file(let databaseURL):
+                if !yes {
+                    try confirm(path: location.shown, condition: FileManager.default.fileExists(atPath: databaseURL.path) ? SQLiteTeamStore.condition(ofDatabaseAt: databaseURL) : nil)
+                }
+                let count = try SQLiteTeamStore.reset(databaseURL: databaseURL, seed: teams)
+                print("Reset \(databaseURL.path) to the \(count) teams of the seed.")
+            case .server(let server):
+                if !yes { try confirm(path: location.shown, condition: PostgresTeamStore.condition(of: server)) }
+                let count = try PostgresTeamStore.reset(location: server, seed: teams)
+                print("Reset \(server) to the \(count) teams of the seed.")
             }
-            let count = try SQLiteTeamStore.reset(databaseURL: databaseURL, seed: teams)
-            print("Reset \(databaseURL.path) to the \(count) teams of the seed.")
         }
 
         /// Asks on the terminal, after `condition` (what the file holds); throws unless the answer is yes.

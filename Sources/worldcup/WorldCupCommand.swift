@@ -16,8 +16,17 @@ struct WorldCupCommand: ParsableCommand {
             every key, q quits. A new database is seeded with the sample's 32 teams, built into \
             the program; --seed imports another file instead. The database is \
             $XDG_DATA_HOME/worldcup/WorldCup.sqlite (or ~/.local/share/worldcup/WorldCup.sqlite) \
-            unless --database says otherwise; every open scoreboard shows changes made by the \
-            others and by these commands at once.
+            unless --database (or WORLDCUP_DATABASE) says otherwise; every open scoreboard shows \
+            changes made by the others and by these commands at once.
+
+            To share one scoreboard across machines, give every one the same PostgreSQL \
+            database (13 or later): --database postgres://user:password@host:5432/worldcup \
+            (postgresql:// too; postgres:///worldcup?host=/run/postgresql for a Unix socket; \
+            PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE fill in what the URL leaves out, \
+            as for psql). The first client creates the tables and imports the seed, once; a \
+            database holding other tables is refused. Every tap counts exactly once, even when \
+            the connection fails on the way. A server that does not answer within 5 seconds is \
+            reported in one sentence; passwords are never shown.
             """,
         subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
@@ -26,15 +35,15 @@ struct WorldCupCommand: ParsableCommand {
 
 /// The options every command shares: where the database and the seed are.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp(databaseHelp, valueName: "path|url"))
     var database: String?
 
     @Option(name: .long, help: ArgumentHelp("The seed imported into an empty database (default: the built-in seed, the sample's 32 teams).", valueName: "path"))
     var seed: String?
 
-    /// The database file: `--database`, or the default place.
-    var databaseURL: URL {
-        database.map { URL(fileURLWithPath: $0) } ?? DatabaseFile.defaultDatabaseURL()
+    /// Where the teams are: `--database`, `WORLDCUP_DATABASE`, or the default file.
+    func location() throws -> StoreLocation {
+        try StoreLocation(database: database)
     }
 
     /// The seed's teams, read and checked: the file given with `--seed`, or the built-in seed.
@@ -42,9 +51,10 @@ struct StoreOptions: ParsableArguments {
         try seed.map { try Seed.load(from: URL(fileURLWithPath: $0)) } ?? Seed.bundled()
     }
 
-    /// Opens the scoreboard, importing the seed on first use.
+    /// Opens the scoreboard, importing the seed on first use (read and checked first).
     func open() throws -> any TeamStore {
-        try SQLiteTeamStore(databaseURL: databaseURL, seed: seedTeams())
+        let seed = try seedTeams()
+        return try location().open(seed: seed)
     }
 }
 

@@ -1,10 +1,12 @@
 // tap-loop DATABASE TEAM COUNT
 //
-// A helper of the durability tests: taps TEAM COUNT times through SQLiteTeamStore.tap, one commit
-// per tap, and after each commit writes the team's wins on a line of its own, unbuffered, so a
-// line on standard output is an acknowledged tap. Errors go to standard error, one line each.
+// A helper of the durability tests: taps TEAM COUNT times through the store's tap (DATABASE: a
+// SQLite file, or a postgres:// URL for PostgresTeamStore), one commit per tap, and after each
+// commit writes the team's wins on a line of its own, unbuffered, so a line on standard output
+// is an acknowledged tap. Errors go to standard error, one line each.
 import Foundation
 import WorldCup
+import WorldCupPostgres
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
@@ -12,7 +14,10 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
     exit(2)
 }
 do {
-    let scoreboard = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: arguments[1]), seed: Seed.bundled())
+    let database = arguments[1]
+    let scoreboard: any TeamStore = PostgresLocation.isURL(database)
+        ? try PostgresTeamStore(location: PostgresLocation(url: database), seed: Seed.bundled())
+        : try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: database), seed: Seed.bundled())
     for _ in 0..<count {
         let team = try scoreboard.tap(named: arguments[2])
         let line = Array("\(team.wins)\n".utf8)

@@ -1,0 +1,111 @@
+import Foundation
+import LiveResultsPostgres
+import NIOCore
+import PostgresNIO
+import WorldCup
+
+/// Opening a database: the checks made before anything is written, the migrations and the
+/// first seed import, on one connection.
+///
+/// Migrations and the seed import run in one transaction under an advisory lock
+/// (`PostgresSchema.migrationLock`), which then looks again at what is there: when many
+/// clients of the same version start together on an empty database, one builds the schema
+/// and imports the seed, and the others find it done. A database already at this version and
+/// seeded is opened without the lock.
+struct PostgresMigration {
+    let location: PostgresLocation
+    let connection: PostgresConnection
+
+    /// What a database holds, as far as opening it cares.
+    struct State {
+        /// The schema's version; nil when there is no worldcup schema.
+        var version: Int?
+        /// Whether the database holds tables of its own that are not worldcup's.
+        var hasOtherTables: Bool
+        /// Whether a seed was imported, or teams exist anyway.
+        var isSeeded: Bool
+    }
+
+    /// Checks the server and the database, migrates and seeds them if needed.
+    func prepare(seed: [SeedTeam]?) throws {
+        try checkServer()
+        let found = try state()
+        try check(found)
+        if found.version == PostgresSchema.version, seed == nil || found.isSeeded { return }
+        try PostgresTeamStore.transaction(connection) {
+            try query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
+            let found = try state()
+            try check(found)
+            try migrate(from: found.version ?? 0)
+            if let seed, !found.isSeeded { try PostgresMigration.importSeed(seed, connection) }
+        }
+    }
+
+    /// Refuses a server older than `PostgresSchema.oldestServer`.
+    func checkServer() throws {
+        let text = try query("SHOW server_version_num").single(String.self) ?? "0"
+        try PostgresSchema.checkServer(versionNumber: Int(text) ?? 0, server: location.server)
+    }
+
+    /// What the database holds.
+    func state() throws -> State {
+        let row = try query("""
+            SELECT to_regclass(\(PostgresSchema.versionTable)) IS NOT NULL,
+                   EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema())
+            """).first?.decode((Bool, Bool).self)
+        let (isOurs, hasTables) = row ?? (false, false)
+        guard isOurs else { return State(version: nil, hasOtherTables: hasTables, isSeeded: false) }
+        let (version, seeded) = try query("""
+            SELECT version, EXISTS (SELECT 1 FROM "seedImport") OR EXISTS (SELECT 1 FROM team)
+            FROM \(unescaped: PostgresSchema.versionTable)
+            """).first?.decode((Int32, Bool).self) ?? (Int32(0), false)
+        return State(version: Int(version), hasOtherTables: false, isSeeded: seeded)
+    }
+
+    /// Refuses a database of another program, or of a newer worldcup.
+    func check(_ state: State) throws {
+        if state.version == nil, state.hasOtherTables {
+            throw WorldCupError("The database \(location.databaseAndServer) holds other tables and no worldcup scoreboard, so it was left alone.")
+        }
+        if let version = state.version { try PostgresSchema.checkVersion(version, location: location) }
+    }
+
+    /// Runs the migrations after `version` and records the new version (inside the caller's transaction).
+    private func migrate(from version: Int) throws {
+        guard version < PostgresSchema.version else { return }
+        for step in (version + 1)...PostgresSchema.version {
+            for statement in PostgresSchema.migrations[step] ?? [] {
+                try query(PostgresQuery(unsafeSQL: statement))
+            }
+            if step == 1 {
+                let connection = connection
+                try connection.eventLoop.makeFutureWithTask {
+                    try await PostgresChangeLog.install(on: "team", connection: connection, logger: PostgresTeamStore.logger)
+                }.wait()
+            }
+        }
+        try query("""
+            INSERT INTO \(unescaped: PostgresSchema.versionTable) (version) VALUES (\(Int32(PostgresSchema.version)))
+            ON CONFLICT (one) DO UPDATE SET version = EXCLUDED.version
+            """)
+    }
+
+    /// Inserts `teams` in one statement and marks the seed imported (inside the caller's transaction).
+    static func importSeed(_ teams: [SeedTeam], _ connection: PostgresConnection) throws {
+        let names = teams.map { TeamValidation.trimmed($0.teamName) }
+        let zones = teams.map { TeamValidation.trimmed($0.qualifyingZone) }
+        let images = teams.map(\.imageName)
+        let wins = teams.map { Int32(clamping: $0.wins) }
+        let keys = names.map(Team.nameKey)
+        try PostgresTeamStore.query(connection, """
+            INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey")
+            SELECT * FROM unnest(\(names)::text[], \(zones)::text[], \(images)::text[], \(wins)::int4[], \(keys)::text[])
+            """)
+        try PostgresTeamStore.query(connection, #"INSERT INTO "seedImport" (id) VALUES (1) ON CONFLICT (id) DO NOTHING"#)
+    }
+
+    @discardableResult
+    private func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        try PostgresTeamStore.query(connection, query)
+    }
+}

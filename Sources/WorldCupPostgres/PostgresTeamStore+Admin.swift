@@ -1,0 +1,71 @@
+import Foundation
+import PostgresNIO
+import WorldCup
+
+extension PostgresTeamStore {
+    /// What `check` found: the schema's version (nil: an empty database, no scoreboard yet) and
+    /// the number of teams.
+    public struct Inspection: Equatable, Sendable {
+        public var version: Int?
+        public var teamCount: Int?
+    }
+
+    /// The tables and the trigger a sound scoreboard has.
+    static let expectedTables = ["team", "seedImport", "tap", "liveresults_change"]
+
+    /// Checks the database at `location` without creating or changing anything: the server's
+    /// version, then that it is empty or a worldcup scoreboard this program knows (its schema
+    /// version, its tables and change log), and counts the teams. Throws one sentence when it
+    /// cannot be reached or is not sound.
+    public static func check(location: PostgresLocation, deadline: Duration = defaultDeadline) throws -> Inspection {
+        let store = PostgresTeamStore(location: location, deadline: deadline)
+        return try store.run { connection in
+            let migration = PostgresMigration(location: location, connection: connection)
+            try migration.checkServer()
+            let found = try migration.state()
+            try migration.check(found)
+            guard let version = found.version else { return Inspection(version: nil, teamCount: nil) }
+            for table in expectedTables {
+                guard try query(connection, "SELECT to_regclass(\(PostgresSchema.identifier(table))) IS NOT NULL").single(Bool.self) == true else {
+                    throw WorldCupError("The database \(location.databaseAndServer) has no “\(table)” table: it is not a sound worldcup scoreboard.")
+                }
+            }
+            let triggers = try query(connection, """
+                SELECT count(*) FROM pg_trigger WHERE tgrelid = 'team'::regclass AND tgname IN ('liveresults_log', 'liveresults_notify')
+                """).single(Int64.self) ?? 0
+            guard triggers == 2 else {
+                throw WorldCupError("The database \(location.databaseAndServer) has lost the change log's triggers on its teams: it is not a sound worldcup scoreboard.")
+            }
+            let teams = try query(connection, "SELECT count(*) FROM team").single(Int64.self) ?? 0
+            return Inspection(version: version, teamCount: Int(teams))
+        }
+    }
+
+    /// One sentence on what the database at `location` holds, for a person about to replace
+    /// it (`worldcup reset`).
+    public static func condition(of location: PostgresLocation) -> String {
+        do {
+            let found = try check(location: location)
+            guard let teams = found.teamCount else { return "The database \(location.databaseAndServer) is empty." }
+            return "The database \(location.databaseAndServer) passed its check and holds \(teams == 1 ? "1 team" : "\(teams) teams")."
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Replaces every team of the database at `location` with `teams` (already checked, such
+    /// as `Seed.bundled()`) in one transaction, creating the schema first if needed: every
+    /// open scoreboard sees the whole board change at once. Returns the number of teams.
+    @discardableResult
+    public static func reset(location: PostgresLocation, seed teams: [SeedTeam], deadline: Duration = defaultDeadline) throws -> Int {
+        let store = try PostgresTeamStore(location: location, seed: nil, deadline: deadline)
+        return try store.change { connection in
+            try transaction(connection) {
+                try query(connection, "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
+                try query(connection, "TRUNCATE team")
+                try PostgresMigration.importSeed(teams, connection)
+                return Int(try query(connection, "SELECT count(*) FROM team").single(Int64.self) ?? 0)
+            }
+        }
+    }
+}

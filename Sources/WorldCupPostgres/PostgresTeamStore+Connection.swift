@@ -1,0 +1,133 @@
+import Foundation
+import LiveResultsPostgres
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import WorldCup
+
+extension PostgresTeamStore {
+    /// Why an attempt failed: one sentence, whether it got as far as a connection (`began`),
+    /// and whether that connection died under it (`lost`: what it sent may or may not have
+    /// been done).
+    struct Failure: Error {
+        var sentence: WorldCupError
+        var began: Bool
+        var lost: Bool
+    }
+
+    /// Runs `body` once with the store's connection (connecting when there is none, within
+    /// the deadline); a failure comes back as a `Failure`.
+    func attempt<T>(_ body: (PostgresConnection) throws -> T) -> Result<T, Failure> {
+        var used: PostgresConnection?
+        do {
+            return .success(try database.withConnection { connection in
+                used = connection
+                return try body(connection)
+            })
+        } catch {
+            let lost = used != nil && (error is LiveResultsPostgresError || used?.isClosed == true)
+            return .failure(Failure(sentence: Self.sentence(for: error, at: place), began: used != nil, lost: lost))
+        }
+    }
+
+    /// Runs `body`, which only reads or does nothing twice, once more when the connection
+    /// died under it (a server restarted since the last statement). Throws one sentence.
+    func run<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        switch attempt(body) {
+        case .success(let value): return value
+        case .failure(let failure) where failure.lost && failure.began:
+            return try attempt(body).mapError(\.sentence).get()
+        case .failure(let failure): throw failure.sentence
+        }
+    }
+
+    /// Runs `body`, a change that must not be made twice: a connection that died under it
+    /// is reported, not retried. Throws one sentence.
+    func change<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        switch attempt(body) {
+        case .success(let value): return value
+        case .failure(let failure) where failure.lost:
+            throw failure.sentence.appending("so the change may or may not have been saved")
+        case .failure(let failure): throw failure.sentence
+        }
+    }
+
+    /// Runs a query on this thread and waits for its rows.
+    @discardableResult
+    static func query(_ connection: PostgresConnection, _ query: PostgresQuery) throws -> PostgresQueryResult {
+        try connection.query(query, logger: logger).wait()
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    static func transaction<T>(_ connection: PostgresConnection, _ body: () throws -> T) throws -> T {
+        try query(connection, "BEGIN")
+        do {
+            let value = try body()
+            try query(connection, "COMMIT")
+            return value
+        } catch {
+            _ = try? query(connection, "ROLLBACK")
+            throw error
+        }
+    }
+
+    /// An error of postgres-nio (or ours) as one sentence for a person; never a password.
+    static func sentence(for error: any Error, at location: PostgresLocation) -> WorldCupError {
+        if let error = error as? WorldCupError { return error }
+        if let error = error as? Failure { return error.sentence }
+        let server = location.server
+        if let error = error as? LiveResultsPostgresError { return WorldCupError(error.description) }
+        guard let error = error as? PSQLError else {
+            return WorldCupError("The PostgreSQL server at \(server) could not be used: \(error).")
+        }
+        let user = "“\(WorldCupError.quotable(location.url.user))”"
+        if let state = error.serverInfo?[.sqlState] {
+            let message = WorldCupError.quotable(error.serverInfo?[.message] ?? "no reason given", limit: 200)
+            switch state {
+            case "28P01": return WorldCupError("The PostgreSQL server at \(server) refused the password of the user \(user).")
+            case "28000": return WorldCupError("The PostgreSQL server at \(server) does not let the user \(user) in: \(message).")
+            case "3D000": return WorldCupError("There is no database \(location.databaseAndServer).")
+            case "53300": return WorldCupError("The PostgreSQL server at \(server) has too many connections open.")
+            case "57P01", "57P02", "57P03": return WorldCupError("The PostgreSQL server at \(server) is shutting down or starting up.")
+            case let state where state.hasPrefix("08"):
+                return WorldCupError("The connection to the PostgreSQL server at \(server) was lost.")
+            default: return WorldCupError("The PostgreSQL server at \(server) refused: \(message).")
+            }
+        }
+        switch error.code {
+        case .authMechanismRequiresPassword:
+            return WorldCupError("The PostgreSQL server at \(server) asks the user \(user) for a password, and none was given (in the URL or PGPASSWORD).")
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            return WorldCupError("The connection to the PostgreSQL server at \(server) was lost.")
+        case .connectionError:
+            return connectionFailure(error.underlying, location: location)
+        default:
+            return WorldCupError("The PostgreSQL server at \(server) could not be used: \(error.code).")
+        }
+    }
+
+    /// Why connecting failed: an unknown host, nothing listening, or another network error.
+    private static func connectionFailure(_ underlying: (any Error)?, location: PostgresLocation) -> WorldCupError {
+        let server = location.server
+        if let failure = underlying as? NIOConnectionError {
+            if failure.connectionErrors.isEmpty, failure.dnsAError != nil || failure.dnsAAAAError != nil {
+                return WorldCupError("The PostgreSQL server's host “\(WorldCupError.quotable(location.url.host))” is not known.")
+            }
+            if failure.connectionErrors.contains(where: { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }) {
+                return WorldCupError("Nothing answers at \(server): the connection was refused, so the PostgreSQL server is not running there.")
+            }
+        }
+        if let failure = underlying as? IOError {
+            switch failure.errnoCode {
+            case ENOENT, ECONNREFUSED: return WorldCupError("There is no PostgreSQL server at \(server).")
+            case EACCES: return WorldCupError("The PostgreSQL server's socket \(server) cannot be opened: permission denied.")
+            default: break
+            }
+        }
+        if underlying is ChannelError {
+            return WorldCupError("The PostgreSQL server at \(server) is not answering.")
+        }
+        let reason = underlying.map { WorldCupError.quotable("\($0)", limit: 200) } ?? "the connection failed"
+        return WorldCupError("The PostgreSQL server at \(server) could not be reached: \(reason).")
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import LiveResults
+import LiveResultsPostgres
+import NIOCore
+import PostgresNIO
+import Synchronization
+import WorldCup
+
+/// The teams on a PostgreSQL server, shared by every machine that opens the same database:
+/// opens it (refusing a server too old, a database that is not ours or a newer schema),
+/// brings its schema up to date and seeds it once, and changes teams.
+///
+/// Every change is one short statement or transaction. A tap records its own id (a UUID) in
+/// the `tap` table in the same statement as its win, so a tap whose connection died on the way
+/// is sent again with the same id and counts exactly once. Connecting and every statement
+/// have a deadline (`deadline`): a server that stops answering is reported in one sentence
+/// instead of hanging the program.
+public final class PostgresTeamStore: TeamStore {
+    /// Where the teams are (the password masked when shown).
+    public let place: PostgresLocation
+    /// How long connecting, or one statement or transaction, may take.
+    public let deadline: Duration
+    /// The store's own connection: reads and changes.
+    let database: PostgresReader
+    /// The connection of the controllers' reads (one at a time: the app's loop makes them).
+    private let controllerDatabase: PostgresReader
+    /// Whether this store has pruned old tap ids yet (once, before its first tap).
+    private let prunedTaps = Mutex(false)
+
+    /// How long connecting or one statement may take by default.
+    public static let defaultDeadline = Duration.seconds(5)
+    /// How long a tap's id is kept: far longer than any retry of it lasts.
+    static let tapRetention = "1 day"
+    static let logger = Logger(label: "worldcup")
+
+    /// Opens the database at `location`, brings its schema up to date and imports `seed`
+    /// (already checked, such as `Seed.bundled()`) if no seed was imported before and it
+    /// holds no team; all of it safe when many clients open the same database at once.
+    /// Throws one sentence, having created and changed nothing, when the server cannot be
+    /// reached, refuses the login, is older than 13, or the database is not a worldcup one
+    /// (other tables and no worldcup schema) or has a newer schema.
+    public convenience init(location: PostgresLocation, seed: [SeedTeam]?, deadline: Duration = defaultDeadline) throws {
+        self.init(location: location, deadline: deadline)
+        try run { connection in try PostgresMigration(location: location, connection: connection).prepare(seed: seed) }
+    }
+
+    /// A store on `location` that has not connected yet (nothing checked: `check` and the
+    /// public initialiser do that).
+    init(location: PostgresLocation, deadline: Duration) {
+        place = location
+        self.deadline = deadline
+        let (seconds, attoseconds) = deadline.components
+        let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        database = PostgresReader(configuration: location.url.configuration, logger: Self.logger, deadline: limit)
+        controllerDatabase = PostgresReader(configuration: location.url.configuration, logger: Self.logger, deadline: limit)
+    }
+
+    deinit {
+        database.close()
+        controllerDatabase.close()
+    }
+
+    public var location: String { place.description }
+
+    public func teamCount() throws -> Int {
+        try run { connection in
+            try Self.query(connection, "SELECT count(*) FROM team").single(Int64.self).map(Int.init) ?? 0
+        }
+    }
+
+    public func teams() throws -> [Team] {
+        try run { connection in
+            try Self.query(connection, PostgresQuery(unsafeSQL: "SELECT \(PostgresSchema.teamColumns) FROM team ORDER BY \(PostgresSchema.orderSQL)"))
+                .map(Team.init(postgresRow:))
+        }
+    }
+
+    public func team(named name: String) throws -> Team? {
+        let key = Team.nameKey(TeamValidation.trimmed(name))
+        return try run { connection in try Self.team(nameKey: key, connection) }
+    }
+
+    public func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?,
+                               cacheDirectory: URL?) -> ResultsController<Team> {
+        ResultsController(database: controllerDatabase, fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
+    }
+
+    public func nameContains(_ text: String) -> SQL {
+        "strpos(\"nameKey\", \(Team.nameKey(text))) > 0"
+    }
+
+    /// Nil: the server keeps its own files sound; its errors are reported as they come.
+    public func damage(in error: any Error) -> WorldCupError? { nil }
+
+    @discardableResult
+    public func add(name: String, zone: String) throws -> Team {
+        try TeamValidation.checkName(name)
+        try TeamValidation.checkZone(zone)
+        let team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
+        let key = Team.nameKey(team.teamName)
+        return try change { connection in
+            let inserted = try Self.query(connection, """
+                INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey")
+                VALUES (\(team.teamName), \(team.qualifyingZone), \(team.imageName), 0, \(key))
+                ON CONFLICT ("nameKey") DO NOTHING RETURNING \(unescaped: PostgresSchema.teamColumns)
+                """).map(Team.init(postgresRow:)).first
+            if let inserted { return inserted }
+            let existing = try Self.team(nameKey: key, connection)?.teamName ?? team.teamName
+            throw WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
+        }
+    }
+
+    public func delete(teamID: Int64) throws {
+        try change { connection in
+            guard try !Self.query(connection, "DELETE FROM team WHERE id = \(teamID) RETURNING id").isEmpty else {
+                throw WorldCupError("That team no longer exists.")
+            }
+        }
+    }
+
+    @discardableResult
+    public func tap(teamID: Int64) throws -> Team {
+        try tap(teamID: teamID, tapID: UUID())
+    }
+
+    /// Adds one win to a team for the tap `tapID`, exactly once however often it is called
+    /// with that id: a tap id already recorded means the tap counted, and the team is returned
+    /// as it is. When the connection dies during the statement (its outcome unknown), it is
+    /// made again and the statement sent again with the same id, for up to `deadline`.
+    @discardableResult
+    public func tap(teamID: Int64, tapID: UUID) throws -> Team {
+        pruneTapsOnce()
+        let start = ContinuousClock.now
+        var outcomeUnknown = false
+        while true {
+            let failure: Failure
+            switch attempt({ connection in try Self.tap(teamID: teamID, tapID: tapID, connection) }) {
+            case .success(let team): return team
+            case .failure(let failed): failure = failed
+            }
+            let retrying = failure.lost || (outcomeUnknown && !failure.began)
+            outcomeUnknown = outcomeUnknown || (failure.lost && failure.began)
+            guard retrying, ContinuousClock.now - start < deadline else {
+                throw outcomeUnknown ? failure.sentence.appending("so the tap may or may not have counted") : failure.sentence
+            }
+            if !failure.began { Thread.sleep(forTimeInterval: 0.2) }
+        }
+    }
+
+    /// The tap's one statement: records `tapID` and adds the win, or neither when the id was
+    /// recorded before; then the team as it is.
+    private static func tap(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> Team {
+        let tapped = try query(connection, """
+            WITH recorded AS (
+                INSERT INTO tap (id, "teamID") VALUES (\(tapID), \(teamID)) ON CONFLICT (id) DO NOTHING RETURNING "teamID")
+            UPDATE team SET wins = wins + 1 FROM recorded WHERE team.id = recorded."teamID"
+            RETURNING \(unescaped: PostgresSchema.teamColumns)
+            """).map(Team.init(postgresRow:)).first
+        if let tapped { return tapped }
+        // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
+        guard let team = try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE id = \(teamID)")
+            .map(Team.init(postgresRow:)).first,
+              try !query(connection, "SELECT 1 FROM tap WHERE id = \(tapID)").isEmpty else {
+            throw WorldCupError("That team no longer exists.")
+        }
+        return team
+    }
+
+    /// Deletes tap ids older than `tapRetention`, once per store (an index range scan on the
+    /// tap's time). A failure is left for the tap itself to report.
+    private func pruneTapsOnce() {
+        guard prunedTaps.withLock({ pruned in defer { pruned = true }; return !pruned }) else { return }
+        _ = attempt { connection in
+            try Self.query(connection, PostgresQuery(unsafeSQL: "DELETE FROM tap WHERE \"tappedAt\" < now() - interval '\(Self.tapRetention)'"))
+        }
+    }
+
+    /// The team whose folded name is `key`, if any.
+    private static func team(nameKey key: String, _ connection: PostgresConnection) throws -> Team? {
+        try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE \"nameKey\" = \(key)")
+            .map(Team.init(postgresRow:)).first
+    }
+}
+
+extension Team {
+    /// A team from a row of `PostgresSchema.teamColumns`.
+    init(postgresRow row: PostgresRow) throws {
+        let (id, name, zone, image, wins) = try row.decode((Int64, String, String, String, Int32).self)
+        self.init(id: id, teamName: name, qualifyingZone: zone, imageName: image, wins: Int(wins))
+    }
+}
+
+extension PostgresQueryResult {
+    /// The first column of the first row, if any.
+    func single<T: PostgresDecodable>(_ type: T.Type) throws -> T? {
+        try first.map { try $0.decode(T.self) }
+    }
+
+    /// Whether it has no row.
+    var isEmpty: Bool { first == nil }
+}
+
+extension WorldCupError {
+    /// The sentence with `clause` added before its full stop.
+    func appending(_ clause: String) -> WorldCupError {
+        WorldCupError(description.hasSuffix(".") ? "\(description.dropLast()), \(clause)." : "\(description), \(clause).")
+    }
+}

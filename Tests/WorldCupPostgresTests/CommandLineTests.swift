@@ -1,0 +1,145 @@
+import Foundation
+import PostgresSupport
+import Testing
+import TestSupport
+import WorldCup
+import WorldCupPostgres
+
+/// The built `worldcup` on the test server: every command, the bad-input sentences, and
+/// processes tapping one team at once.
+@Suite(.serialized) struct CommandLineTests {
+    /// Runs the built worldcup with `environment` added to this process's.
+    private func worldcup(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        try Executable.run(environment.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments,
+                           executable: URL(fileURLWithPath: "/usr/bin/env"))
+    }
+
+    /// Whether a failed run printed one sentence on stderr and nothing on stdout.
+    private func failedInOneSentence(_ result: (status: Int32, out: String, err: String)) -> Bool {
+        result.status != 0 && result.out.isEmpty && result.err.hasPrefix("Error: ") && result.err.hasSuffix("\n")
+            && isOneSentence(result.err.dropFirst("Error: ".count).dropLast())
+    }
+
+    @Test func everyCommandWorksOnPostgres() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let url = database.urlString
+        let check = try worldcup(["check", "--database", url])
+        #expect(check.status == 0)
+        #expect(check.out == "The database \(database.location.databaseAndServer) is empty: worldcup makes a scoreboard of it when it opens it.\n")
+
+        // The same board as in a new SQLite file, line for line.
+        let list = try worldcup(["list", "--database", url])
+        #expect(list.status == 0)
+        let file = try TemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: file.url) }
+        #expect(list.out == (try worldcup(["list", "--database", file.database.path])).out)
+        #expect(list.out.split(separator: "\n").count == 32 + Set(Seed.bundled().map(\.qualifyingZone)).count)
+
+        // WORLDCUP_DATABASE instead of --database.
+        let tap = try worldcup(["tap", "bRAZIL"], environment: ["WORLDCUP_DATABASE": url])
+        let brazil = Seed.bundled().first { $0.teamName == "Brazil" }!
+        #expect(tap.out == "Brazil: \(brazil.wins + 1) wins\n")
+        #expect(try worldcup(["add", "Wakanda", "--zone", "CAF", "--database", url]).out == "Added Wakanda to CAF.\n")
+        let duplicate = try worldcup(["add", "WAKANDA", "--zone", "CAF", "--database", url])
+        #expect(failedInOneSentence(duplicate))
+        #expect(duplicate.err == "Error: A team named “Wakanda” already exists.\n")
+        let json = try worldcup(["list", "--json", "--database", url])
+        let teams = try JSONDecoder().decode([SeedTeam].self, from: Data(json.out.utf8))
+        #expect(teams.count == 33)
+        #expect(try worldcup(["delete", "wakanda", "--database", url]).out == "Deleted Wakanda from CAF.\n")
+        #expect(try worldcup(["check", "--database", url]).out == "The database \(database.location.databaseAndServer) is sound: schema version \(PostgresSchema.version), 32 teams.\n")
+
+        // reset asks first, and without a terminal needs --yes.
+        let refused = try worldcup(["reset", "--database", url])
+        #expect(failedInOneSentence(refused))
+        #expect(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'") == Int64(brazil.wins + 1))
+        let reset = try worldcup(["reset", "--yes", "--database", url])
+        #expect(reset.status == 0)
+        #expect(reset.out == "Reset \(database.location) to the 32 teams of the seed.\n")
+        #expect(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'") == Int64(brazil.wins))
+    }
+
+    @Test func badInputIsOneSentenceAndChangesNothing() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        try await database.execute("CREATE TABLE invoices (id int PRIMARY KEY)")
+        let port = try SilentListener.freePort()
+        let cases: [(arguments: [String], error: String)] = [
+            (["list", "--database", "postgres://app:hunter2@db:port/cup"],
+             "The database URL is not a valid PostgreSQL URL (postgres://user:password@host:port/database)."),
+            (["tap", "Brazil", "--database", "postgres://app:hunter2@127.0.0.1:\(port)/cup"],
+             "Nothing answers at 127.0.0.1:\(port): the connection was refused, so the PostgreSQL server is not running there."),
+            (["add", "X", "--zone", "UEFA", "--database", database.urlString],
+             "The database \(database.location.databaseAndServer) holds other tables and no worldcup scoreboard, so it was left alone."),
+            (["check", "--database", database.urlString],
+             "The database \(database.location.databaseAndServer) holds other tables and no worldcup scoreboard, so it was left alone."),
+            (["reset", "--yes", "--database", database.urlString],
+             "The database \(database.location.databaseAndServer) holds other tables and no worldcup scoreboard, so it was left alone."),
+        ]
+        for (arguments, error) in cases {
+            let result = try worldcup(arguments)
+            #expect(failedInOneSentence(result), "\(arguments)")
+            #expect(result.err == "Error: \(error)\n")
+            #expect(!result.err.contains("hunter2"))
+        }
+        #expect(try await database.tables() == ["invoices"])
+        // A wrong password, through the binary.
+        var url = try PasswordServer.shared.get().url
+        url.password = "hunter2"
+        let wrong = try worldcup(["list", "--database", url.description])
+        #expect(wrong.err == "Error: The PostgreSQL server at 127.0.0.1:\(url.port) refused the password of the user “app”.\n")
+        // PGPASSWORD fills in the password the URL leaves out.
+        url.password = nil
+        let right = try worldcup(["list", "--database", url.description], environment: ["PGPASSWORD": PasswordServer.password])
+        #expect(right.status == 0, "\(right.err)")
+    }
+
+    /// `processes` processes run `worldcup tap Brazil` `taps` times each, one launch per tap.
+    @Test func processesTappingOneTeamThroughTheBinaryAllCount() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let (processes, taps) = (4, Self.binaryTapsPerProcess)
+        #expect(try worldcup(["list", "--database", database.urlString]).status == 0)
+        let before = try #require(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'"))
+        let start = ContinuousClock.now
+        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<processes {
+                group.addTask {
+                    var failed = 0
+                    for _ in 0..<taps where try worldcup(["tap", "Brazil", "--database", database.urlString]).status != 0 { failed += 1 }
+                    return failed
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = ContinuousClock.now - start
+        print("worldcup tap through the binary: \(processes) × \(taps) launches in \(elapsed)")
+        #expect(failures == 0)
+        #expect(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'") == before + Int64(processes * taps))
+    }
+
+    /// How many times each process taps through the binary (a launch each); `tap-loop` does the 2,500.
+    static let binaryTapsPerProcess = Int(ProcessInfo.processInfo.environment["WORLDCUP_PG_BINARY_TAPS"] ?? "") ?? 2_500
+
+    @Test func fourTapLoopsOf2500TapsAddExactly10000() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        #expect(try worldcup(["list", "--database", database.urlString]).status == 0)
+        let before = try #require(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'"))
+        let start = ContinuousClock.now
+        let results = try await withThrowingTaskGroup(of: (Int32, String).self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let result = try Executable.run([database.urlString, "Brazil", "2500"], executable: Executable.tapLoop)
+                    return (result.status, result.err)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        print("tap-loop: 4 × 2,500 taps in \(ContinuousClock.now - start)")
+        #expect(results.allSatisfy { $0.0 == 0 }, "\(results)")
+        #expect(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'") == before + 10_000)
+        #expect(try await database.integer("SELECT count(*) FROM tap") == 10_000)
+    }
+}

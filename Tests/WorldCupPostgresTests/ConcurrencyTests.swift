@@ -1,0 +1,115 @@
+import Foundation
+import PostgresNIO
+import PostgresSupport
+import Testing
+import WorldCup
+import WorldCupPostgres
+
+/// Many clients starting at once on one database, and taps that count exactly once.
+@Suite(.serialized) struct ConcurrencyTests {
+    /// Opens `clients` stores at once (threads released together), each with `seed`.
+    private func openAtOnce(_ clients: Int, _ database: FreshDatabase, seed: [SeedTeam]?) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<clients {
+                group.addTask { _ = try PostgresTeamStore(location: database.location, seed: seed) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test func eightClientsStartingOnAnEmptyDatabaseSeedItOnce() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        try await openAtOnce(8, database, seed: Seed.bundled())
+        #expect(try await database.integer("SELECT count(*) FROM team") == 32)
+        #expect(try await database.integer("SELECT count(*) FROM \"seedImport\"") == 1)
+    }
+
+    @Test func concurrentMigrationsWithoutASeed() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        try await openAtOnce(8, database, seed: nil)
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
+        #expect(try await database.integer("SELECT count(*) FROM team") == 0)
+        // The seed comes with a later client, once.
+        try await openAtOnce(4, database, seed: Seed.bundled())
+        #expect(try await database.integer("SELECT count(*) FROM team") == 32)
+    }
+
+    @Test func aTapSentTwiceWithTheSameIDCountsOnce() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let brazil = try #require(try store.team(named: "Brazil"))
+        let tapID = UUID()
+        #expect(try store.tap(teamID: brazil.id!, tapID: tapID).wins == brazil.wins + 1)
+        // As a retry after a lost answer: the id is recorded, so the tap already counted.
+        #expect(try store.tap(teamID: brazil.id!, tapID: tapID).wins == brazil.wins + 1)
+        #expect(try store.tap(teamID: brazil.id!).wins == brazil.wins + 2)
+        #expect(try await database.integer("SELECT count(*) FROM tap") == 2)
+    }
+
+    @Test func aTapWhoseConnectionIsKilledMidStatementIsRetriedAndCountsOnce() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let brazil = try #require(try store.team(named: "Brazil"))
+        // Another transaction holds Brazil's row, so the tap's statement waits on it.
+        let locker = try await TestServer.connect(database.configuration)
+        try await locker.query("BEGIN", logger: TestServer.logger)
+        try await locker.query("SELECT wins FROM team WHERE id = \(brazil.id!) FOR UPDATE", logger: TestServer.logger)
+        let tapping = Task.detached { try store.tap(teamID: brazil.id!) }
+        // Once it waits, its backend is killed: the statement's outcome is unknown to the store.
+        var killed: Int64 = 0
+        for _ in 0..<200 where killed == 0 {
+            try await Task.sleep(for: .milliseconds(25))
+            killed = try await locker.query("""
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+                """, logger: TestServer.logger).collect().first?.decode(Int64.self) ?? 0
+        }
+        #expect(killed == 1)
+        // The retry (same tap id, new connection) waits for the lock too; let it go.
+        try await Task.sleep(for: .milliseconds(300))
+        try await locker.query("COMMIT", logger: TestServer.logger)
+        try? await locker.close()
+        let tapped = try await tapping.value
+        #expect(tapped.wins == brazil.wins + 1)
+        #expect(try store.team(named: "Brazil")?.wins == brazil.wins + 1)
+        #expect(try await database.integer("SELECT count(*) FROM tap") == 1)
+    }
+
+    @Test func aStatementThatOutlivesTheDeadlineFailsInOneSentence() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), deadline: .seconds(1))
+        let brazil = try #require(try store.team(named: "Brazil"))
+        let locker = try await TestServer.connect(database.configuration)
+        try await locker.query("BEGIN", logger: TestServer.logger)
+        try await locker.query("LOCK TABLE team IN ACCESS EXCLUSIVE MODE", logger: TestServer.logger)
+        let start = ContinuousClock.now
+        let server = database.location.server
+        #expect(throws: WorldCupError("The PostgreSQL server at \(server) is not answering, so the tap may or may not have counted.")) {
+            try store.tap(teamID: brazil.id!)
+        }
+        #expect(throws: WorldCupError("The PostgreSQL server at \(server) is not answering, so the change may or may not have been saved.")) {
+            try store.add(name: "Late", zone: "UEFA")
+        }
+        #expect(throws: WorldCupError("The PostgreSQL server at \(server) is not answering.")) { try store.teamCount() }
+        #expect(ContinuousClock.now - start < .seconds(8))
+        try await locker.query("ROLLBACK", logger: TestServer.logger)
+        try? await locker.close()
+        // The server answers again. The backend of a dropped connection never learns that the
+        // client went away while it waits for a lock: once the lock is gone it runs what it was
+        // sent, so the tap counts after all ("may or may not"), and once.
+        var wins = 0
+        for _ in 0..<100 {
+            wins = try store.team(named: "Brazil")?.wins ?? 0
+            if wins > brazil.wins { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try store.team(named: "Brazil")?.wins == brazil.wins + 1)
+        #expect(try await database.integer("SELECT count(*) FROM tap") == 1)
+    }
+}

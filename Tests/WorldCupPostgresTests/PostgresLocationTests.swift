@@ -1,0 +1,108 @@
+import Testing
+import ThrowawayPostgres
+import TestSupport
+import WorldCup
+import WorldCupPostgres
+
+/// `--database` URLs as libpq reads them, with the environment filling in, and masking.
+struct PostgresLocationTests {
+    @Test func aFullURLNeedsNothingFromTheEnvironment() throws {
+        let location = try PostgresLocation(url: "postgres://app:s3cret@db.example:5433/worldcup",
+                                            environment: ["PGHOST": "elsewhere", "PGUSER": "other", "PGPASSWORD": "x", "PGDATABASE": "y"])
+        #expect(location.url == PostgresURL(user: "app", password: "s3cret", host: "db.example", port: 5433, database: "worldcup"))
+        #expect(location.description == "postgres://app:***@db.example:5433/worldcup")
+        #expect(location.server == "db.example:5433")
+    }
+
+    @Test func postgresqlSchemeAndPercentEncoding() throws {
+        let location = try PostgresLocation(url: "postgresql://app:p%40ss%3Aw@db.example/world%20cup", environment: [:])
+        #expect(location.url.password == "p@ss:w")
+        #expect(location.url.database == "world cup")
+        #expect(location.url.port == 5432)
+        #expect(!location.description.contains("p@ss"))
+        #expect(!location.description.contains("p%40ss"))
+    }
+
+    @Test func theUnixSocketForm() throws {
+        let location = try PostgresLocation(url: "postgres:///worldcup?host=/run/postgresql", environment: ["PGUSER": "ana"])
+        #expect(location.url.socketDirectory == "/run/postgresql")
+        #expect(location.url.user == "ana")
+        #expect(location.url.database == "worldcup")
+        #expect(location.server == "/run/postgresql/.s.PGSQL.5432")
+        #expect(location.url.configuration.unixSocketPath == "/run/postgresql/.s.PGSQL.5432")
+    }
+
+    @Test func theEnvironmentFillsInWhatTheURLLeavesOut() throws {
+        let environment = ["PGHOST": "db.example", "PGPORT": "6543", "PGUSER": "ana", "PGPASSWORD": "pw", "PGDATABASE": "cup"]
+        let location = try PostgresLocation(url: "postgres://", environment: environment)
+        #expect(location.url == PostgresURL(user: "ana", password: "pw", host: "db.example", port: 6543, database: "cup"))
+        #expect(location.description == "postgres://ana:***@db.example:6543/cup")
+        // A socket directory in PGHOST; the database defaults to the user's name, as in libpq.
+        let socket = try PostgresLocation(url: "postgres://bo@", environment: ["PGHOST": "/tmp/pg"])
+        #expect(socket.url.socketDirectory == "/tmp/pg")
+        #expect(socket.url.database == "bo")
+        // Nothing at all: libpq's default socket directory.
+        let bare = try PostgresLocation(url: "postgresql:///cup", environment: [:])
+        #expect(bare.url.socketDirectory == PostgresLocation.defaultSocketDirectory)
+    }
+
+    @Test func queryParametersAsLibpqReadsThem() throws {
+        let location = try PostgresLocation(url: "postgres://h/?dbname=cup&user=ana&port=7000&sslmode=disable", environment: [:])
+        #expect(location.url == PostgresURL(user: "ana", host: "h", port: 7000, database: "cup"))
+    }
+
+    @Test(arguments: ["postgres://app:secret@db.example:notaport/cup", "postgres://app:secret@db.example:99999/cup",
+                      "postgres://app:secret@[db/cup", "postgres://app:secret@h/cup?port=x"])
+    func malformedURLsAreOneSentenceWithoutThePassword(_ text: String) {
+        #expect(throws: WorldCupError("The database URL is not a valid PostgreSQL URL (postgres://user:password@host:port/database).")) {
+            try PostgresLocation(url: text, environment: [:])
+        }
+    }
+
+    @Test func unsupportedParametersAreRefused() {
+        #expect(throws: WorldCupError("The database URL has a parameter worldcup does not know: “connect_timeout”.")) {
+            try PostgresLocation(url: "postgres://h/cup?connect_timeout=3", environment: [:])
+        }
+        #expect(throws: WorldCupError("Connecting to PostgreSQL over TLS is not supported yet: use sslmode=disable, or a Unix socket.")) {
+            try PostgresLocation(url: "postgres://h/cup?sslmode=require", environment: [:])
+        }
+        #expect(throws: WorldCupError("PGPORT is not a port number: “five”.")) {
+            try PostgresLocation(url: "postgres://h/cup", environment: ["PGPORT": "five"])
+        }
+    }
+
+    @Test func onlyURLsNameServers() {
+        #expect(PostgresLocation.isURL("postgres://h/db"))
+        #expect(PostgresLocation.isURL("PostgreSQL://h/db"))
+        #expect(!PostgresLocation.isURL("/tmp/postgres://x.sqlite"))
+        #expect(!PostgresLocation.isURL("WorldCup.sqlite"))
+    }
+}
+
+/// The schema's pure parts.
+struct PostgresSchemaTests {
+    @Test func serversOlderThan13AreRefused() throws {
+        #expect(throws: WorldCupError("The PostgreSQL server at h:5432 runs version 12, and worldcup needs version 13 or later.")) {
+            try PostgresSchema.checkServer(versionNumber: 120_015, server: "h:5432")
+        }
+        #expect(throws: WorldCupError("The PostgreSQL server at h:5432 runs version 9.6, and worldcup needs version 13 or later.")) {
+            try PostgresSchema.checkServer(versionNumber: 90_624, server: "h:5432")
+        }
+        try PostgresSchema.checkServer(versionNumber: 130_000, server: "h:5432")
+        try PostgresSchema.checkServer(versionNumber: 150_004, server: "h:5432")
+    }
+
+    @Test func theBoardOrderIsTheControllers() {
+        #expect(PostgresSchema.orderTerms == [
+            #""qualifyingZone" COLLATE "C" ASC NULLS FIRST"#, #""wins" DESC NULLS LAST"#, #""teamName" COLLATE "C" ASC NULLS FIRST"#, "id ASC",
+        ])
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let location = PostgresLocation(PostgresURL(host: "h", database: "cup"))
+        #expect(throws: WorldCupError("The database “cup” on h:5432 was made by a newer worldcup (schema version 9; this one knows up to \(PostgresSchema.version)), so it was left alone.")) {
+            try PostgresSchema.checkVersion(9, location: location)
+        }
+        try PostgresSchema.checkVersion(PostgresSchema.version, location: location)
+    }
+}

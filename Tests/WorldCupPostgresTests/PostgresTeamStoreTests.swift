@@ -1,0 +1,110 @@
+import Foundation
+import LiveResults
+import PostgresNIO
+import PostgresSupport
+import Testing
+import TestSupport
+import WorldCup
+import WorldCupPostgres
+
+/// PostgresTeamStore on the test server: what SQLiteTeamStore does, the same sentences.
+@Suite(.serialized) struct PostgresTeamStoreTests {
+    @Test func firstUseBuildsTheSchemaAndSeedsTheBoard() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        #expect(try store.teamCount() == 32)
+        let teams = try store.teams()
+        let sqlite = try SQLiteTeamStore(databaseURL: TemporaryFolder().url.appendingPathComponent("w.sqlite"), seed: Seed.bundled()).teams()
+        #expect(teams.map(\.teamName) == sqlite.map(\.teamName))
+        #expect(try await database.tables() == ["liveresults_change", "liveresults_change_pruned", "seedImport", "tap", "team", "worldcup_schema"])
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
+        #expect(store.location == database.location.description)
+        // Opened again: nothing imported twice.
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        #expect(try store.teamCount() == 32)
+    }
+
+    @Test func anEmptiedBoardIsNotSeededAgain() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        for team in try store.teams() { try store.delete(teamID: team.id!) }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        #expect(try store.teamCount() == 0)
+    }
+
+    @Test func tapAddDeleteAndTheirSentences() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let brazil = try #require(try store.team(named: "  bRAZIL "))
+        let tapped = try store.tap(named: "brazil")
+        #expect(tapped.wins == brazil.wins + 1)
+        #expect(try store.team(named: "Brazil")?.wins == brazil.wins + 1)
+
+        let added = try store.add(name: " Curaçao ", zone: "CONCACAF")
+        #expect(added.teamName == "Curaçao")
+        #expect(added.imageName == Team.secretImageName)
+        #expect(added.wins == 0)
+        #expect(try store.team(named: "CURAC\u{327}AO")?.id == added.id)
+        #expect(throws: WorldCupError("A team named “Curaçao” already exists.")) { try store.add(name: "curaçao", zone: "UEFA") }
+        #expect(throws: WorldCupError("The team name is empty.")) { try store.add(name: "  ", zone: "UEFA") }
+        #expect(throws: WorldCupError("The qualifying zone contains control characters.")) { try store.add(name: "X", zone: "U\u{1B}[31m") }
+        // What looks like SQL is stored as typed.
+        let sql = try store.add(name: "Robert'); DROP TABLE team;--", zone: "UEFA")
+        #expect(try store.team(named: sql.teamName)?.id == sql.id)
+
+        let deleted = try store.delete(named: "curaçao")
+        #expect(deleted.id == added.id)
+        #expect(throws: WorldCupError("There is no team named “Curaçao”.")) { try store.delete(named: "Curaçao") }
+        #expect(throws: WorldCupError("That team no longer exists.")) { try store.delete(teamID: added.id!) }
+        #expect(throws: WorldCupError("That team no longer exists.")) { try store.tap(teamID: added.id!) }
+        #expect(try store.teamCount() == 33)
+    }
+
+    @Test func theControllerFollowsTapsAndTheNameFilter() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let request = ResultsRequest<Team>(sortDescriptors: Team.boardOrder)
+        let controller = store.makeController(fetchRequest: request, sectionNameKeyPath: "qualifyingZone", cacheName: "ignored", cacheDirectory: nil)
+        try controller.performFetch()
+        #expect(controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
+
+        var filtered = ResultsRequest<Team>(sortDescriptors: Team.boardOrder)
+        filtered.predicate = store.nameContains("ÇA")
+        let filter = store.makeController(fetchRequest: filtered, sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+        try filter.performFetch()
+        #expect(filter.fetchedObjects.map(\.teamName) == [])
+        try store.add(name: "Curac\u{327}ao", zone: "CONCACAF")
+        try filter.performFetch()
+        #expect(filter.fetchedObjects.map(\.teamName) == ["Curaçao"])
+    }
+
+    @Test func resetReplacesEveryTeamWithTheSeed() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        try store.tap(named: "Brazil")
+        try store.add(name: "Secret", zone: "UEFA")
+        #expect(PostgresTeamStore.condition(of: database.location) == "The database \(database.location.databaseAndServer) passed its check and holds 33 teams.")
+        #expect(try PostgresTeamStore.reset(location: database.location, seed: Seed.bundled()) == 32)
+        #expect(try store.team(named: "Secret") == nil)
+        #expect(try store.teamCount() == 32)
+        #expect(try store.team(named: "Brazil")?.wins == Seed.bundled().first { $0.teamName == "Brazil" }?.wins)
+    }
+
+    @Test func checkSaysWhatIsThere() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        #expect(try PostgresTeamStore.check(location: database.location) == .init(version: nil, teamCount: nil))
+        #expect(try await database.tables() == [], "check created nothing")
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        #expect(try PostgresTeamStore.check(location: database.location) == .init(version: PostgresSchema.version, teamCount: 32))
+        try await database.execute("DROP TRIGGER liveresults_notify ON team")
+        #expect(throws: WorldCupError("The database \(database.location.databaseAndServer) has lost the change log's triggers on its teams: it is not a sound worldcup scoreboard.")) {
+            try PostgresTeamStore.check(location: database.location)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import PostgresNIO
+import PostgresSupport
+import Testing
+import ThrowawayPostgres
+import WorldCup
+import WorldCupPostgres
+
+/// A fresh database of the test server, as worldcup names it, and a way to drop it.
+struct FreshDatabase {
+    let location: PostgresLocation
+    let configuration: PostgresConnection.Configuration
+    let drop: @Sendable () async -> Void
+
+    /// A new empty database on the test server.
+    static func make() async throws -> FreshDatabase {
+        let (configuration, drop) = try await TestServer.freshDatabase()
+        return FreshDatabase(location: PostgresLocation(url(of: configuration)), configuration: configuration, drop: drop)
+    }
+
+    /// The URL that reaches `configuration`'s database (a Unix socket's directory, or a host).
+    static func url(of configuration: PostgresConnection.Configuration) -> PostgresURL {
+        if let socket = configuration.unixSocketPath {
+            let folder = URL(fileURLWithPath: socket).deletingLastPathComponent().path
+            let port = Int(socket.split(separator: ".").last ?? "") ?? 5432
+            return PostgresURL(user: configuration.username, password: configuration.password, socketDirectory: folder, port: port,
+                               database: configuration.database ?? "postgres")
+        }
+        return PostgresURL(user: configuration.username, password: configuration.password, host: configuration.host ?? "localhost",
+                           port: configuration.port ?? 5432, database: configuration.database ?? "postgres")
+    }
+
+    /// The URL as a command line gives it.
+    var urlString: String { location.url.description }
+
+    /// Runs `sql` on a connection of its own (as the test server's user).
+    @discardableResult
+    func execute(_ sql: String) async throws -> [PostgresRow] {
+        let connection = try await TestServer.connect(configuration)
+        defer { Task { try? await connection.close() } }
+        return try await connection.query(PostgresQuery(unsafeSQL: sql), logger: TestServer.logger).collect()
+    }
+
+    /// The first column of the first row of `sql`, as an integer.
+    func integer(_ sql: String) async throws -> Int64? {
+        try await execute(sql).first?.decode(Int64.self)
+    }
+
+    /// The names of the tables in the database's schema.
+    func tables() async throws -> [String] {
+        try await execute("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1").map { try $0.decode(String.self) }
+    }
+}
+
+/// A socket on 127.0.0.1 that accepts connections (the kernel completes them) and never
+/// answers: a server behind a frozen network.
+final class SilentListener: @unchecked Sendable { // Only `close` touches the descriptor after init.
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else { throw TestServerError.make("The silent listener could not listen.") }
+        port = Self.port(of: descriptor)
+    }
+
+    /// The port the kernel gave a bound socket.
+    static func port(of descriptor: Int32) -> Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A port on 127.0.0.1 that was free a moment ago (nothing listens on it).
+    static func freePort() throws -> Int {
+        let listener = try SilentListener()
+        listener.close()
+        return listener.port
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
+}
+
+extension TestServerError {
+    /// A test's own failure, in one sentence.
+    static func make(_ sentence: String) -> any Error {
+        struct Failure: Error, CustomStringConvertible { let description: String }
+        return Failure(description: sentence)
+    }
+}
