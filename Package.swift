@@ -85,14 +85,14 @@ let package = Package(
         .target(
             name: "WorldCupBench",
             dependencies: [
-                "LiveResults", "LiveResultsPostgres", "ThrowawayPostgres", "WorldCup", "WorldCupApp",
+                "LiveResults", "LiveResultsPostgres", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(name: "worldcup-bench", dependencies: ["WorldCupBench"]),
-        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres"]),
+        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres", "WorldCupPostgres"]),
         // The controller's tests, on SQLite and (the same checks) on a PostgreSQL test server.
         .testTarget(
             name: "LiveResultsTests",

@@ -55,6 +55,21 @@ public enum PostgresChangeLog {
         connection: PostgresConnection,
         logger: Logger = Logger(label: "LiveResultsPostgres")
     ) async throws {
+        let statements = try installStatements(on: table, idColumn: idColumn, retaining: retained)
+        do {
+            for statement in statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+        } catch {
+            throw LiveResultsPostgresError("The change log could not be installed on “\(table)”: \(PostgresSQL.message(of: error)).")
+        }
+    }
+
+    /// The statements `install` runs, in order, one per query: for a caller that runs them
+    /// itself, inside its own transaction, synchronously (the statements are idempotent).
+    /// Throws when the table's name cannot name a channel.
+    package static func installStatements(on table: String, idColumn: String = "id",
+                                          retaining retained: Int = defaultRetained) throws -> [String] {
         let channel = try channel(for: table)
         let log = PostgresSQL.identifier(tableName)
         let pruned = PostgresSQL.identifier(prunedTableName)
@@ -64,7 +79,7 @@ public enum PostgresChangeLog {
         let pruneStep = max(1, min(1000, retained / 10))
         // One statement per query (the extended protocol runs one at a time), and no
         // BEGIN/COMMIT of our own, which would commit a caller's transaction.
-        let statements = [
+        return [
             """
             CREATE TABLE IF NOT EXISTS \(log) (
                 position bigserial PRIMARY KEY,
@@ -159,12 +174,5 @@ public enum PostgresChangeLog {
             FOR EACH STATEMENT EXECUTE FUNCTION liveresults_notify(\(PostgresSQL.literal(channel)))
             """,
         ]
-        do {
-            for statement in statements {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
-        } catch {
-            throw LiveResultsPostgresError("The change log could not be installed on “\(table)”: \(PostgresSQL.message(of: error)).")
-        }
     }
 }

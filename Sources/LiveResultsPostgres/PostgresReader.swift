@@ -128,8 +128,10 @@ public final class PostgresReader: Sendable {
         let connection = try currentConnection()
         guard let deadline else { return try body(connection) }
         let expired = NIOLockedValueBox(false)
-        let watchdog = connection.eventLoop.scheduleTask(in: deadline) {
+        let watchdog = connection.eventLoop.scheduleTask(in: deadline) { [readConnection] in
             expired.withLockedValue { $0 = true }
+            // Forgotten at once: the next call connects anew instead of finding it half closed.
+            readConnection.withLockedValue { if $0 === connection { $0 = nil } }
             connection.close().whenComplete { _ in }
         }
         defer { watchdog.cancel() }

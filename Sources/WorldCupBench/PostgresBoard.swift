@@ -8,10 +8,11 @@ import PostgresNIO
 import Synchronization
 import ThrowawayPostgres
 import WorldCup
+import WorldCupPostgres
 
 /// The generated scoreboard on PostgreSQL: a database of its own on the server, holding the
-/// `team` table with the SQLite schema's columns (quoted, so the names are the same), the
-/// board's index in the order the controller's key query uses, and the change log.
+/// `team` table and the board's index exactly as the product builds them (`PostgresSchema`),
+/// and the change log.
 struct PostgresBoard {
     /// The server (the database `postgres` of it, for creating and dropping others).
     let server: PostgresURL
@@ -20,41 +21,17 @@ struct PostgresBoard {
 
     static let logger = Logger(label: "worldcup-bench")
     static let databasePrefix = "worldcup_bench_"
-    static let indexName = "team_in_scoreboard_order"
-    /// The text columns of the table, ordered `COLLATE "C"` (bytes, as on SQLite).
-    static let textColumns: Set<String> = ["teamName", "qualifyingZone", "imageName", "nameKey"]
-
-    static let createTable = """
-        CREATE TABLE team (
-            id bigint PRIMARY KEY,
-            "teamName" text NOT NULL CHECK (length(trim("teamName")) > 0),
-            "qualifyingZone" text NOT NULL CHECK (length(trim("qualifyingZone")) > 0),
-            "imageName" text NOT NULL,
-            wins int4 NOT NULL DEFAULT 0 CHECK (wins >= 0),
-            "nameKey" text NOT NULL)
-        """
+    /// The board's index, as the product declares it (`PostgresSchema`).
+    static let indexName = PostgresSchema.boardIndexName
 
     /// A quoted identifier.
     static func identifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        PostgresSchema.identifier(name)
     }
 
-    /// The board's order as PostgreSQL must be told it to match LiveResults' (SQLite's):
-    /// text `COLLATE "C"`, NULLs first ascending and last descending, the id last. The
-    /// controller's key query orders by exactly these terms (PostgresKeyQuery), the peer's
-    /// query too, and the index is declared with them, so both read the index in order.
-    static var orderTerms: [String] {
-        Team.boardOrder.map { column in
-            identifier(column.column) + (textColumns.contains(column.column) ? " COLLATE \"C\"" : "")
-                + (column.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
-        } + ["id ASC"]
-    }
-
-    static var orderSQL: String { orderTerms.joined(separator: ", ") }
-
-    static var createIndex: String {
-        "CREATE INDEX \(indexName) ON team (\(orderTerms.joined(separator: ", ")))"
-    }
+    /// The board's order as the product's index and the controller's key query have it
+    /// (`PostgresSchema.orderTerms`): the peer's query uses it too, so all read the index in order.
+    static var orderSQL: String { PostgresSchema.orderSQL }
 
     /// The peer's query: the ordered ids.
     static var peerSQL: String { "SELECT id FROM team ORDER BY \(orderSQL)" }
@@ -76,11 +53,10 @@ struct PostgresBoard {
             try PG.execute(admin, "CREATE DATABASE \(identifier(url.database))")
         }
         try PG.withConnection(url) { connection in
-            try PG.execute(connection, createTable)
+            try PG.execute(connection, PostgresSchema.createTeamTable)
             try load(rows: rows, seed: seed, connection: connection)
             // After the load: building the indexes once is faster than maintaining them.
-            try PG.execute(connection, "ALTER TABLE team ADD CONSTRAINT team_name_key UNIQUE (\"nameKey\")")
-            try PG.execute(connection, createIndex)
+            for statement in PostgresSchema.teamIndexes { try PG.execute(connection, statement) }
             // The visibility map, so the key query is an index-only scan, and statistics.
             try PG.execute(connection, "VACUUM (ANALYZE) team")
             try PG.await { try await PostgresChangeLog.install(on: "team", connection: connection, logger: logger) }

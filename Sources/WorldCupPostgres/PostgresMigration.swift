@@ -77,11 +77,12 @@ struct PostgresMigration {
             for statement in PostgresSchema.migrations[step] ?? [] {
                 try query(PostgresQuery(unsafeSQL: statement))
             }
+            // The change log, synchronously (no task: this thread may be one Swift concurrency
+            // needs to run it).
             if step == 1 {
-                let connection = connection
-                try connection.eventLoop.makeFutureWithTask {
-                    try await PostgresChangeLog.install(on: "team", connection: connection, logger: PostgresTeamStore.logger)
-                }.wait()
+                for statement in try PostgresChangeLog.installStatements(on: "team") {
+                    try query(PostgresQuery(unsafeSQL: statement))
+                }
             }
         }
         try query("""

@@ -9,9 +9,9 @@ import WorldCup
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
     public static let version = 1
-    /// The oldest server worldcup runs on (`server_version_num`): 13 has `xid8`, which the
-    /// change log needs.
-    public static let oldestServer = 130_000
+    /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
+    /// (13) and `CREATE OR REPLACE TRIGGER` (14).
+    public static let oldestServer = 140_000
     /// The one-row table that says which version the schema is at.
     public static let versionTable = "worldcup_schema"
     /// The key of the advisory lock a migration (or a seed import, or a reset) holds: "WCUP".
@@ -84,7 +84,7 @@ public enum PostgresSchema {
     public static func checkServer(versionNumber: Int, server: String) throws {
         guard versionNumber >= oldestServer else {
             let shown = versionNumber >= 100_000 ? "\(versionNumber / 10_000)" : "\(versionNumber / 10_000).\(versionNumber / 100 % 100)"
-            throw WorldCupError("The PostgreSQL server at \(server) runs version \(shown), and worldcup needs version 13 or later.")
+            throw WorldCupError("The PostgreSQL server at \(server) runs version \(shown), and worldcup needs version \(oldestServer / 10_000) or later.")
         }
     }
 

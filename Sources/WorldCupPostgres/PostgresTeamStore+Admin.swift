@@ -8,6 +8,11 @@ extension PostgresTeamStore {
     public struct Inspection: Equatable, Sendable {
         public var version: Int?
         public var teamCount: Int?
+
+        public init(version: Int?, teamCount: Int?) {
+            self.version = version
+            self.teamCount = teamCount
+        }
     }
 
     /// The tables and the trigger a sound scoreboard has.

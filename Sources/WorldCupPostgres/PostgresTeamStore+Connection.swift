@@ -25,9 +25,16 @@ extension PostgresTeamStore {
                 return try body(connection)
             })
         } catch {
-            let lost = used != nil && (error is LiveResultsPostgresError || used?.isClosed == true)
+            let lost = used != nil && (error is LiveResultsPostgresError || used?.isClosed == true || Self.endsConnection(error))
             return .failure(Failure(sentence: Self.sentence(for: error, at: place), began: used != nil, lost: lost))
         }
+    }
+
+    /// Whether the server said the error ends the connection (FATAL: terminated by an
+    /// administrator, shutting down), before the connection is seen closed.
+    static func endsConnection(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let info = error.serverInfo else { return false }
+        return info[.severity] == "FATAL" || info[.severity] == "PANIC" || info[.sqlState]?.hasPrefix("08") == true
     }
 
     /// Runs `body`, which only reads or does nothing twice, once more when the connection
@@ -114,7 +121,7 @@ extension PostgresTeamStore {
                 return WorldCupError("The PostgreSQL server's host “\(WorldCupError.quotable(location.url.host))” is not known.")
             }
             if failure.connectionErrors.contains(where: { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }) {
-                return WorldCupError("Nothing answers at \(server): the connection was refused, so the PostgreSQL server is not running there.")
+                return WorldCupError("The PostgreSQL server at \(server) is not running (connection refused).")
             }
         }
         if let failure = underlying as? IOError {

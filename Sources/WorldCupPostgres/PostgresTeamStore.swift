@@ -56,11 +56,6 @@ public final class PostgresTeamStore: TeamStore {
         controllerDatabase = PostgresReader(configuration: location.url.configuration, logger: Self.logger, deadline: limit)
     }
 
-    deinit {
-        database.close()
-        controllerDatabase.close()
-    }
-
     public var location: String { place.description }
 
     public func teamCount() throws -> Int {

@@ -20,7 +20,7 @@ struct WorldCupCommand: ParsableCommand {
             changes made by the others and by these commands at once.
 
             To share one scoreboard across machines, give every one the same PostgreSQL \
-            database (13 or later): --database postgres://user:password@host:5432/worldcup \
+            database (14 or later): --database postgres://user:password@host:5432/worldcup \
             (postgresql:// too; postgres:///worldcup?host=/run/postgresql for a Unix socket; \
             PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE fill in what the URL leaves out, \
             as for psql). The first client creates the tables and imports the seed, once; a \

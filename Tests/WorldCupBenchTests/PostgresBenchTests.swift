@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ThrowawayPostgres
+import WorldCupPostgres
 @testable import WorldCupBench
 
 /// The pure parts of `worldcup-bench --store postgres`: arguments, URLs, the order and index
@@ -81,7 +82,7 @@ struct PostgresBenchTests {
     @Test("The board's order on PostgreSQL: text COLLATE \"C\", NULLs where SQLite puts them, the id last; the index declares the same")
     func order() {
         #expect(PostgresBoard.orderSQL == #""qualifyingZone" COLLATE "C" ASC NULLS FIRST, "wins" DESC NULLS LAST, "teamName" COLLATE "C" ASC NULLS FIRST, id ASC"#)
-        #expect(PostgresBoard.createIndex == "CREATE INDEX team_in_scoreboard_order ON team (" + PostgresBoard.orderSQL + ")")
+        #expect(PostgresSchema.createBoardIndex == "CREATE INDEX team_in_scoreboard_order ON team (" + PostgresBoard.orderSQL + #") INCLUDE ("nameKey")"#)
         #expect(PostgresBoard.peerSQL == "SELECT id FROM team ORDER BY " + PostgresBoard.orderSQL)
         #expect(PostgresBoard.keyQuerySQL.hasPrefix(#"SELECT "id", "qualifyingZone", "wins", "teamName", "qualifyingZone" FROM team"#))
     }

@@ -46,7 +46,7 @@ import WorldCupPostgres
     @Test func aRefusedConnection() throws {
         let port = try SilentListener.freePort()
         let location = try PostgresLocation(url: "postgres://app:secret@127.0.0.1:\(port)/cup", environment: [:])
-        #expect(throws: WorldCupError("Nothing answers at 127.0.0.1:\(port): the connection was refused, so the PostgreSQL server is not running there.")) {
+        #expect(throws: WorldCupError("The PostgreSQL server at 127.0.0.1:\(port) is not running (connection refused).")) {
             try PostgresTeamStore(location: location, seed: Seed.bundled())
         }
     }

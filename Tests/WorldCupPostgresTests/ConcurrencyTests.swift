@@ -7,20 +7,15 @@ import WorldCupPostgres
 
 /// Many clients starting at once on one database, and taps that count exactly once.
 @Suite(.serialized) struct ConcurrencyTests {
-    /// Opens `clients` stores at once (threads released together), each with `seed`.
-    private func openAtOnce(_ clients: Int, _ database: FreshDatabase, seed: [SeedTeam]?) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<clients {
-                group.addTask { _ = try PostgresTeamStore(location: database.location, seed: seed) }
-            }
-            try await group.waitForAll()
-        }
+    /// Opens `clients` stores at once, on threads of their own, each with `seed`.
+    private func openAtOnce(_ clients: Int, _ database: FreshDatabase, seed: [SeedTeam]?) throws {
+        _ = try onThreads(clients) { _ in try PostgresTeamStore(location: database.location, seed: seed) }
     }
 
     @Test func eightClientsStartingOnAnEmptyDatabaseSeedItOnce() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        try await openAtOnce(8, database, seed: Seed.bundled())
+        try openAtOnce(8, database, seed: Seed.bundled())
         #expect(try await database.integer("SELECT count(*) FROM team") == 32)
         #expect(try await database.integer("SELECT count(*) FROM \"seedImport\"") == 1)
     }
@@ -28,11 +23,11 @@ import WorldCupPostgres
     @Test func concurrentMigrationsWithoutASeed() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        try await openAtOnce(8, database, seed: nil)
+        try openAtOnce(8, database, seed: nil)
         #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
         #expect(try await database.integer("SELECT count(*) FROM team") == 0)
         // The seed comes with a later client, once.
-        try await openAtOnce(4, database, seed: Seed.bundled())
+        try openAtOnce(4, database, seed: Seed.bundled())
         #expect(try await database.integer("SELECT count(*) FROM team") == 32)
     }
 
@@ -58,7 +53,7 @@ import WorldCupPostgres
         let locker = try await TestServer.connect(database.configuration)
         try await locker.query("BEGIN", logger: TestServer.logger)
         try await locker.query("SELECT wins FROM team WHERE id = \(brazil.id!) FOR UPDATE", logger: TestServer.logger)
-        let tapping = Task.detached { try store.tap(teamID: brazil.id!) }
+        let tapping = Task.detached { try onThreads(1) { _ in try store.tap(teamID: brazil.id!) }[0] }
         // Once it waits, its backend is killed: the statement's outcome is unknown to the store.
         var killed: Int64 = 0
         for _ in 0..<200 where killed == 0 {

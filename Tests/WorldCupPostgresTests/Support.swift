@@ -59,7 +59,8 @@ final class SilentListener: @unchecked Sendable { // Only `close` touches the de
     private let descriptor: Int32
 
     init() throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -98,5 +99,35 @@ extension TestServerError {
     static func make(_ sentence: String) -> any Error {
         struct Failure: Error, CustomStringConvertible { let description: String }
         return Failure(description: sentence)
+    }
+}
+
+/// Runs `body` on `count` threads of their own at once (not Swift concurrency's few shared
+/// threads, which blocking calls would take up and serialise), and waits for all of them.
+/// Returns what each gave, in order.
+func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+    let results = ThreadResults<T>(count)
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            let result = Result { try body(index) }
+            results.set(index, result)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+    return try results.values.map { try $0!.get() }
+}
+
+/// What each thread of `onThreads` gave; a lock guards the slots.
+private final class ThreadResults<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var values: [Result<T, any Error>?]
+    init(_ count: Int) { values = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ result: Result<T, any Error>) {
+        lock.lock()
+        defer { lock.unlock() }
+        values[index] = result
     }
 }
