@@ -24,9 +24,9 @@ struct WorldCupCommand: ParsableCommand {
             (postgresql:// too; postgres:///worldcup?host=/run/postgresql for a Unix socket; \
             PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE fill in what the URL leaves out, \
             as for psql). The first client creates the tables and imports the seed, once; a \
-            database holding other tables is refused. Every tap counts exactly once, even when \
-            the connection fails on the way. A server that does not answer within 5 seconds is \
-            reported in one sentence; passwords are never shown.
+            database holding other tables is refused. A tap whose connection fails on the way \
+            is sent again with the same id, so it never counts twice. A server that does not \
+            answer within 5 seconds is reported in one sentence; passwords are never shown.
             """,
         subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],
         defaultSubcommand: Board.self

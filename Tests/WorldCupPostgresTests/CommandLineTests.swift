@@ -103,7 +103,7 @@ import WorldCupPostgres
         #expect(try worldcup(["list", "--database", database.urlString]).status == 0)
         let before = try #require(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'"))
         let start = ContinuousClock.now
-        let failures = try onThreads(processes) { _ in
+        let failures = try await onThreads(processes) { _ in
             var failed = 0
             for _ in 0..<taps where try worldcup(["tap", "Brazil", "--database", database.urlString]).status != 0 { failed += 1 }
             return failed
@@ -125,7 +125,7 @@ import WorldCupPostgres
         #expect(try worldcup(["list", "--database", database.urlString]).status == 0)
         let before = try #require(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'"))
         let start = ContinuousClock.now
-        let results = try onThreads(4) { _ in
+        let results = try await onThreads(4) { _ in
             let result = try Executable.run([database.urlString, "Brazil", "2500"], executable: Executable.tapLoop)
             return (result.status, result.err)
         }

@@ -8,14 +8,14 @@ import WorldCupPostgres
 /// Many clients starting at once on one database, and taps that count exactly once.
 @Suite(.serialized) struct ConcurrencyTests {
     /// Opens `clients` stores at once, on threads of their own, each with `seed`.
-    private func openAtOnce(_ clients: Int, _ database: FreshDatabase, seed: [SeedTeam]?) throws {
-        _ = try onThreads(clients) { _ in try PostgresTeamStore(location: database.location, seed: seed) }
+    private func openAtOnce(_ clients: Int, _ database: FreshDatabase, seed: [SeedTeam]?) async throws {
+        _ = try await onThreads(clients) { _ in try PostgresTeamStore(location: database.location, seed: seed) }
     }
 
     @Test func eightClientsStartingOnAnEmptyDatabaseSeedItOnce() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        try openAtOnce(8, database, seed: Seed.bundled())
+        try await openAtOnce(8, database, seed: Seed.bundled())
         #expect(try await database.integer("SELECT count(*) FROM team") == 32)
         #expect(try await database.integer("SELECT count(*) FROM \"seedImport\"") == 1)
     }
@@ -23,11 +23,11 @@ import WorldCupPostgres
     @Test func concurrentMigrationsWithoutASeed() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        try openAtOnce(8, database, seed: nil)
+        try await openAtOnce(8, database, seed: nil)
         #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
         #expect(try await database.integer("SELECT count(*) FROM team") == 0)
         // The seed comes with a later client, once.
-        try openAtOnce(4, database, seed: Seed.bundled())
+        try await openAtOnce(4, database, seed: Seed.bundled())
         #expect(try await database.integer("SELECT count(*) FROM team") == 32)
     }
 
@@ -47,13 +47,14 @@ import WorldCupPostgres
     @Test func aTapWhoseConnectionIsKilledMidStatementIsRetriedAndCountsOnce() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // A deadline far beyond what the test waits for, even on a loaded machine.
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), deadline: .seconds(60))
         let brazil = try #require(try store.team(named: "Brazil"))
         // Another transaction holds Brazil's row, so the tap's statement waits on it.
         let locker = try await TestServer.connect(database.configuration)
         try await locker.query("BEGIN", logger: TestServer.logger)
         try await locker.query("SELECT wins FROM team WHERE id = \(brazil.id!) FOR UPDATE", logger: TestServer.logger)
-        let tapping = Task.detached { try onThreads(1) { _ in try store.tap(teamID: brazil.id!) }[0] }
+        let tapping = Task { try await onThreads(1) { _ in try store.tap(teamID: brazil.id!) }[0] }
         // Once it waits, its backend is killed: the statement's outcome is unknown to the store.
         var killed: Int64 = 0
         for _ in 0..<200 where killed == 0 {

@@ -103,9 +103,9 @@ extension TestServerError {
 }
 
 /// Runs `body` on `count` threads of their own at once (not Swift concurrency's few shared
-/// threads, which blocking calls would take up and serialise), and waits for all of them.
-/// Returns what each gave, in order.
-func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+/// threads, which blocking calls would take up and serialise), and waits for all of them
+/// without holding a shared thread. Returns what each gave, in order.
+func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) async throws -> [T] {
     let results = ThreadResults<T>(count)
     let group = DispatchGroup()
     for index in 0..<count {
@@ -116,7 +116,7 @@ func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) thro
             group.leave()
         }.start()
     }
-    group.wait()
+    await withCheckedContinuation { done in group.notify(queue: .global()) { done.resume() } }
     return try results.values.map { try $0!.get() }
 }
 
