@@ -115,8 +115,8 @@ import WorldCupPostgres
     }
 
     /// How many times each process taps through the binary, a launch each: 50, or
-    /// WORLDCUP_PG_BINARY_TAPS (2500 for the 10,000 launches, about 8 minutes on the
-    /// loaded 2-core machine). `tap-loop` does the 4 × 2,500 taps in every run.
+    /// WORLDCUP_PG_BINARY_TAPS (2500 for the 10,000 launches: 378 s on the shared
+    /// 2-core machine, load 14–22). `tap-loop` does the 4 × 2,500 taps in every run.
     static let binaryTapsPerProcess = Int(ProcessInfo.processInfo.environment["WORLDCUP_PG_BINARY_TAPS"] ?? "") ?? 50
 
     @Test func fourTapLoopsOf2500TapsAddExactly10000() async throws {
