@@ -145,7 +145,7 @@ public final class ScoreboardScreen {
         case let .add(name, zone):
             do {
                 let team = try scoreboard.add(name: name, zone: zone)
-                processChanges()
+                processChanges(lookingNow: true)
                 send(.added(team))
             } catch {
                 report(error, as: BoardEvent.addRefused)
@@ -176,7 +176,7 @@ public final class ScoreboardScreen {
     private func outcome(_ write: () throws -> BoardEvent) {
         do {
             let event = try write()
-            processChanges()
+            processChanges(lookingNow: true)
             send(event)
         } catch {
             report(error)
@@ -186,11 +186,18 @@ public final class ScoreboardScreen {
     // MARK: - Changes
 
     /// Shows the changes committed since the last call, as moves, inserts and flashes, and
-    /// whether a shared board's server is reachable.
-    public func processChanges() {
+    /// whether a shared board's server is reachable. `lookingNow`, after this screen's own
+    /// write: on a server the store wrote on a connection of its own, whose commit the
+    /// controller hears of like any other's, so it looks for it now (on a file it knows
+    /// already).
+    public func processChanges(lookingNow: Bool = false) {
         selectionBeforeChanges = model.selectedID(data)
         do {
-            try controller.processPendingChanges()
+            if lookingNow, model.connection != nil {
+                try controller.refresh()
+            } else {
+                try controller.processPendingChanges()
+            }
         } catch {
             report(error)
         }

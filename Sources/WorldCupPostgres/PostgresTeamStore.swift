@@ -58,6 +58,11 @@ public final class PostgresTeamStore: TeamStore {
 
     public var location: String { place.description }
 
+    /// `worldcup on db.example:5432`, or on the Unix socket's folder.
+    public var server: String? {
+        "\(WorldCupError.quotable(place.url.database)) on \(place.url.socketDirectory ?? "\(place.url.host):\(place.url.port)")"
+    }
+
     public func teamCount() throws -> Int {
         try run { connection in
             try Self.query(connection, "SELECT count(*) FROM team").single(Int64.self).map(Int.init) ?? 0

@@ -102,10 +102,8 @@ extension BoardModel {
         case .failed(let message):
             say(message, isError: true, for: Self.errorSeconds, now: now)
         case .connection(let isLive):
-            guard var connection, connection.isLive != isLive else { break }
-            connection.isLive = isLive
-            self.connection = connection
-            if isLive, status?.isError != true { say("Live again: the board shows every change.", now: now) }
+            // The title shows it; the changes caught up on come as batches, "from elsewhere".
+            connection?.isLive = isLive
         }
         return []
     }
