@@ -31,7 +31,8 @@ extension ResultsController {
         }
         do {
             for id in ids { records[id] = nil }
-            deliver(try result.apply(commit.rows))
+            let texts = result.filter == nil ? [:] : try filterTexts(of: commit.rows.filter { $0.key != nil }.map(\.id))
+            deliver(try result.apply(commit.rows, texts: texts))
             if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
         } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
             // The commit split a section; the result is as it was. A refetch says whether
@@ -54,11 +55,14 @@ extension ResultsController {
         records.removeAll()
         if recovery.needsReset {
             try result.replace(with: fresh)
+            try applyFilter(filter)
             recovery = Recovery()
             if let position { appliedPosition = position }
             deliverReset()
         } else {
-            let batch = try result.catchUp(to: fresh, touched: recovery.unreportedIDs)
+            // A filter's values may have changed in rows whose keys did not: compare them too.
+            let touched = recovery.unreportedIDs.union(try filterTextsChanged())
+            let batch = try result.catchUp(to: fresh, touched: touched, texts: filterTexts(of:))
             recovery = Recovery()
             if let position { appliedPosition = max(appliedPosition ?? 0, position) }
             deliver(batch)

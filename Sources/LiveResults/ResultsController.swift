@@ -44,6 +44,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// from elsewhere is read in batches and costs a fraction of the CPU. A lone commit is
     /// seen after 1 ms either way. Set it before `performFetch()`.
     public var minimumChangeLogLookInterval: Duration = .zero
+    /// The filter applied in memory on top of the request (`setFilter(_:)`); nil for none.
+    public internal(set) var filter: ResultsFilter?
     /// Where the last `performFetch()` took the result from.
     public internal(set) var lastFetchSource: FetchSource?
     /// Receives the changes. Tracking happens only when a delegate is set at `performFetch()`.
@@ -117,6 +119,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         records.removeAll()
         fetchedRequest = request
         recovery = Recovery()
+        try applyFilter(filter)
         lastFetchSource = fetched.source
         appliedPosition = fetched.position
         if let file, let stamp = fetched.cacheStamp { cache = (file, stamp) } else { cache = nil }

@@ -141,8 +141,17 @@ struct ModelOperation: CustomStringConvertible, Sendable {
     /// Each statement is its own commit (of the other connection), and the controller reads
     /// them all at once: one merged batch.
     var separateCommits = false
+    /// Instead of a transaction: a new in-memory filter on `name` (its text; nil: no filter).
+    var filterChange: FilterChange?
+
+    struct FilterChange: Sendable {
+        var text: String?
+    }
 
     var description: String {
+        if let change = filterChange {
+            return "-- setFilter(" + (change.text.map { ".contains('\($0)', inColumn: \"name\")" } ?? "nil") + ")"
+        }
         let sql = statements.count == 1 || separateCommits
             ? statements.map { $0.description + ";" }.joined(separator: " ")
             : "BEGIN; " + statements.map { $0.description + ";" }.joined(separator: " ") + " COMMIT;"
@@ -337,6 +346,13 @@ struct ModelConfiguration: Sendable {
     var fetchLimit = 0
     /// No section key: one section, sorted by score DESC, name.
     var unsectioned = false
+    /// The text of an in-memory filter on `name` (`ResultsFilter`), set before the fetch; nil
+    /// for none. The run also changes it now and then (`filterTexts`).
+    var filter: String?
+
+    /// The filter texts a filtered run switches between: ones that narrow each other ("a",
+    /// "ab"), ones that widen, one that matches every name, and no filter at all.
+    static let filterTexts: [String?] = ["a", "ab", "a b", "B", "n1", "n12", "", nil]
 
     var sortDescriptors: [SortColumn] {
         rankSorted || unsectioned ? [SortColumn("score", ascending: false), SortColumn("name")] : zoneScoreName
@@ -349,12 +365,13 @@ struct ModelConfiguration: Sendable {
     var description: String {
         "sort \(rankSorted || unsectioned ? "score DESC, name" : "zone, score DESC, name"); \(unsectioned ? "no section key" : "section zone"); predicate \(usePredicate ? "flag = 1" : "none")"
             + (secondWriter ? "; two connections, log keeps \(Self.retainedLogEntries)" : "") + (fetchLimit > 0 ? "; fetchLimit \(fetchLimit)" : "")
+            + (filter.map { "; filter: name contains '\($0)'" } ?? "")
     }
 }
 
 /// A controller over an item table, with the result it is expected to hold.
 final class ModelRun {
-    let fixture: Fixture
+    private(set) var fixture: Fixture
     let configuration: ModelConfiguration
     /// The result the controller last delivered (the mirror of a table view).
     private(set) var layout: [Layout]
@@ -372,7 +389,8 @@ final class ModelRun {
         self.configuration = configuration
         fixture = try Fixture([], predicate: configuration.usePredicate ? "flag = 1" : nil, sortDescriptors: configuration.sortDescriptors,
                               sectionNameKeyPath: configuration.unsectioned ? nil : "zone", fetchBatchSize: 3, fetchLimit: configuration.fetchLimit,
-                              otherConnection: configuration.secondWriter, setup: { db in
+                              otherConnection: configuration.secondWriter,
+                              filter: configuration.filter.map { .contains($0, inColumn: "name") }, setup: { db in
             // A unique code, so that REPLACE removes rows; the log learns it when installed again.
             try db.execute(sql: "ALTER TABLE item ADD COLUMN code TEXT; CREATE UNIQUE INDEX item_on_code ON item (code)")
             if configuration.secondWriter { try ChangeLog.install(on: "item", in: db, retaining: ModelConfiguration.retainedLogEntries) }
@@ -404,8 +422,23 @@ final class ModelRun {
         Set(layout.map { Array($0.name.utf8) }).count == layout.count
     }
 
+    /// Changes the in-memory filter (nil: none) and checks the controller against a fresh
+    /// fetch with the filter in SQL. No batch is delivered: the result is taken as it is.
+    func changeFilter(to text: String?) -> String? {
+        do {
+            try fixture.setFilter(text.map { .contains($0, inColumn: "name") })
+            layout = try fixture.freshLayout()
+            let events = fixture.recorder.take()
+            if !events.isEmpty { return "setFilter delivered events: \(events)" }
+            return checkController().map { "after setFilter(\(text.map { "'\($0)'" } ?? "nil")): " + $0 }
+        } catch {
+            return "setFilter threw: \(error)"
+        }
+    }
+
     /// Runs one transaction and checks what the controller made of it. Returns the problems.
     func step(_ operation: ModelOperation) -> String? {
+        if let change = operation.filterChange { return changeFilter(to: change.text) }
         do {
             let writer = operation.viaOtherConnection ? fixture.otherConnection! : fixture.database
             var touched = Set<Int64>()
@@ -420,8 +453,9 @@ final class ModelRun {
             rows = try Self.allRows(fixture.database)
             // Zone-sorted results are in order by construction (and may have both a NULL and an
             // empty zone, both named ""); rank-sorted ones use no NULL zone.
-            // With a fetchLimit, the order is checked over every matching row, not only the first.
-            valid = try !configuration.rankSorted || Self.isInOrder(configuration.fetchLimit > 0 ? fixture.freshLayout(applyingLimit: false) : newLayout)
+            // With a fetchLimit, the order is checked over every matching row, not only the first;
+            // with a filter, over every row of the request (the filter applies to its result).
+            valid = try !configuration.rankSorted || Self.isInOrder(fixture.freshLayout(applyingLimit: false, applyingFilter: false))
             do {
                 // refresh() also reads the change log for the other connection's commits.
                 if configuration.secondWriter { try fixture.controller.refresh() } else { try fixture.controller.processPendingChanges() }
@@ -627,9 +661,12 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
     var secondWriter = false
     /// The request's fetchLimit (0: none).
     var fetchLimit = 0
+    /// The text of the in-memory filter set before the fetch; nil for none.
+    var filter: String?
 
     var configuration: ModelConfiguration {
-        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked, secondWriter: secondWriter, fetchLimit: fetchLimit, unsectioned: kind == .unsectioned)
+        ModelConfiguration(usePredicate: usePredicate, rankSorted: kind == .ranked, secondWriter: secondWriter, fetchLimit: fetchLimit,
+                           unsectioned: kind == .unsectioned, filter: filter)
     }
 
     var zones: [String?] {
@@ -642,15 +679,17 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
     var testDescription: String {
         "seed 0x\(String(seed, radix: 16)), \(kind), predicate \(usePredicate ? "flag = 1" : "none"), \(operations) operations"
             + (secondWriter ? ", two connections" : "") + (fetchLimit > 0 ? ", fetchLimit \(fetchLimit)" : "")
+            + (filter.map { ", filter '\($0)'" } ?? "")
     }
 
     static var all: [ModelCase] {
         let environment = ProcessInfo.processInfo.environment
         let total = environment["LIVERESULTS_MODEL_OPS"].flatMap { Int($0) } ?? 10_000
         var cases: [ModelCase] = []
-        func add(_ seed: UInt64, _ kind: Kind, secondWriter: Bool = false, fetchLimit: Int = 0) {
+        func add(_ seed: UInt64, _ kind: Kind, secondWriter: Bool = false, fetchLimit: Int = 0, filter: String? = nil) {
             for predicate in [false, true] {
-                cases.append(ModelCase(seed: seed, usePredicate: predicate, kind: kind, operations: 0, secondWriter: secondWriter, fetchLimit: fetchLimit))
+                cases.append(ModelCase(seed: seed, usePredicate: predicate, kind: kind, operations: 0, secondWriter: secondWriter,
+                                       fetchLimit: fetchLimit, filter: filter))
             }
         }
         if let text = environment["LIVERESULTS_MODEL_SEED"], let seed = parseSeed(text) {
@@ -658,6 +697,7 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
                 add(seed, kind)
                 add(seed, kind, secondWriter: true)
                 add(seed, kind, fetchLimit: 9)
+                add(seed, kind, secondWriter: true, filter: "a")
             }
         } else {
             for seed: UInt64 in [0x5EED_0001, 0xC0FFEE, 0xBADC0DE] { add(seed, .plain) }
@@ -670,6 +710,13 @@ struct ModelCase: Sendable, CustomTestStringConvertible {
             add(0x05EC_0001, .unsectioned)
             add(0x05EC_0002, .unsectioned, secondWriter: true)
             add(0x11_9999, .plain, secondWriter: true, fetchLimit: 9)
+            // The in-memory filter: alone, with a second connection, a fetchLimit, rank-sorted
+            // sections and no section key; the runs change the filter now and then.
+            add(0xF1_0001, .plain, filter: "a")
+            add(0xF1_0002, .plain, secondWriter: true, filter: "n1")
+            add(0xF1_0003, .ranked, secondWriter: true, filter: "a")
+            add(0xF1_0004, .plain, fetchLimit: 9, filter: "")
+            add(0xF1_0005, .unsectioned, secondWriter: true, filter: "B")
         }
         let each = max(1, total / cases.count)
         return cases.map { var c = $0; c.operations = each; return c }
@@ -700,11 +747,16 @@ struct ModelTests {
                     : generator.operation(ids: run.ids)
                 operation.viaOtherConnection = configuration.secondWriter && writers.chance(0.5)
                 operation.separateCommits = operation.viaOtherConnection && operation.statements.count > 1 && writers.chance(0.5)
+                // (Not while the result is out of order: the controller keeps the last valid one.)
+                if configuration.filter != nil, run.valid, writers.chance(0.04) {
+                    operation = ModelOperation(statements: [], filterChange: .init(text: writers.pick(ModelConfiguration.filterTexts)))
+                }
                 operations.append(operation)
                 if let message = run.step(operation) {
                     failure = RunFailure(index: index, message: message)
                     break
                 }
+
             }
         } catch {
             failure = RunFailure(index: -1, message: "\(error)")

@@ -176,6 +176,9 @@ struct Fixture {
     let recorder: Recorder
     /// The predicate, as SQL; "1" when there is none.
     let predicate: String
+    /// The controller's in-memory filter (`setFilter`), which `freshLayout` applies in SQL
+    /// (`instr(column, text) > 0`) on top of the predicate: the oracle of the filtered mode.
+    private(set) var filter: ResultsFilter?
 
     /// Creates the table, inserts `items`, runs `setup`, and fetches.
     init(
@@ -188,6 +191,7 @@ struct Fixture {
         tracking: Bool = true,
         configuration: Configuration = Configuration(),
         otherConnection: Bool = false,
+        filter: ResultsFilter? = nil,
         setup: ((Database) throws -> Void)? = nil
     ) throws {
         if otherConnection {
@@ -208,7 +212,16 @@ struct Fixture {
         self.predicate = predicate ?? "1"
         if tracking { controller.delegate = recorder }
         controller.changeLogPollInterval = .zero // Tests call refresh() when they want other commits.
+        // Set before the fetch: the fetch applies it.
+        try controller.setFilter(filter)
+        self.filter = filter
         try controller.performFetch()
+    }
+
+    /// Changes the controller's in-memory filter (nil: none), and the oracle's with it.
+    mutating func setFilter(_ filter: ResultsFilter?) throws {
+        try controller.setFilter(filter)
+        self.filter = filter
     }
 
     /// Runs `updates` in one transaction, processes the pending changes, and returns the events.
@@ -233,19 +246,21 @@ struct Fixture {
     }
 
     /// The result as SQLite orders it, under the fixture's sort, section key and (unless
-    /// `applyingLimit` is false) fetchLimit.
-    func freshLayout(applyingLimit: Bool = true) throws -> [Layout] {
+    /// `applyingLimit` or `applyingFilter` is false) fetchLimit and in-memory filter.
+    func freshLayout(applyingLimit: Bool = true, applyingFilter: Bool = true) throws -> [Layout] {
+        let filter = applyingFilter ? self.filter : nil
         let request = controller.fetchRequest
         let order = request.sortDescriptors.map { "\($0.column) COLLATE BINARY \($0.ascending ? "ASC" : "DESC")" } + ["id"]
         let section = controller.sectionNameKeyPath
         return try database.read { db in
             var result: [Layout] = []
             var lastKey: DatabaseValue?
+            let filtered = filter.map { " AND instr(\($0.column), ?) > 0" } ?? ""
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id, \(section ?? "NULL") AS sectionKey FROM item WHERE \(predicate)
+                SELECT id, \(section ?? "NULL") AS sectionKey FROM item WHERE (\(predicate))\(filtered)
                 ORDER BY \(order.joined(separator: ", "))
                 \(request.fetchLimit > 0 && applyingLimit ? "LIMIT \(request.fetchLimit)" : "")
-                """)
+                """, arguments: StatementArguments(filter.map { [$0.text] } ?? []))
             for row in rows {
                 let key: DatabaseValue = row["sectionKey"]
                 if let lastKey, sameBytes(lastKey, key) {

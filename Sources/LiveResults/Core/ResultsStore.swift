@@ -20,6 +20,12 @@ package protocol ResultsStore: AnyObject {
 
     /// The whole records of those of `ids` that still exist, by id.
     func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record]
+
+    /// Calls `body` with the id and the value of `column`, as text (UTF-8 bytes; nil for
+    /// NULL), of every row of `table`, or of those of `ids` that exist: the column of an
+    /// in-memory filter (`ResultsFilter`). Throws when the table has no such column.
+    func forEachText(inColumn column: String, table: String, ids: [RecordID]?,
+                     _ body: (RecordID, UnsafeRawBufferPointer?) throws -> Void) throws
 }
 
 /// What a store reads: rows of one table that match a predicate, in the order of the sort

@@ -1,0 +1,28 @@
+/// A filter a results controller applies in memory, on top of its request: the rows whose
+/// text `column` contains `text`, byte for byte (exactly SQL's `instr(column, text) > 0`;
+/// NULL contains nothing, and every text contains the empty text).
+///
+/// Made for a filter typed one key at a time over a large result: the first use reads the
+/// column of every row once into a compact buffer (about 20 MB for a million 12-byte
+/// values), and from then on each new text is answered without a query. A text that only
+/// narrows the previous one (contains it) tests only the rows that passed. While every row
+/// passes, the controller shows its whole index without copying it. Commits keep arriving as
+/// exact events in the filtered result's index spaces: a changed row that starts or stops
+/// passing is an insert or a delete.
+///
+/// Folding (case, Unicode normalisation) is the application's: keep a folded copy of the
+/// text in a column, and give the filter the folded text.
+public struct ResultsFilter: Hashable, Sendable {
+    /// The text column the filter reads.
+    public var column: String
+    /// The text a row's value must contain.
+    public var text: String
+
+    /// The rows whose `column` contains `text`.
+    public static func contains(_ text: String, inColumn column: String) -> ResultsFilter {
+        ResultsFilter(column: column, text: text)
+    }
+
+    /// The text's UTF-8 bytes, which values are matched against.
+    var needle: [UInt8] { Array(text.utf8) }
+}
