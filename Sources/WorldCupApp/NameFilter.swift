@@ -1,10 +1,11 @@
-import GRDB
+import LiveResults
 import TerminalUI
 import WorldCup
 
 /// The "/" filter: teams whose name contains a text, ignoring case and Unicode normalisation.
 ///
-/// A value type with no side effects: the screen turns `predicate` into a fetch request.
+/// A value type with no side effects: the screen hands `resultsFilter` to the controller,
+/// which filters in memory (no query per key, even at a million teams).
 struct NameFilter: Equatable {
     /// The longest text the filter takes (as long as a team name can be).
     static let maximumLength = TeamValidation.maximumLength
@@ -15,10 +16,10 @@ struct NameFilter: Equatable {
     /// Whether the filter keeps every team (its text is empty).
     var keepsEverything: Bool { text.isEmpty }
 
-    /// The condition on the `team` table, in the store's SQL: the folded text inside the
-    /// folded name (`nameKey`). Nil when the text is empty: every team matches.
-    func predicate(in store: any TeamStore) -> SQL? {
-        text.isEmpty ? nil : store.nameContains(text)
+    /// The controller's in-memory filter: the folded text inside the folded name (`nameKey`,
+    /// which the database keeps beside each name). The empty text keeps every team.
+    var resultsFilter: ResultsFilter {
+        .contains(Team.nameKey(text), inColumn: "nameKey")
     }
 
     /// Applies an editing key; returns whether the text changed.

@@ -156,15 +156,9 @@ public final class ScoreboardScreen {
                 return .deleted(name: name)
             }
         case let .refetch(filter, wanted):
-            var request = Self.fetchRequest
-            request.predicate = filter?.predicate(in: scoreboard)
             do {
-                // To change the request: delete the cache, change the request, fetch again.
-                if let cacheName = controller.cacheName {
-                    try ResultsController<Team>.deleteCache(named: cacheName, in: controller.cacheDirectory)
-                }
-                controller.fetchRequest = request
-                try controller.performFetch()
+                // In memory: the request, and so the section cache, stay as they are.
+                try controller.setFilter(filter?.resultsFilter)
                 send(.refetched(wanted: wanted))
             } catch {
                 report(error)

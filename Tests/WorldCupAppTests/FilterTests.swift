@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import LiveResults
 import TerminalUI
@@ -201,6 +202,31 @@ struct FilterTests {
         fixture.screen.processChanges()
         #expect(fixture.screen.table.sectionIndexTitles == ["Af", "As", "Eu"])
         #expect(lines(fixture.render())[0].hasSuffix("/an: 9 matches"))
+    }
+
+    @Test("The filter works in memory: the request stays; another program's renames start and stop matches")
+    func inMemoryWithRenamesFromElsewhere() throws {
+        let fixture = try ScreenFixture()
+        fixture.press(.character("/"))
+        #expect(fixture.screen.controller.filter == .contains("", inColumn: "nameKey"), "/ reads the names before the first key")
+        fixture.type("AN")
+        #expect(fixture.screen.controller.fetchRequest.predicate == nil)
+        #expect(fixture.screen.controller.filter == .contains("an", inColumn: "nameKey"))
+        let other = try DatabaseQueue(path: fixture.databaseURL.path)
+        func rename(_ old: String, _ new: String) throws {
+            try other.write { db in
+                try db.execute(sql: "UPDATE team SET teamName = ?, nameKey = ? WHERE teamName = ?", arguments: [new, Team.nameKey(new), old])
+            }
+        }
+        try rename("Ghana", "Gold Coast")    // stops matching
+        try rename("Brazil", "Brasil Ana")   // starts matching
+        try rename("Iran", "Persia and Iran")  // still matches, moves in its zone
+        try fixture.screen.controller.refresh()
+        #expect(try shownNames(fixture) == ["Japan", "Persia and Iran", "Bosnia and Herzegovina", "England", "France", "Germany", "Netherlands", "Switzerland", "Brasil Ana"])
+        #expect(lines(fixture.render())[0].hasSuffix("/AN: 9 matches"))
+        fixture.press(.escape)
+        #expect(fixture.screen.controller.filter == nil)
+        #expect(fixture.screen.controller.numberOfObjects == 32)
     }
 
     @Test("A team added while filtered that the filter hides says so")

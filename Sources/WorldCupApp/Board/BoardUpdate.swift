@@ -41,8 +41,9 @@ enum BoardEffect: Equatable {
     case add(name: String, zone: String)
     /// Delete a team.
     case delete(id: RecordID, name: String)
-    /// Fetch the result again with the filter's predicate (nil: every team), then put the
-    /// cursor on `wanted` when it shows.
+    /// Filter the result by the filter's text (nil: no filter, every team), in memory, then
+    /// put the cursor on `wanted` when it shows. "/" asks for it with the empty text, so that
+    /// the names are in memory before the first character.
     case refetch(NameFilter?, wanted: RecordID?)
 
     /// Whether the effect changes the teams (a fetch only reads them).
@@ -178,8 +179,11 @@ extension BoardModel {
         case .character("d"), .delete: askToDeleteSelectedTeam(data: data, now: now)
         case .character("?"): mode = .help(KeyHelpPanel(entries: Self.keyHelp))
         case .character("/"):
-            if filter == nil { filter = NameFilter() }
             mode = .filtering
+            if filter == nil {
+                filter = NameFilter()
+                return [refetch(data: data)]
+            }
         case .escape where filter != nil: return clearFilter(data: data)
         case .character("q"), .escape: wantsToQuit = true
         case .mouse(let event): return handleMouse(event, data: data)
@@ -239,7 +243,10 @@ extension BoardModel {
             mode = .browsing
             // The team the filter chose instead of a hidden one is the user's choice now.
             hiddenSelection = nil
-            if typed.text.isEmpty { filter = nil }
+            if typed.text.isEmpty {
+                filter = nil
+                return [refetch(data: data)]
+            }
         case .escape:
             return clearFilter(data: data)
         case .character, .backspace, .control("u"):
@@ -254,10 +261,10 @@ extension BoardModel {
     }
 
     private mutating func clearFilter(data: some BoardData) -> [BoardEffect] {
-        let hadText = !(filter?.keepsEverything ?? true)
+        let hadFilter = filter != nil
         filter = nil
         mode = .browsing
-        return hadText ? [refetch(data: data)] : []
+        return hadFilter ? [refetch(data: data)] : []
     }
 
     /// The fetch for the filter as it is: the cursor stays on its team when it still matches,
