@@ -31,6 +31,8 @@ struct TerminalResult {
     var movingTap: KeyLatency
     var page: KeyLatency
     var end: KeyLatency
+    /// The "/" filter, each character typed (`TerminalBenchmark.measureFilter`).
+    var filter: FilterLatency
     /// The app while another process taps as fast as it can (small boards only).
     var storm: StormResult?
 }
@@ -127,6 +129,7 @@ struct TerminalBenchmark {
         let ends = try measureEnds(session, label: label)
         let movingTaps = try measureTaps(session, after: KeyBytes.end, label: label)
         let pages = try measurePages(session, label: label)
+        let filter = try measureFilter(session, label: label)
         try quit(session)
         let storm = rows <= Self.stormMaximumRows ? try measureStorm(database: database, label: label) : nil
 
@@ -138,6 +141,7 @@ struct TerminalBenchmark {
             movingTap: KeyLatency(movingTaps.map(\.press.milliseconds)),
             page: KeyLatency(pages.map(\.milliseconds)),
             end: KeyLatency(ends.map(\.milliseconds)),
+            filter: filter,
             storm: storm
         )
     }
@@ -181,7 +185,7 @@ struct TerminalBenchmark {
     }
 
     /// Types `key` and reads the frame that answers it; nil if nothing was written within `wait`.
-    private func press(_ key: [UInt8], in session: PseudoTerminal, wait: Double) throws -> Press? {
+    func press(_ key: [UInt8], in session: PseudoTerminal, wait: Double) throws -> Press? {
         let typed = Monotonic.now()
         try session.type(key)
         guard let frame = try session.readFrame(quiet: Self.quiet, timeout: wait) else { return nil }

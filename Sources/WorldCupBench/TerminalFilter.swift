@@ -1,0 +1,61 @@
+import Foundation
+
+// The "/" filter in the terminal: keypress → screen for each character typed into it.
+
+/// What the `/` filter measured, in milliseconds.
+struct FilterLatency {
+    /// Each character of a filter that keeps matching every generated team ("team ").
+    var keepingAll: KeyLatency
+    /// Each character of a filter that narrows ("12345": about half the teams, then fewer).
+    var narrowing: KeyLatency
+    /// Every filter character, both kinds together.
+    var all: KeyLatency
+    /// "/" itself, which opens the filter (and may prepare it).
+    var open: KeyLatency
+    /// Esc, which clears the filter and shows the whole board again.
+    var clear: KeyLatency
+}
+
+extension TerminalBenchmark {
+    /// Typed one character at a time: matches every generated name ("Team 0000001"), and
+    /// matches fewer and fewer of them (about half, a twentieth, … some thirty at a million).
+    static let filterKeepingAll = "team "
+    static let filterNarrowing = "12345"
+
+    /// Rounds of "/", a filter typed one key at a time, Esc, then the other filter; one
+    /// warm-up round first. Each key is timed to the last byte of the frame that answers it.
+    func measureFilter(_ session: PseudoTerminal, label: String) throws -> FilterLatency {
+        let perRound = Self.filterKeepingAll.count + Self.filterNarrowing.count
+        let rounds = max(1, (keys + perRound - 1) / perRound)
+        var keepingAll: [Double] = [], narrowing: [Double] = [], opens: [Double] = [], clears: [Double] = []
+        for round in 0...rounds {
+            for (text, isNarrowing) in [(Self.filterKeepingAll, false), (Self.filterNarrowing, true)] {
+                let open = try filterPress(Array("/".utf8), in: session)
+                var typed: [Double] = []
+                for character in text { typed.append(try filterPress(Array(String(character).utf8), in: session)) }
+                let clear = try filterPress([0x1b], in: session)
+                guard round > 0 else { continue }
+                opens.append(open)
+                clears.append(clear)
+                if isNarrowing { narrowing += typed } else { keepingAll += typed }
+            }
+        }
+        let result = FilterLatency(keepingAll: KeyLatency(keepingAll), narrowing: KeyLatency(narrowing), all: KeyLatency(keepingAll + narrowing),
+                                   open: KeyLatency(opens), clear: KeyLatency(clears))
+        func text(_ latency: KeyLatency) -> String {
+            "p50 \(Report.format(latency.p50, decimals: 2)) ms, p99 \(Report.format(latency.p99, decimals: 2)) ms over \(latency.count)"
+        }
+        Progress.say("\(label) filter “\(Self.filterKeepingAll)” (keeps every team) per key: \(text(result.keepingAll))")
+        Progress.say("\(label) filter “\(Self.filterNarrowing)” (narrows) per key: \(text(result.narrowing))")
+        Progress.say("\(label) / (opens the filter): \(text(result.open)); Esc (clears it): \(text(result.clear))")
+        return result
+    }
+
+    /// One key of the filter: milliseconds to the last byte of the frame that answers it.
+    private func filterPress(_ key: [UInt8], in session: PseudoTerminal) throws -> Double {
+        guard let press = try press(key, in: session, wait: 10) else {
+            throw BenchError("A key of the / filter wrote nothing to the terminal within 10 s.")
+        }
+        return press.milliseconds
+    }
+}
