@@ -14,6 +14,8 @@ extension ResultsController {
     ///
     /// Choose this over a predicate in the request when the filter changes often (a filter
     /// typed one key at a time): each change of the request fetches the whole result again.
+    /// When the column cannot be read (no such column, the database fails), it throws and
+    /// leaves no filter.
     public func setFilter(_ filter: ResultsFilter?) throws {
         if fetchedRequest != nil { try applyFilter(filter) }
         self.filter = filter
@@ -27,8 +29,13 @@ extension ResultsController {
             result.setFilter(needle: new.needle)
         } else {
             result.removeFilter() // forget the old column before reading the new one
-            let column = try loadFilterColumn(new.column)
-            result.setFilter(needle: new.needle, column: column)
+            do {
+                let column = try loadFilterColumn(new.column)
+                result.setFilter(needle: new.needle, column: column)
+            } catch {
+                filter = nil // the result is not filtered: say so
+                throw error
+            }
         }
     }
 

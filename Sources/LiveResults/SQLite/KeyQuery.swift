@@ -52,20 +52,9 @@ struct KeyQuery: Sendable {
         return (sqlite3_column_int64(row, 0), RowKey(section: section, sort: sort))
     }
 
-    /// Steps through a statement's rows with the SQLite C API, handing over the raw statement
-    /// at each row. (Reading columns this way skips GRDB's generic decoding, which costs more
-    /// than the query itself when a million keys load.)
+    /// Steps through a statement's rows (`Statement.forEachRawRow`).
     private func forEachRow(_ db: Database, _ statement: Statement, _ body: (SQLiteStatement) throws -> Void) throws {
-        let raw = statement.sqliteStatement
-        defer { sqlite3_reset(raw) }
-        while true {
-            let code = sqlite3_step(raw)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-            try body(raw)
-        }
+        try statement.forEachRawRow(db, body)
     }
 
     /// Whether a column of the current row holds exactly `value` (same type, same bytes).

@@ -28,24 +28,14 @@ extension SQLiteResultsStore {
         }
     }
 
-    /// Steps through a statement of (rowid, value) rows with SQLite's C API, handing over each
-    /// value's bytes as SQLite gives them as text (nil for NULL), without making a `String`.
+    /// Steps through a statement of (rowid, value) rows, handing over each value's bytes as
+    /// SQLite gives them as text (nil for NULL), without making a `String`.
     private static func forEachText(_ db: Database, _ statement: Statement,
                                     _ body: (RecordID, UnsafeRawBufferPointer?) throws -> Void) throws {
-        let raw = statement.sqliteStatement
-        defer { sqlite3_reset(raw) }
-        while true {
-            let code = sqlite3_step(raw)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-            let id = sqlite3_column_int64(raw, 0)
-            guard sqlite3_column_type(raw, 1) != SQLITE_NULL, let text = sqlite3_column_text(raw, 1) else {
-                try body(id, nil)
-                continue
-            }
-            try body(id, UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, 1))))
+        try statement.forEachRawRow(db) { row in
+            let id = sqlite3_column_int64(row, 0)
+            guard sqlite3_column_type(row, 1) != SQLITE_NULL, let text = sqlite3_column_text(row, 1) else { return try body(id, nil) }
+            try body(id, UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, 1))))
         }
     }
 }

@@ -97,6 +97,36 @@ import Testing
         }
     }
 
+    @Test func anInMemoryFilterFollowsRenamesAsInsertsAndDeletes() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            try controller.performFetch()
+            try controller.setFilter(.contains("an", inColumn: "name"))
+            func matching(_ text: String) -> (Item) -> Bool { { $0.name?.contains(text) == true } }
+            #expect(controller.layout == expectedLayout(try await database.allRows(), matching: matching("an")))
+            #expect(controller.numberOfObjects == 2, "Japan and France")
+            // Brazil starts matching, Japan stops, France still matches and moves.
+            try await database.run("BEGIN", "UPDATE item SET name = 'Brazil and Peru' WHERE id = \(ids[0])",
+                                   "UPDATE item SET name = 'Nippon' WHERE id = \(ids[4])",
+                                   "UPDATE item SET score = 9 WHERE id = \(ids[2])", "COMMIT")
+            try controller.refresh()
+            let events = recorder.take()
+            #expect(events.contains(.row(.insert, id: ids[0], from: nil, to: ip(1, 0))))
+            #expect(events.contains(.row(.delete, id: ids[4], from: ip(0, 0), to: nil)))
+            #expect(controller.layout == expectedLayout(try await database.allRows(), matching: matching("an")))
+            #expect(controller.refetchCount == 0)
+            // A narrower filter, a wider one, none: the result without a query.
+            try controller.setFilter(.contains("and", inColumn: "name"))
+            #expect(controller.layout == expectedLayout(try await database.allRows(), matching: matching("and")))
+            try controller.setFilter(.contains("a", inColumn: "name"))
+            #expect(controller.layout == expectedLayout(try await database.allRows(), matching: matching("a")))
+            try controller.setFilter(nil)
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+            #expect(throws: LiveResultsError.self) { try controller.setFilter(.contains("a", inColumn: "nothing")) }
+        }
+    }
+
     @Test func fetchLimitKeepsTheFirstRows() async throws {
         try await withItems { database, ids in
             let recorder = Recorder()
