@@ -81,15 +81,16 @@ enum MemoryProbe {
         }
     }
 
-    /// A `kB` field of `/proc/self/status`, such as VmRSS.
-    static func statusKB(_ field: String) throws -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
-            throw BenchError("Cannot read /proc/self/status.")
+    /// A `kB` field of `/proc/self/status` (or of another process's), such as VmRSS.
+    static func statusKB(_ field: String, of process: pid_t? = nil) throws -> Int {
+        let path = "/proc/" + (process.map(String.init) ?? "self") + "/status"
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw BenchError("Cannot read \(path).")
         }
         for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
             let number = line.dropFirst(field.count + 1).filter(\.isNumber)
             if let value = Int(number) { return value }
         }
-        throw BenchError("/proc/self/status has no \(field) field.")
+        throw BenchError("\(path) has no \(field) field.")
     }
 }

@@ -63,6 +63,8 @@ enum Report {
             ("terminal_filter_p99_vs_tap_p50", result.map { format($0.tap.p50 > 0 ? $0.filter.all.p99 / $0.tap.p50 : 0, decimals: 2) }),
             ("terminal_filter_open_p50_ms", result.map { format($0.filter.open.p50, decimals: 2) }),
             ("terminal_filter_clear_p50_ms", result.map { format($0.filter.clear.p50, decimals: 2) }),
+            ("terminal_app_rss_mb", result.map { format($0.filter.boardRSSMB, decimals: 1) }),
+            ("terminal_filtered_rss_mb", result.map { format($0.filter.filteredRSSMB, decimals: 1) }),
             ("storm_commits_per_s", result?.storm.map { format($0.commitsPerSecond, decimals: 0) }),
             ("storm_cpu_percent", result?.storm.map { format($0.cpuPercent, decimals: 1) }),
             ("storm_frames_per_s", result?.storm.map { format($0.framesPerSecond, decimals: 1) }),

@@ -14,6 +14,10 @@ struct FilterLatency {
     var open: KeyLatency
     /// Esc, which clears the filter and shows the whole board again.
     var clear: KeyLatency
+    /// The app's resident memory, in MB: showing the board before the first "/", and the
+    /// most seen while a filter was typed.
+    var boardRSSMB: Double
+    var filteredRSSMB: Double
 }
 
 extension TerminalBenchmark {
@@ -28,11 +32,14 @@ extension TerminalBenchmark {
         let perRound = Self.filterKeepingAll.count + Self.filterNarrowing.count
         let rounds = max(1, (keys + perRound - 1) / perRound)
         var keepingAll: [Double] = [], narrowing: [Double] = [], opens: [Double] = [], clears: [Double] = []
+        let boardKB = try MemoryProbe.statusKB("VmRSS", of: session.pid)
+        var filteredKB = 0
         for round in 0...rounds {
             for (text, isNarrowing) in [(Self.filterKeepingAll, false), (Self.filterNarrowing, true)] {
                 let open = try filterPress(Array("/".utf8), in: session)
                 var typed: [Double] = []
                 for character in text { typed.append(try filterPress(Array(String(character).utf8), in: session)) }
+                filteredKB = max(filteredKB, try MemoryProbe.statusKB("VmRSS", of: session.pid))
                 let clear = try filterPress([0x1b], in: session)
                 guard round > 0 else { continue }
                 opens.append(open)
@@ -41,13 +48,15 @@ extension TerminalBenchmark {
             }
         }
         let result = FilterLatency(keepingAll: KeyLatency(keepingAll), narrowing: KeyLatency(narrowing), all: KeyLatency(keepingAll + narrowing),
-                                   open: KeyLatency(opens), clear: KeyLatency(clears))
+                                   open: KeyLatency(opens), clear: KeyLatency(clears),
+                                   boardRSSMB: Double(boardKB) / 1024, filteredRSSMB: Double(filteredKB) / 1024)
         func text(_ latency: KeyLatency) -> String {
             "p50 \(Report.format(latency.p50, decimals: 2)) ms, p99 \(Report.format(latency.p99, decimals: 2)) ms over \(latency.count)"
         }
         Progress.say("\(label) filter “\(Self.filterKeepingAll)” (keeps every team) per key: \(text(result.keepingAll))")
         Progress.say("\(label) filter “\(Self.filterNarrowing)” (narrows) per key: \(text(result.narrowing))")
         Progress.say("\(label) / (opens the filter): \(text(result.open)); Esc (clears it): \(text(result.clear))")
+        Progress.say("\(label) the app's resident memory: \(Report.format(result.boardRSSMB, decimals: 1)) MB showing the board, up to \(Report.format(result.filteredRSSMB, decimals: 1)) MB while filtered")
         return result
     }
 
