@@ -8,13 +8,15 @@ import Testing
 @Suite struct ResultsFilterTests {
     static let items = [
         Item(name: "Arthur", zone: "FR", score: 3), Item(name: "Barbara", zone: "FR", score: 2), Item(name: "Claire", zone: "FR"),
-        Item(name: "caf\u{E9}", zone: "IT"), Item(name: nil, zone: "IT"), Item(name: "", zone: "IT"), Item(name: "a\u{0}r", zone: "IT"),
+        Item(name: "caf\u{E9}", zone: "IT"), Item(name: nil, zone: "IT"), Item(name: "", zone: "IT"),
     ]
 
+    // (No text with NUL here: GRDB binds text only up to its first NUL, so the oracle would
+    // search for less than the filter does.)
     @Test("It matches exactly what instr(column, text) > 0 keeps, byte for byte")
     func matchesLikeInstr() throws {
         var fixture = try Fixture(Self.items)
-        for text in ["ar", "r", "Ar", "é", "\u{E9}", "e\u{301}", "", "af", "\u{0}", "a\u{0}r", "Arthur!", "rbara"] {
+        for text in ["ar", "r", "Ar", "é", "\u{E9}", "e\u{301}", "", "af", "Arthur!", "rbara"] {
             try fixture.setFilter(.contains(text, inColumn: "name"))
             #expect(fixture.layout == (try fixture.freshLayout()), "filter “\(text.debugDescription)”")
         }
