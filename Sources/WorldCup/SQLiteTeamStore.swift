@@ -87,10 +87,6 @@ public final class SQLiteTeamStore: TeamStore {
                           cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 
-    public func nameContains(_ text: String) -> SQL {
-        "instr(nameKey, \(Team.nameKey(text))) > 0"
-    }
-
     public func damage(in error: any Error) -> WorldCupError? {
         DatabaseFile.damage(in: error, path: database.path)
     }

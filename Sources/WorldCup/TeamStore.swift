@@ -43,10 +43,6 @@ public protocol TeamStore: AnyObject, Sendable {
     func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?,
                         cacheDirectory: URL?) -> ResultsController<Team>
 
-    /// The condition, in this store's SQL, that keeps the teams whose folded name
-    /// (`Team.nameKey`) contains the folded `text`, bound as an argument.
-    func nameContains(_ text: String) -> SQL
-
     /// The sentence to end a program with when `error` says the database itself is damaged
     /// (a program showing the board stops instead of going on); nil for any other error.
     func damage(in error: any Error) -> WorldCupError?

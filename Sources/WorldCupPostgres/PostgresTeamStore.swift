@@ -86,10 +86,6 @@ public final class PostgresTeamStore: TeamStore {
         ResultsController(database: controllerDatabase, fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
     }
 
-    public func nameContains(_ text: String) -> SQL {
-        "strpos(\"nameKey\", \(Team.nameKey(text))) > 0"
-    }
-
     /// Nil: the server keeps its own files sound; its errors are reported as they come.
     public func damage(in error: any Error) -> WorldCupError? { nil }
 
