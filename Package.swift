@@ -92,7 +92,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "worldcup-bench", dependencies: ["WorldCupBench"]),
-        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres", "WorldCupPostgres"]),
+        // worldcup-bench: the fan-out test runs it as its viewer processes, on the PostgreSQL test server.
+        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres", "WorldCupPostgres", "worldcup-bench", "PostgresSupport", "TestSupport"]),
         // The controller's tests, on SQLite and (the same checks) on a PostgreSQL test server.
         .testTarget(
             name: "LiveResultsTests",

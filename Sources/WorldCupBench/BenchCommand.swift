@@ -15,7 +15,7 @@ public struct BenchCommand: ParsableCommand {
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
         usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>]",
-        subcommands: [RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self]
+        subcommands: [FanoutCommand.self, RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self, FanoutViewerCommand.self]
     )
 
     @Option(help: ArgumentHelp("Where the scoreboard lives: sqlite (default) or postgres (a throwaway server, or --postgres-url).", valueName: "store"))

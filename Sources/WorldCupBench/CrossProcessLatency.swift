@@ -78,7 +78,7 @@ private func say(_ line: String) {
 }
 
 /// Lines from a file descriptor, read as they come.
-private struct LineReader {
+struct LineReader {
     let descriptor: Int32
     private var buffer: [UInt8] = []
 

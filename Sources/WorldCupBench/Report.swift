@@ -80,7 +80,7 @@ enum Report {
     }
 
     /// Columns aligned to the right under their keys.
-    private static func aligned(_ lines: [[(key: String, value: String?)]]) -> String {
+    static func aligned(_ lines: [[(key: String, value: String?)]]) -> String {
         let header = lines.first?.map(\.key) ?? []
         let rows = lines.map { $0.map { $0.value ?? "n/a" } }
         let widths = header.indices.map { column in
@@ -95,10 +95,15 @@ enum Report {
     /// A JSON array, one object per size: the controller keys, then the terminal keys.
     /// Numbers print bare, names (the store) as JSON strings.
     static func json(_ reports: [SizeReport]) -> String {
-        let objects = reports.map { report in
-            "  {" + (controllerColumns(report) + terminalColumns(report)).map { "\"\($0.key)\": \(jsonValue($0.value))" }.joined(separator: ", ") + "}"
+        jsonArray(reports.map { controllerColumns($0) + terminalColumns($0) })
+    }
+
+    /// A JSON array of objects, one a line, each with its columns' keys in order.
+    static func jsonArray(_ objects: [[(key: String, value: String?)]]) -> String {
+        let lines = objects.map { columns in
+            "  {" + columns.map { "\"\($0.key)\": \(jsonValue($0.value))" }.joined(separator: ", ") + "}"
         }
-        return "[\n" + objects.joined(separator: ",\n") + "\n]"
+        return "[\n" + lines.joined(separator: ",\n") + "\n]"
     }
 
     /// A cell as JSON: null, a number, or a string (whose characters need no escaping: store names).

@@ -80,16 +80,8 @@ extension TerminalBenchmark {
 
     /// User plus system CPU seconds of a process, from /proc.
     static func cpuSeconds(of pid: pid_t) throws -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else {
-            throw BenchError("Cannot read the CPU time of process \(pid) from /proc.")
-        }
-        // Fields after the command name: state is field 3; utime and stime are 14 and 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
-            throw BenchError("Cannot read the CPU time of process \(pid) from /proc.")
-        }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard let stat = ProcessStat(pid: pid) else { throw BenchError("Cannot read the CPU time of process \(pid) from /proc.") }
+        return stat.cpuSeconds
     }
 }
 

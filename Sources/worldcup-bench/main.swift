@@ -1,5 +1,11 @@
 import WorldCupBench
 
 // `worldcup-bench`: the benchmarks live in the WorldCupBench library, where their pure parts
-// are tested; this executable only starts the command.
-BenchCommand.main()
+// are tested; this executable only starts the command. `fanout` parses its own arguments (the
+// root command's options of the same names would take them).
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == FanoutCommand.configuration.commandName {
+    FanoutCommand.main(Array(arguments.dropFirst()))
+} else {
+    BenchCommand.main()
+}

@@ -7,6 +7,8 @@ public enum Executable {
     /// The `worldcup` command (or `WORLDCUP_BINARY`).
     public static let worldcup = ProcessInfo.processInfo.environment["WORLDCUP_BINARY"].map(URL.init(fileURLWithPath:))
         ?? folder.appendingPathComponent("worldcup")
+    /// The benchmark, `worldcup-bench`.
+    public static let worldcupBench = folder.appendingPathComponent("worldcup-bench")
     /// The test helper that taps in a loop and prints each acknowledged tap.
     public static let tapLoop = folder.appendingPathComponent("tap-loop")
 

@@ -1,0 +1,163 @@
+import Foundation
+import LiveResults
+import ThrowawayPostgres
+import WorldCup
+
+/// One tap of the fan-out benchmark: the team, and when its UPDATE was sent and answered
+/// (monotonic nanoseconds).
+struct FanoutTap {
+    var id: RecordID
+    var start: UInt64
+    var committed: UInt64
+}
+
+/// `worldcup-bench fanout`: `viewers` headless scoreboards on one PostgreSQL board, spread
+/// over processes of at most `viewersPerProcess`, while this process taps a different team
+/// every `interval`, so that each tap is one batch in an idle viewer. Each viewer reports
+/// which rows its batches named and when each batch ended; the latency of a tap in a viewer
+/// runs from the start of the tap's UPDATE to the end of the viewer's batch that named it.
+struct FanoutBenchmark {
+    var viewers: Int
+    var taps: Int
+    /// Taps before the measured ones (checked for missed and duplicated, not timed).
+    var warmUpTaps = 3
+    var interval: Duration
+    var viewersPerProcess: Int
+    var board: PostgresBoard
+    var rows: Int
+    var seed: UInt64
+    /// The server's cluster, when it runs on this machine: its CPU and memory are measured.
+    var cluster: ClusterUsage?
+    /// The `worldcup-bench` the viewer processes run (nil: this executable).
+    var executable: URL?
+
+    /// Quiet time before the taps, over which the viewers' heartbeats alone are measured.
+    static let idleSeconds = 2.0
+
+    /// The interval that lets a tap reach every viewer before the next: 100 ms, or half a
+    /// millisecond a viewer when that is longer.
+    static func defaultInterval(viewers: Int) -> Duration {
+        .milliseconds(max(100, viewers / 2))
+    }
+
+    /// How `viewers` are spread over processes of at most `perProcess`, as evenly as can be.
+    static func processShares(viewers: Int, perProcess: Int) -> [Int] {
+        let processes = (viewers + perProcess - 1) / perProcess
+        return (0..<processes).map { viewers / processes + ($0 < viewers % processes ? 1 : 0) }
+    }
+
+    func run() throws -> FanoutResult {
+        let label = "[\(viewers) viewers]"
+        let shares = Self.processShares(viewers: viewers, perProcess: viewersPerProcess)
+        Progress.say("\(label) starting \(shares.count) viewer process\(shares.count == 1 ? "" : "es") (\(shares.map(String.init).joined(separator: ", ")) viewers)")
+        let setupStart = Monotonic.now()
+        var children = try shares.map { share in try ViewerProcess(url: board.url, viewers: share, executable: executable) }
+        defer { for child in children { child.stop() } }
+        for index in children.indices { try children[index].waitUntilReady() }
+        Progress.say("\(label) every viewer fetched \(rows) teams and listens (\(Report.format(Monotonic.milliseconds(from: setupStart, to: Monotonic.now()) / 1000, decimals: 1)) s)")
+
+        let idleStart = (Monotonic.now(), cluster?.cpuSeconds())
+        Thread.sleep(forTimeInterval: Self.idleSeconds)
+        let idleCPU = cluster.flatMap { cluster in idleStart.1.map { cluster.cpuSeconds() - $0 } }
+        let idleWindow = Monotonic.milliseconds(from: idleStart.0, to: Monotonic.now()) / 1000
+
+        let teams = Self.tappedTeams(rows: rows, count: warmUpTaps + taps, seed: seed)
+        Progress.say("\(label) tapping \(warmUpTaps) + \(taps) teams, one every \(interval)")
+        let tapStart = (Monotonic.now(), cluster?.cpuSeconds())
+        let tapped = try PG.withConnection(board.url) { writer in
+            let step = Self.nanoseconds(interval)
+            var next = Monotonic.now()
+            return try teams.map { id -> FanoutTap in
+                Self.sleep(until: next)
+                next += step
+                let start = Monotonic.now()
+                try PostgresTap.run(writer, id: id)
+                return FanoutTap(id: id, start: start, committed: Monotonic.now())
+            }
+        }
+        // The last tap gets as long as the others to reach everyone, before the final look.
+        Self.sleep(until: Monotonic.now() + Self.nanoseconds(max(interval, .milliseconds(500))))
+        let serverCPU = cluster.flatMap { cluster in tapStart.1.map { cluster.cpuSeconds() - $0 } }
+        let tapWindow = Monotonic.milliseconds(from: tapStart.0, to: Monotonic.now()) / 1000
+        let serverMemory = cluster?.memoryMB()
+
+        let reports = try children.indices.map { index in try children[index].finish() }
+        children = []
+        var result = FanoutResult.tally(taps: tapped, warmUpTaps: warmUpTaps, reports: reports)
+        result.viewers = viewers
+        result.processes = shares.count
+        result.intervalMs = Double(Self.nanoseconds(interval)) / 1e6
+        result.serverCPUPercent = serverCPU.map { 100 * $0 / tapWindow }
+        result.serverIdleCPUPercent = idleCPU.map { 100 * $0 / idleWindow }
+        result.serverMemoryMB = serverMemory
+        Progress.say("\(label) \(result.summary)")
+        return result
+    }
+
+    /// `count` different teams of 1...rows in a random order (a team tapped twice in a run
+    /// could not tell its two taps apart).
+    static func tappedTeams(rows: Int, count: Int, seed: UInt64) -> [RecordID] {
+        var random = SplitMix64(seed: seed)
+        return Array(Array(1...Int64(rows)).shuffled(using: &random).prefix(count))
+    }
+
+    /// A duration in nanoseconds (never negative here).
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// Sleeps until the monotonic clock reads `deadline`.
+    private static func sleep(until deadline: UInt64) {
+        let now = Monotonic.now()
+        guard deadline > now else { return }
+        var wait = timespec(tv_sec: Int((deadline - now) / 1_000_000_000), tv_nsec: Int((deadline - now) % 1_000_000_000))
+        var left = timespec()
+        while nanosleep(&wait, &left) == -1 && errno == EINTR { wait = left }
+    }
+}
+
+/// A viewer process: `worldcup-bench fanout-viewer`, with its input and output on pipes.
+private struct ViewerProcess {
+    let process: Process
+    let input: Pipe
+    let output: Pipe
+    var lines: LineReader
+    let viewers: Int
+
+    init(url: PostgresURL, viewers: Int, executable: URL?) throws {
+        input = Pipe()
+        output = Pipe()
+        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.description, "--viewers", String(viewers)],
+                                             output: output, input: input, executable: executable)
+        lines = LineReader(descriptor: output.fileHandleForReading.fileDescriptor)
+        self.viewers = viewers
+    }
+
+    mutating func waitUntilReady() throws {
+        guard lines.next() == "ready \(viewers)" else {
+            throw BenchError("A viewer process could not start its \(viewers) viewers (see its error above).")
+        }
+    }
+
+    /// Asks for the final look and reads what the process saw.
+    mutating func finish() throws -> FanoutViewerReport {
+        do {
+            try input.fileHandleForWriting.write(contentsOf: Data("finish\n".utf8))
+        } catch {
+            throw BenchError("A viewer process ended early (see its error above).")
+        }
+        var received: [String] = []
+        while let line = lines.next(), line != "end" { received.append(line) }
+        process.waitUntilExit()
+        guard let report = FanoutViewerReport(lines: received), report.viewers.count == viewers else {
+            throw BenchError("A viewer process ended without reporting its \(viewers) viewers (see its error above).")
+        }
+        return report
+    }
+
+    /// Ends the process if it still runs (the benchmark failed before `finish`).
+    func stop() {
+        try? input.fileHandleForWriting.close() // A viewer process finishes when its input closes.
+        process.waitUntilExit()
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import LiveResults
+
+/// What one run of the fan-out benchmark measured, over all viewers and the measured taps.
+struct FanoutResult: Equatable {
+    var viewers = 0
+    var processes = 0
+    /// Measured taps (the warm-up taps are checked, not timed).
+    var taps = 0
+    var intervalMs = 0.0
+    /// Start of a tap's UPDATE → end of a viewer's batch naming it, over every (tap, viewer).
+    var fanoutP50Ms = 0.0
+    var fanoutP99Ms = 0.0
+    var fanoutMaxMs = 0.0
+    /// (tap, viewer) pairs the viewer never reported, even after its final look.
+    var missed = 0
+    /// Reports of a tap beyond a viewer's first.
+    var duplicated = 0
+    /// Rows reported that no tap changed.
+    var unexpected = 0
+    /// Viewers whose result differed from a fresh fetch after their final look.
+    var notConverged = 0
+    var resets = 0
+    /// Batches delivered per tap and viewer (1 when each tap was a batch of its own).
+    var batchesPerTap = 0.0
+    /// The tapper's UPDATE round trip (its commit, with the change log's triggers).
+    var commitP50Ms = 0.0
+    var commitP99Ms = 0.0
+    /// The server's CPU while the taps ran, and before them with the viewers idle, in
+    /// percent of one core; nil for a server elsewhere (`--postgres-url`).
+    var serverCPUPercent: Double?
+    var serverIdleCPUPercent: Double?
+    /// The server's memory (the proportional set sizes of its processes) with every viewer connected.
+    var serverMemoryMB: Double?
+    /// The viewer processes' resident memory, together.
+    var viewersMemoryMB = 0.0
+
+    /// Joins the taps with what every viewer process saw. The first `warmUpTaps` taps count
+    /// for missed and duplicated reports, not for latencies.
+    static func tally(taps: [FanoutTap], warmUpTaps: Int, reports: [FanoutViewerReport]) -> FanoutResult {
+        var result = FanoutResult()
+        result.taps = max(0, taps.count - warmUpTaps)
+        let tapped = Set(taps.map(\.id))
+        var latencies: [Double] = []
+        var batches = 0
+        var viewers = 0
+        for viewer in reports.flatMap(\.viewers) {
+            viewers += 1
+            batches += viewer.batches
+            result.resets += viewer.resets
+            if !viewer.converged { result.notConverged += 1 }
+            var seen: [RecordID: [UInt64]] = [:]
+            for sighting in viewer.sightings { seen[sighting.id, default: []].append(sighting.at) }
+            result.unexpected += seen.filter { !tapped.contains($0.key) }.values.reduce(0) { $0 + $1.count }
+            for (index, tap) in taps.enumerated() {
+                guard let times = seen[tap.id], let first = times.min() else {
+                    result.missed += 1
+                    continue
+                }
+                result.duplicated += times.count - 1
+                if index >= warmUpTaps { latencies.append(first > tap.start ? Monotonic.milliseconds(from: tap.start, to: first) : 0) }
+            }
+        }
+        let fanout = Percentiles(latencies)
+        result.fanoutP50Ms = fanout.median ?? 0
+        result.fanoutP99Ms = fanout.p99 ?? 0
+        result.fanoutMaxMs = fanout.value(at: 100) ?? 0
+        let commits = Percentiles(taps.dropFirst(warmUpTaps).map { Monotonic.milliseconds(from: $0.start, to: $0.committed) })
+        result.commitP50Ms = commits.median ?? 0
+        result.commitP99Ms = commits.p99 ?? 0
+        result.batchesPerTap = viewers > 0 && !taps.isEmpty ? Double(batches) / Double(viewers * taps.count) : 0
+        result.viewersMemoryMB = Double(reports.reduce(0) { $0 + $1.rssKB }) / 1024
+        return result
+    }
+
+    /// The columns, named as the JSON keys, with each value (nil: not measured).
+    var columns: [(key: String, value: String?)] {
+        [
+            ("viewers", String(viewers)),
+            ("processes", String(processes)),
+            ("taps", String(taps)),
+            ("interval_ms", Report.format(intervalMs, decimals: 0)),
+            ("fanout_p50_ms", Report.format(fanoutP50Ms, decimals: 2)),
+            ("fanout_p99_ms", Report.format(fanoutP99Ms, decimals: 2)),
+            ("fanout_max_ms", Report.format(fanoutMaxMs, decimals: 2)),
+            ("missed", String(missed)),
+            ("duplicated", String(duplicated)),
+            ("unexpected", String(unexpected)),
+            ("not_converged", String(notConverged)),
+            ("resets", String(resets)),
+            ("batches_per_tap", Report.format(batchesPerTap, decimals: 3)),
+            ("commit_p50_ms", Report.format(commitP50Ms, decimals: 2)),
+            ("commit_p99_ms", Report.format(commitP99Ms, decimals: 2)),
+            ("server_cpu_percent", serverCPUPercent.map { Report.format($0, decimals: 1) }),
+            ("server_idle_cpu_percent", serverIdleCPUPercent.map { Report.format($0, decimals: 1) }),
+            ("server_pss_mb", serverMemoryMB.map { Report.format($0, decimals: 0) }),
+            ("viewers_rss_mb", Report.format(viewersMemoryMB, decimals: 0)),
+        ]
+    }
+
+    /// One line for the progress output.
+    var summary: String {
+        "tap→batch p50 \(Report.format(fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(fanoutP99Ms, decimals: 2)) ms, max \(Report.format(fanoutMaxMs, decimals: 2)) ms; "
+            + "missed \(missed), duplicated \(duplicated), unexpected \(unexpected), not converged \(notConverged), resets \(resets); "
+            + "commit p50 \(Report.format(commitP50Ms, decimals: 2)) ms; server CPU \(serverCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")"
+            + " (idle \(serverIdleCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")), server memory \(serverMemoryMB.map { Report.format($0, decimals: 0) + " MB" } ?? "n/a")"
+    }
+
+    /// Whether every tap reached every viewer exactly once, and every viewer ended as a fresh fetch.
+    var isExact: Bool { missed == 0 && duplicated == 0 && unexpected == 0 && notConverged == 0 }
+
+    /// A table, one line per run.
+    static func table(_ results: [FanoutResult]) -> String {
+        Report.aligned(results.map(\.columns))
+    }
+
+    /// A JSON array, one object per run.
+    static func json(_ results: [FanoutResult]) -> String {
+        Report.jsonArray(results.map(\.columns))
+    }
+}

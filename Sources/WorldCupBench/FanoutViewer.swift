@@ -1,0 +1,251 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LiveResults
+import LiveResultsPostgres
+import Synchronization
+import ThrowawayPostgres
+import WorldCup
+import WorldCupApp
+
+/// One process of viewers of the fan-out benchmark: `count` headless scoreboards, each a
+/// `ResultsController<Team>` on the scoreboard's request over a `PostgresReader` of its own
+/// (so a read connection and the feed's listening connection each), all drained by this
+/// process's main thread as the app's loop would drain its one controller.
+///
+/// It speaks with the benchmark through lines: `ready <count>` once every viewer has fetched;
+/// then, when its standard input says `finish` (or closes), it makes every viewer look once
+/// more (`refresh()`), checks each against a fresh fetch, and prints what it saw
+/// (`FanoutViewerReport`) and `end`.
+final class FanoutViewers {
+    private let viewers: [(controller: ResultsController<Team>, recorder: SightingRecorder, reader: PostgresReader)]
+    private let woken: WakeQueue
+
+    /// Connects and fetches `count` viewers of the board at `url`, one after the other.
+    init(url: PostgresURL, count: Int) throws {
+        let woken = WakeQueue(count: count)
+        self.woken = woken
+        viewers = try (0..<count).map { index in
+            let reader = PostgresReader(configuration: url.configuration)
+            let controller = ResultsController<Team>(database: reader, fetchRequest: ScoreboardScreen.fetchRequest,
+                                                     sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
+            // As the scoreboard does: other programs' commits are read at most once a frame.
+            controller.minimumChangeLogLookInterval = .milliseconds(16)
+            let recorder = SightingRecorder()
+            controller.delegate = recorder
+            controller.onChangesAvailable = { woken.wake(index) }
+            try controller.performFetch()
+            return (controller, recorder, reader)
+        }
+    }
+
+    /// Applies woken viewers' changes on this thread until `finish` is called from another.
+    func drain() throws {
+        while true {
+            let (indices, finished) = woken.take()
+            for index in indices { try viewers[index].controller.processPendingChanges() }
+            if finished { return }
+        }
+    }
+
+    /// What ends `drain()`, callable from any thread.
+    var finisher: @Sendable () -> Void {
+        let woken = woken
+        return { woken.finish() }
+    }
+
+    /// Every viewer looks once more and is compared with a fresh fetch of the board at `url`.
+    func report(freshFrom url: PostgresURL) throws -> FanoutViewerReport {
+        for viewer in viewers { try viewer.controller.refresh() }
+        let reader = PostgresReader(configuration: url.configuration)
+        defer { reader.close() }
+        let fresh = ResultsController<Team>(database: reader, fetchRequest: ScoreboardScreen.fetchRequest,
+                                            sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
+        try fresh.performFetch()
+        let truth = fresh.snapshot()
+        var report = FanoutViewerReport()
+        for (index, viewer) in viewers.enumerated() {
+            let snapshot = viewer.controller.snapshot()
+            let converged = snapshot.sectionIdentifiers == truth.sectionIdentifiers && snapshot.itemIdentifiers == truth.itemIdentifiers
+            report.viewers.append(.init(index: index, batches: viewer.recorder.batches, resets: viewer.recorder.resets,
+                                        converged: converged, sightings: viewer.recorder.sightings))
+        }
+        report.rssKB = (try? MemoryProbe.statusKB("VmRSS")) ?? 0
+        return report
+    }
+
+    /// Closes every viewer's read connection (the feeds close theirs as the controllers go).
+    func close() {
+        for viewer in viewers { viewer.reader.close() }
+    }
+}
+
+/// Records, for one viewer, each row a batch reported and when that batch ended.
+private final class SightingRecorder: ResultsControllerDelegate {
+    typealias Record = Team
+
+    private(set) var sightings: [FanoutViewerReport.Sighting] = []
+    private(set) var batches = 0
+    private(set) var resets = 0
+    private var rows: [RecordID] = []
+
+    func controller(_ controller: ResultsController<Team>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?) {
+        rows.append(id)
+    }
+
+    func controllerDidChangeContent(_ controller: ResultsController<Team>) {
+        let now = Monotonic.now()
+        sightings += rows.map { .init(id: $0, at: now) }
+        rows.removeAll()
+        batches += 1
+    }
+
+    /// A reset reports no rows: its taps stay unseen, and count as missed.
+    func controllerDidResetContent(_ controller: ResultsController<Team>) {
+        resets += 1
+    }
+}
+
+/// The viewers woken since the drain last looked, each once, and whether to stop.
+private final class WakeQueue: Sendable {
+    private struct State {
+        var indices: [Int] = []
+        var queued: [Bool]
+        var finished = false
+    }
+
+    private let state: Mutex<State>
+    private let signal = DispatchSemaphore(value: 0)
+
+    init(count: Int) {
+        state = Mutex(State(queued: Array(repeating: false, count: count)))
+    }
+
+    /// Called from an event loop when viewer `index` has changes waiting.
+    func wake(_ index: Int) {
+        let first = state.withLock { state in
+            guard !state.queued[index] else { return false }
+            state.queued[index] = true
+            state.indices.append(index)
+            return true
+        }
+        if first { signal.signal() }
+    }
+
+    func finish() {
+        state.withLock { $0.finished = true }
+        signal.signal()
+    }
+
+    /// Waits for a wake-up, then takes every viewer woken so far.
+    func take() -> (indices: [Int], finished: Bool) {
+        signal.wait()
+        return state.withLock { state in
+            defer {
+                for index in state.indices { state.queued[index] = false }
+                state.indices.removeAll()
+            }
+            return (state.indices, state.finished)
+        }
+    }
+}
+
+/// What one viewer process saw, as the lines it prints and the benchmark reads back.
+struct FanoutViewerReport: Equatable {
+    /// A row reported in a batch that ended at `at` (monotonic nanoseconds, one clock for the machine).
+    struct Sighting: Equatable {
+        var id: RecordID
+        var at: UInt64
+    }
+
+    struct Viewer: Equatable {
+        var index: Int
+        var batches: Int
+        var resets: Int
+        /// Whether the viewer's result equalled a fresh fetch after its last look.
+        var converged: Bool
+        var sightings: [Sighting]
+    }
+
+    var viewers: [Viewer] = []
+    /// The process's resident memory, holding its viewers.
+    var rssKB = 0
+
+    /// `viewer <index> <batches> <resets> <converged 0|1> <id>:<ns> …` per viewer, then `rss_kb <kB>`.
+    var lines: [String] {
+        viewers.map { viewer in
+            (["viewer", String(viewer.index), String(viewer.batches), String(viewer.resets), viewer.converged ? "1" : "0"]
+                + viewer.sightings.map { "\($0.id):\($0.at)" }).joined(separator: " ")
+        } + ["rss_kb \(rssKB)"]
+    }
+
+    /// Reads `lines` back; nil when a line is not one of them.
+    init?(lines: some Sequence<String>) {
+        for line in lines {
+            let fields = line.split(separator: " ")
+            if fields.first == "rss_kb", fields.count == 2, let kB = Int(fields[1]) {
+                rssKB = kB
+                continue
+            }
+            guard fields.first == "viewer", fields.count >= 5, let index = Int(fields[1]), let batches = Int(fields[2]),
+                  let resets = Int(fields[3]), fields[4] == "0" || fields[4] == "1" else { return nil }
+            var sightings: [Sighting] = []
+            for field in fields.dropFirst(5) {
+                let parts = field.split(separator: ":")
+                guard parts.count == 2, let id = RecordID(parts[0]), let at = UInt64(parts[1]) else { return nil }
+                sightings.append(Sighting(id: id, at: at))
+            }
+            viewers.append(Viewer(index: index, batches: batches, resets: resets, converged: fields[4] == "1", sightings: sightings))
+        }
+    }
+
+    init() {}
+}
+
+/// `worldcup-bench fanout-viewer --database-url URL --viewers K`: one process of the fan-out
+/// benchmark's viewers (see `FanoutViewers`).
+struct FanoutViewerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout-viewer",
+        abstract: "Hold viewers of a PostgreSQL board and print which taps each saw, and when (used by the fan-out benchmark).",
+        shouldDisplay: false
+    )
+
+    @Option(name: .customLong("database-url"), help: ArgumentHelp("The board's PostgreSQL database (a postgres:// URL).", valueName: "url"))
+    var databaseURL: String
+
+    @Option(help: ArgumentHelp("How many viewers this process holds.", valueName: "n"))
+    var viewers: Int
+
+    func validate() throws {
+        guard PostgresURL(string: databaseURL) != nil else { throw ValidationError("--database-url must be a postgres:// URL.") }
+        guard viewers >= 1 else { throw ValidationError("--viewers must be at least 1.") }
+    }
+
+    func run() throws {
+        try BenchError.readable {
+            guard let url = PostgresURL(string: databaseURL) else { return }
+            let group = try FanoutViewers(url: url, count: viewers)
+            FanoutLine.say("ready \(viewers)")
+            // The benchmark writes `finish` (or closes our input, should it end first).
+            let finish = group.finisher
+            Thread.detachNewThread {
+                while let line = readLine(), line != "finish" {}
+                finish()
+            }
+            try group.drain()
+            let report = try group.report(freshFrom: url)
+            for line in report.lines { FanoutLine.say(line) }
+            FanoutLine.say("end")
+            group.close()
+        }
+    }
+}
+
+/// Lines between the benchmark and its viewer processes.
+enum FanoutLine {
+    /// Writes a line to standard output at once (the benchmark waits for it).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
