@@ -12,6 +12,13 @@ struct FanoutResult: Equatable {
     var fanoutP50Ms = 0.0
     var fanoutP99Ms = 0.0
     var fanoutMaxMs = 0.0
+    /// Where that time went: start of the tap → `onChangesAvailable` in the viewer (the
+    /// commit, the NOTIFY, the feed's log read), then → end of the batch (waiting for the
+    /// viewer process's drain thread, `processPendingChanges`).
+    var wakeP50Ms = 0.0
+    var wakeP99Ms = 0.0
+    var deliverP50Ms = 0.0
+    var deliverP99Ms = 0.0
     /// (tap, viewer) pairs the viewer never reported, even after its final look.
     var missed = 0
     /// Reports of a tap beyond a viewer's first.
@@ -42,6 +49,8 @@ struct FanoutResult: Equatable {
         result.taps = max(0, taps.count - warmUpTaps)
         let tapped = Set(taps.map(\.id))
         var latencies: [Double] = []
+        var wakes: [Double] = []
+        var deliveries: [Double] = []
         var batches = 0
         var viewers = 0
         for viewer in reports.flatMap(\.viewers) {
@@ -49,28 +58,39 @@ struct FanoutResult: Equatable {
             batches += viewer.batches
             result.resets += viewer.resets
             if !viewer.converged { result.notConverged += 1 }
-            var seen: [RecordID: [UInt64]] = [:]
-            for sighting in viewer.sightings { seen[sighting.id, default: []].append(sighting.at) }
+            var seen: [RecordID: [FanoutViewerReport.Sighting]] = [:]
+            for sighting in viewer.sightings { seen[sighting.id, default: []].append(sighting) }
             result.unexpected += seen.filter { !tapped.contains($0.key) }.values.reduce(0) { $0 + $1.count }
             for (index, tap) in taps.enumerated() {
-                guard let times = seen[tap.id], let first = times.min() else {
+                guard let sightings = seen[tap.id], let first = sightings.min(by: { $0.at < $1.at }) else {
                     result.missed += 1
                     continue
                 }
-                result.duplicated += times.count - 1
-                if index >= warmUpTaps { latencies.append(first > tap.start ? Monotonic.milliseconds(from: tap.start, to: first) : 0) }
+                result.duplicated += sightings.count - 1
+                guard index >= warmUpTaps else { continue }
+                latencies.append(Self.milliseconds(from: tap.start, to: first.at))
+                wakes.append(Self.milliseconds(from: tap.start, to: first.woken))
+                deliveries.append(Self.milliseconds(from: first.woken, to: first.at))
             }
         }
         let fanout = Percentiles(latencies)
         result.fanoutP50Ms = fanout.median ?? 0
         result.fanoutP99Ms = fanout.p99 ?? 0
         result.fanoutMaxMs = fanout.value(at: 100) ?? 0
+        (result.wakeP50Ms, result.wakeP99Ms) = (Percentiles(wakes).median ?? 0, Percentiles(wakes).p99 ?? 0)
+        (result.deliverP50Ms, result.deliverP99Ms) = (Percentiles(deliveries).median ?? 0, Percentiles(deliveries).p99 ?? 0)
         let commits = Percentiles(taps.dropFirst(warmUpTaps).map { Monotonic.milliseconds(from: $0.start, to: $0.committed) })
         result.commitP50Ms = commits.median ?? 0
         result.commitP99Ms = commits.p99 ?? 0
         result.batchesPerTap = viewers > 0 && !taps.isEmpty ? Double(batches) / Double(viewers * taps.count) : 0
         result.viewersMemoryMB = Double(reports.reduce(0) { $0 + $1.rssKB }) / 1024
         return result
+    }
+
+    /// Milliseconds from `start` to `end`, 0 when `end` is earlier (a wake-up left over from
+    /// a heartbeat read that ran as the tap began).
+    private static func milliseconds(from start: UInt64, to end: UInt64) -> Double {
+        end > start ? Monotonic.milliseconds(from: start, to: end) : 0
     }
 
     /// The columns, named as the JSON keys, with each value (nil: not measured).
@@ -83,6 +103,10 @@ struct FanoutResult: Equatable {
             ("fanout_p50_ms", Report.format(fanoutP50Ms, decimals: 2)),
             ("fanout_p99_ms", Report.format(fanoutP99Ms, decimals: 2)),
             ("fanout_max_ms", Report.format(fanoutMaxMs, decimals: 2)),
+            ("wake_p50_ms", Report.format(wakeP50Ms, decimals: 2)),
+            ("wake_p99_ms", Report.format(wakeP99Ms, decimals: 2)),
+            ("deliver_p50_ms", Report.format(deliverP50Ms, decimals: 2)),
+            ("deliver_p99_ms", Report.format(deliverP99Ms, decimals: 2)),
             ("missed", String(missed)),
             ("duplicated", String(duplicated)),
             ("unexpected", String(unexpected)),
@@ -100,7 +124,8 @@ struct FanoutResult: Equatable {
 
     /// One line for the progress output.
     var summary: String {
-        "tap→batch p50 \(Report.format(fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(fanoutP99Ms, decimals: 2)) ms, max \(Report.format(fanoutMaxMs, decimals: 2)) ms; "
+        "tap→batch p50 \(Report.format(fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(fanoutP99Ms, decimals: 2)) ms, max \(Report.format(fanoutMaxMs, decimals: 2)) ms "
+            + "(to the viewer's wake-up p50 \(Report.format(wakeP50Ms, decimals: 2)) ms, then to its batch p50 \(Report.format(deliverP50Ms, decimals: 2)) ms); "
             + "missed \(missed), duplicated \(duplicated), unexpected \(unexpected), not converged \(notConverged), resets \(resets); "
             + "commit p50 \(Report.format(commitP50Ms, decimals: 2)) ms; server CPU \(serverCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")"
             + " (idle \(serverIdleCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")), server memory \(serverMemoryMB.map { Report.format($0, decimals: 0) + " MB" } ?? "n/a")"

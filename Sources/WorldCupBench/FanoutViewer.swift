@@ -39,11 +39,14 @@ final class FanoutViewers {
         }
     }
 
-    /// Applies woken viewers' changes on this thread until `finish` is called from another.
+    /// Applies woken viewers' changes on this thread until the `finisher` is called.
     func drain() throws {
         while true {
-            let (indices, finished) = woken.take()
-            for index in indices { try viewers[index].controller.processPendingChanges() }
+            let (woken, finished) = woken.take()
+            for (index, at) in woken {
+                viewers[index].recorder.wokenAt = at
+                try viewers[index].controller.processPendingChanges()
+            }
             if finished { return }
         }
     }
@@ -56,7 +59,10 @@ final class FanoutViewers {
 
     /// Every viewer looks once more and is compared with a fresh fetch of the board at `url`.
     func report(freshFrom url: PostgresURL) throws -> FanoutViewerReport {
-        for viewer in viewers { try viewer.controller.refresh() }
+        for viewer in viewers {
+            viewer.recorder.wokenAt = Monotonic.now()
+            try viewer.controller.refresh()
+        }
         let reader = PostgresReader(configuration: url.configuration)
         defer { reader.close() }
         let fresh = ResultsController<Team>(database: reader, fetchRequest: ScoreboardScreen.fetchRequest,
@@ -80,10 +86,13 @@ final class FanoutViewers {
     }
 }
 
-/// Records, for one viewer, each row a batch reported and when that batch ended.
+/// Records, for one viewer, each row a batch reported, when that batch ended and when the
+/// controller had said that changes were waiting.
 private final class SightingRecorder: ResultsControllerDelegate {
     typealias Record = Team
 
+    /// When `onChangesAvailable` woke the viewer whose changes are being processed.
+    var wokenAt: UInt64 = 0
     private(set) var sightings: [FanoutViewerReport.Sighting] = []
     private(set) var batches = 0
     private(set) var resets = 0
@@ -95,7 +104,7 @@ private final class SightingRecorder: ResultsControllerDelegate {
 
     func controllerDidChangeContent(_ controller: ResultsController<Team>) {
         let now = Monotonic.now()
-        sightings += rows.map { .init(id: $0, at: now) }
+        sightings += rows.map { .init(id: $0, at: now, woken: wokenAt) }
         rows.removeAll()
         batches += 1
     }
@@ -109,7 +118,8 @@ private final class SightingRecorder: ResultsControllerDelegate {
 /// The viewers woken since the drain last looked, each once, and whether to stop.
 private final class WakeQueue: Sendable {
     private struct State {
-        var indices: [Int] = []
+        /// Each woken viewer once, with the time of its first wake-up since the last `take`.
+        var woken: [(index: Int, at: UInt64)] = []
         var queued: [Bool]
         var finished = false
     }
@@ -123,10 +133,11 @@ private final class WakeQueue: Sendable {
 
     /// Called from an event loop when viewer `index` has changes waiting.
     func wake(_ index: Int) {
+        let now = Monotonic.now()
         let first = state.withLock { state in
             guard !state.queued[index] else { return false }
             state.queued[index] = true
-            state.indices.append(index)
+            state.woken.append((index, now))
             return true
         }
         if first { signal.signal() }
@@ -138,24 +149,26 @@ private final class WakeQueue: Sendable {
     }
 
     /// Waits for a wake-up, then takes every viewer woken so far.
-    func take() -> (indices: [Int], finished: Bool) {
+    func take() -> (woken: [(index: Int, at: UInt64)], finished: Bool) {
         signal.wait()
         return state.withLock { state in
             defer {
-                for index in state.indices { state.queued[index] = false }
-                state.indices.removeAll()
+                for woken in state.woken { state.queued[woken.index] = false }
+                state.woken.removeAll()
             }
-            return (state.indices, state.finished)
+            return (state.woken, state.finished)
         }
     }
 }
 
 /// What one viewer process saw, as the lines it prints and the benchmark reads back.
 struct FanoutViewerReport: Equatable {
-    /// A row reported in a batch that ended at `at` (monotonic nanoseconds, one clock for the machine).
+    /// A row reported in a batch that ended at `at`, processed after `onChangesAvailable`
+    /// woke the viewer at `woken` (monotonic nanoseconds, one clock for the machine).
     struct Sighting: Equatable {
         var id: RecordID
         var at: UInt64
+        var woken: UInt64
     }
 
     struct Viewer: Equatable {
@@ -171,11 +184,11 @@ struct FanoutViewerReport: Equatable {
     /// The process's resident memory, holding its viewers.
     var rssKB = 0
 
-    /// `viewer <index> <batches> <resets> <converged 0|1> <id>:<ns> …` per viewer, then `rss_kb <kB>`.
+    /// `viewer <index> <batches> <resets> <converged 0|1> <id>:<ns>:<woken ns> …` per viewer, then `rss_kb <kB>`.
     var lines: [String] {
         viewers.map { viewer in
             (["viewer", String(viewer.index), String(viewer.batches), String(viewer.resets), viewer.converged ? "1" : "0"]
-                + viewer.sightings.map { "\($0.id):\($0.at)" }).joined(separator: " ")
+                + viewer.sightings.map { "\($0.id):\($0.at):\($0.woken)" }).joined(separator: " ")
         } + ["rss_kb \(rssKB)"]
     }
 
@@ -192,8 +205,8 @@ struct FanoutViewerReport: Equatable {
             var sightings: [Sighting] = []
             for field in fields.dropFirst(5) {
                 let parts = field.split(separator: ":")
-                guard parts.count == 2, let id = RecordID(parts[0]), let at = UInt64(parts[1]) else { return nil }
-                sightings.append(Sighting(id: id, at: at))
+                guard parts.count == 3, let id = RecordID(parts[0]), let at = UInt64(parts[1]), let woken = UInt64(parts[2]) else { return nil }
+                sightings.append(Sighting(id: id, at: at, woken: woken))
             }
             viewers.append(Viewer(index: index, batches: batches, resets: resets, converged: fields[4] == "1", sightings: sightings))
         }

@@ -55,9 +55,11 @@ struct FanoutBenchTests {
         var report = FanoutViewerReport()
         report.viewers = [
             .init(index: 0, batches: 3, resets: 0, converged: true,
-                  sightings: [.init(id: 1, at: 5_000_000), .init(id: 2, at: 110_000_000), .init(id: 3, at: 230_000_000)]),
+                  sightings: [.init(id: 1, at: 5_000_000, woken: 4_000_000), .init(id: 2, at: 110_000_000, woken: 104_000_000),
+                              .init(id: 3, at: 230_000_000, woken: 228_000_000)]),
             .init(index: 1, batches: 3, resets: 1, converged: false,
-                  sightings: [.init(id: 1, at: 7_000_000), .init(id: 3, at: 220_000_000), .init(id: 3, at: 240_000_000), .init(id: 9, at: 1)]),
+                  sightings: [.init(id: 1, at: 7_000_000, woken: 6_000_000), .init(id: 3, at: 220_000_000, woken: 219_000_000),
+                              .init(id: 3, at: 240_000_000, woken: 239_000_000), .init(id: 9, at: 1, woken: 1)]),
         ]
         report.rssKB = 2048
         let result = FanoutResult.tally(taps: taps, warmUpTaps: 1, reports: [report])
@@ -68,6 +70,9 @@ struct FanoutBenchTests {
         #expect(result.notConverged == 1 && result.resets == 1)
         // Measured: team 2 in viewer 0 (10 ms), team 3 in viewers 0 (30 ms) and 1 (20 ms, its first report).
         #expect(result.fanoutP50Ms == 20 && result.fanoutMaxMs == 30)
+        // Wake-ups 4, 28 and 19 ms after their taps; batches 6, 2 and 1 ms after the wake-ups.
+        #expect(result.wakeP50Ms == 19 && result.wakeP99Ms == 28)
+        #expect(result.deliverP50Ms == 2 && result.deliverP99Ms == 6)
         #expect(result.commitP50Ms == 1)
         #expect(result.batchesPerTap == 1)
         #expect(result.viewersMemoryMB == 2)
@@ -77,12 +82,13 @@ struct FanoutBenchTests {
     @Test("A viewer process's report reads back from its lines; other lines are refused")
     func reportLines() {
         var report = FanoutViewerReport()
-        report.viewers = [.init(index: 0, batches: 2, resets: 0, converged: true, sightings: [.init(id: 4, at: 12), .init(id: 5, at: 13)]),
+        report.viewers = [.init(index: 0, batches: 2, resets: 0, converged: true, sightings: [.init(id: 4, at: 12, woken: 10), .init(id: 5, at: 13, woken: 10)]),
                           .init(index: 1, batches: 0, resets: 1, converged: false, sightings: [])]
         report.rssKB = 999
         #expect(FanoutViewerReport(lines: report.lines) == report)
         #expect(FanoutViewerReport(lines: ["viewer 0 1 0 yes"]) == nil)
         #expect(FanoutViewerReport(lines: ["viewer 0 1 0 1 4-12"]) == nil)
+        #expect(FanoutViewerReport(lines: ["viewer 0 1 0 1 4:12"]) == nil)
     }
 
     @Test("Viewers are spread evenly over processes of at most the given size; the interval grows with the viewers")
