@@ -60,7 +60,7 @@ struct LogRead: Sendable {
     }
 
     /// What the rows of `query(after:)` say.
-    func decode(_ rows: PostgresQueryResult) throws -> Found {
+    func decode(_ rows: some Sequence<PostgresRow>) throws -> Found {
         var found = Found()
         for row in rows {
             let header = try row.decode(([String], Int64?, String?, Int64?, Bool, Int64?).self)

@@ -27,6 +27,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private let notify: @Sendable () -> Void
     private let heartbeatInterval: TimeAmount?
     private let minimumLookInterval: TimeAmount
+    /// Where the prepared log read's task runs: on `eventLoop`.
+    private let taskExecutor: EventLoopTaskExecutor
 
     /// Changes read and not yet taken.
     private let pending = NIOLockedValueBox<[TrackedChange]>([])
@@ -55,6 +57,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     init(database: PostgresReader, read: LogRead, channel: String, tracking: Tracking) throws {
         self.database = database
         eventLoop = database.eventLoopGroup.next()
+        taskExecutor = EventLoopTaskExecutor(eventLoop)
         self.channel = channel
         self.read = read
         notify = tracking.notify
@@ -209,7 +212,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         waitingForThisRead = waitingForNextRead
         waitingForNextRead = []
         let generation = generation
-        connection.query(read.query(after: cursor), logger: database.logger).whenComplete { [weak self] result in
+        PreparedLogRead.run(read.query(after: cursor), on: connection, executor: taskExecutor, logger: database.logger).whenComplete { [weak self] result in
             guard let self, generation == self.generation, self.reading == started else { return }
             self.reading = nil
             switch result {
@@ -217,8 +220,13 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
                 self.received(rows)
             case .failure:
                 // A closed connection is made again (and the log read then); a failed query
-                // (the table changed under us) becomes a refetch, which reports why.
-                if !connection.isClosed { self.enqueue(.refetch(touched: [])) }
+                // (the table changed under us) becomes a refetch, which reports why, and the
+                // connection is made again, so the read is prepared again for the table as it is.
+                if !connection.isClosed {
+                    self.enqueue(.refetch(touched: []))
+                    let closed: EventLoopFuture<Void> = connection.close()
+                    _ = closed
+                }
             }
             for waiter in self.waitingForThisRead { waiter.succeed() }
             self.waitingForThisRead = []
@@ -227,7 +235,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     }
 
     /// Turns one read's rows into a change and moves the cursor.
-    private func received(_ rows: PostgresQueryResult) {
+    private func received(_ rows: [PostgresRow]) {
         guard let cursor else { return }
         let found: LogRead.Found
         do {
@@ -254,5 +262,66 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// The log read as a statement prepared once per connection, by postgres-nio's
+/// `PostgresPreparedStatement` path (its older `prepare(query:)` path labels binary rows as
+/// text). Planning the read cost more than running it, and at each commit every controller
+/// of the table reads: a thousand viewers made a thousand plans per tap.
+///
+/// postgres-nio names a prepared statement by its type and takes its SQL from the type, but a
+/// feed's SQL depends on its request: the SQL is given as a task-local value while `run`
+/// executes. That is sound because each feed has a connection of its own and reads only this
+/// one statement on it, so the name means the same SQL on every connection it is prepared on.
+private struct PreparedLogRead: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+
+    @TaskLocal static var currentSQL = ""
+    static var sql: String { currentSQL }
+    static var name: String { "liveresults_log_read" }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+
+    /// Executes `query` (prepared on `connection` at its first run) and collects its rows, in
+    /// a task that runs on `executor` (the feed's event loop).
+    static func run(_ query: PostgresQuery, on connection: PostgresConnection, executor: EventLoopTaskExecutor,
+                    logger: Logger) -> EventLoopFuture<[PostgresRow]> {
+        let promise = executor.eventLoop.makePromise(of: [PostgresRow].self)
+        Task(executorPreference: executor) {
+            do {
+                let rows = try await $currentSQL.withValue(query.sql) {
+                    var rows: [PostgresRow] = []
+                    for try await row in try await connection.execute(PreparedLogRead(bindings: query.binds), logger: logger) {
+                        rows.append(row)
+                    }
+                    return rows
+                }
+                promise.succeed(rows)
+            } catch {
+                promise.fail(error)
+            }
+        }
+        return promise.futureResult
+    }
+}
+
+/// Runs tasks on an event loop's thread instead of Swift's shared pool, where a caller that
+/// blocks a thread of the pool (a synchronous `refresh()` called from async code, as the
+/// tests do) could leave the feed's read no thread to run on.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        eventLoop.execute { job.runSynchronously(on: executor) }
     }
 }
