@@ -119,18 +119,9 @@ public struct BenchCommand: ParsableCommand {
     /// The controller part on PostgreSQL: on `--postgres-url`'s server, or on a throwaway one
     /// started here and stopped at the end.
     private func runPostgres(sizes: [Int]) throws -> [SizeReport] {
-        var cluster: ThrowawayPostgres?
-        defer { cluster?.stop() }
-        let server: PostgresURL
-        if let postgresURL, let url = PostgresURL(string: postgresURL) {
-            server = url
-        } else {
-            Progress.say("Starting a throwaway PostgreSQL server…")
-            let started = try ThrowawayPostgres.start(maxConnections: 50)
-            cluster = started
-            server = PostgresURL(user: "postgres", socketDirectory: started.socketDirectory, database: "postgres")
-            Progress.say("PostgreSQL server: initdb \(Report.format(started.initSeconds, decimals: 2)) s, start \(Report.format(started.startSeconds, decimals: 2)) s, in \(started.folder.path) (fsync off)")
-        }
+        let opened = try BenchServer.open(postgresURL: postgresURL, maxConnections: 50)
+        defer { opened.stop() }
+        let server = opened.url
         let results = try sizes.map { size in
             try PostgresSizeBenchmark(
                 rows: size,

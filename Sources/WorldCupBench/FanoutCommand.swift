@@ -61,7 +61,7 @@ public struct FanoutCommand: ParsableCommand {
     public func run() throws {
         // A viewer process that died must not end the benchmark with SIGPIPE when told to finish.
         signal(SIGPIPE, SIG_IGN)
-        let results = try BenchError.readable { try measure() }
+        let results = try BenchError.readable { try measureAll() }
         print(json ? FanoutResult.json(results) : FanoutResult.table(results))
         if let inexact = results.first(where: { !$0.isExact }) {
             Progress.say("With \(inexact.viewers) viewers, \(inexact.missed) taps were missed, \(inexact.duplicated) duplicated, \(inexact.unexpected) unexpected, and \(inexact.notConverged) viewers did not match a fresh fetch.")
@@ -70,22 +70,12 @@ public struct FanoutCommand: ParsableCommand {
     }
 
     /// Every run, on one server and one board.
-    func measure(executable: URL? = nil) throws -> [FanoutResult] {
-        var cluster: ThrowawayPostgres?
-        defer { cluster?.stop() }
-        let server: PostgresURL
-        if let postgresURL, let url = PostgresURL(string: postgresURL) {
-            server = url
-        } else {
-            let connections = Self.maxConnections(viewers: viewers.max() ?? 1)
-            Progress.say("Starting a throwaway PostgreSQL server (max_connections \(connections))…")
-            let started = try ThrowawayPostgres.start(maxConnections: connections)
-            cluster = started
-            server = PostgresURL(user: "postgres", socketDirectory: started.socketDirectory, database: "postgres")
-        }
-        let usage = try cluster.map { try ClusterUsage(dataDirectory: $0.dataDirectory) }
-        return try FanoutCommand.measure(viewers: viewers, server: server, usage: usage, rows: rows, taps: taps, intervalMs: intervalMs,
-                                         viewersPerProcess: viewersPerProcess, seed: seed, executable: executable)
+    private func measureAll() throws -> [FanoutResult] {
+        let server = try BenchServer.open(postgresURL: postgresURL, maxConnections: Self.maxConnections(viewers: viewers.max() ?? 1))
+        defer { server.stop() }
+        let usage = try server.cluster.map { try ClusterUsage(dataDirectory: $0.dataDirectory) }
+        return try FanoutCommand.measure(viewers: viewers, server: server.url, usage: usage, rows: rows, taps: taps, intervalMs: intervalMs,
+                                         viewersPerProcess: viewersPerProcess, seed: seed, executable: nil)
     }
 
     /// Builds the board on `server` (a generated one of `rows` teams, dropped at the end) and
