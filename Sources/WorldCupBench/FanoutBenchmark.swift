@@ -46,6 +46,8 @@ struct FanoutBenchmark {
         return (0..<processes).map { viewers / processes + ($0 < viewers % processes ? 1 : 0) }
     }
 
+    /// Starts the viewer processes, measures the server idle, taps, asks every viewer for
+    /// a last look, and tallies what they saw.
     func run() throws -> FanoutResult {
         let label = "[\(viewers) viewers]"
         let shares = Self.processShares(viewers: viewers, perProcess: viewersPerProcess)
@@ -75,7 +77,7 @@ struct FanoutBenchmark {
                 return FanoutTap(id: id, start: start, committed: Monotonic.now())
             }
         }
-        // The last tap gets as long as the others to reach everyone, before the final look.
+        // The last tap gets as long as the others (half a second at least) to reach everyone, before the final look.
         Self.sleep(until: Monotonic.now() + Self.nanoseconds(max(interval, .milliseconds(500))))
         let serverCPU = cluster.flatMap { cluster in tapStart.1.map { cluster.cpuSeconds() - $0 } }
         let tapWindow = Monotonic.milliseconds(from: tapStart.0, to: Monotonic.now()) / 1000
