@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "WorldCupPostgresTests",
             dependencies: [
-                "WorldCupPostgres", "WorldCup", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "worldcup", "tap-loop",
+                "WorldCupPostgres", "WorldCup", "LiveResultsPostgres", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "worldcup", "tap-loop",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -308,20 +308,3 @@ private struct PreparedLogRead: PostgresPreparedStatement {
         return promise.futureResult
     }
 }
-
-/// Runs tasks on an event loop's thread instead of Swift's shared pool, where a caller that
-/// blocks a thread of the pool (a synchronous `refresh()` called from async code, as the
-/// tests do) could leave the feed's read no thread to run on.
-final class EventLoopTaskExecutor: TaskExecutor {
-    let eventLoop: any EventLoop
-
-    init(_ eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        eventLoop.execute { job.runSynchronously(on: executor) }
-    }
-}

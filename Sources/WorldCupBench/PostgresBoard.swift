@@ -142,21 +142,10 @@ enum PG {
         _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresBoard.logger).wait()
     }
 
-    /// Runs async work and waits for it on this thread.
+    /// Runs async work and waits for it on this thread. The work runs on an event loop, not
+    /// on Swift's shared pool, whose threads a caller like this one (a test) may be holding.
     static func await<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let outcome = Outcome<T>()
-        Task {
-            do { outcome.result = .success(try await body()) } catch { outcome.result = .failure(error) }
-            outcome.done.signal()
-        }
-        outcome.done.wait()
-        return try outcome.result!.get()
-    }
-
-    /// What an async body gave; written before `done` is signalled, read after.
-    private final class Outcome<T>: @unchecked Sendable { // The semaphore orders the write before the read.
-        var result: Result<T, any Error>?
-        let done = DispatchSemaphore(value: 0)
+        try EventLoopTaskExecutor.wait(body)
     }
 
     /// A server's error in one sentence (PSQLError hides the server's message from its description).

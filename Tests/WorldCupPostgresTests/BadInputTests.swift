@@ -1,4 +1,5 @@
 import Foundation
+import LiveResultsPostgres
 import PostgresNIO
 import PostgresSupport
 import Testing
@@ -124,28 +125,14 @@ struct PasswordServer: Sendable {
         return PasswordServer(url: PostgresURL(user: "app", password: password, host: "127.0.0.1", port: port, database: "cup"))
     }
 
-    /// Makes the user `app` with its password and its database.
+    /// Makes the user `app` with its password and its database. (On an event loop: a task of
+    /// Swift's shared pool could wait for a thread this one holds.)
     private static func setUp(_ configuration: PostgresConnection.Configuration) throws {
-        let group = DispatchGroup()
-        let failure = Box()
-        group.enter()
-        Task {
-            defer { group.leave() }
-            do {
-                let connection = try await TestServer.connect(configuration)
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE ROLE app LOGIN PASSWORD '\(password)'"), logger: TestServer.logger)
-                try await connection.query("CREATE DATABASE cup OWNER app", logger: TestServer.logger)
-                try await connection.close()
-            } catch {
-                failure.error = error
-            }
+        try EventLoopTaskExecutor.wait {
+            let connection = try await TestServer.connect(configuration)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE ROLE app LOGIN PASSWORD '\(password)'"), logger: TestServer.logger)
+            try await connection.query("CREATE DATABASE cup OWNER app", logger: TestServer.logger)
+            try await connection.close()
         }
-        group.wait()
-        if let error = failure.error { throw error }
-    }
-
-    /// An error handed from a task to the waiting thread (the group orders the two).
-    private final class Box: @unchecked Sendable {
-        var error: (any Error)?
     }
 }
