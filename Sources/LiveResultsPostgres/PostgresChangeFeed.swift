@@ -167,8 +167,10 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         }
     }
 
-    /// The heartbeat: a read, or, when the last read has not answered for three beats, the
-    /// end of a connection that no longer carries anything.
+    /// The heartbeat: a read when none began within the last beat (notifications keep a busy
+    /// feed reading: a thousand viewers of one table then add no reads of their own), or,
+    /// when the last read has not answered for three beats, the end of a connection that no
+    /// longer carries anything.
     private func beat() {
         guard let connection, let interval = heartbeatInterval else { return }
         if let reading, NIODeadline.now() - reading > interval * 3 {
@@ -180,6 +182,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             _ = closed
             return
         }
+        guard NIODeadline.now() - lastReadStart >= interval else { return }
         requestRead(now: true)
     }
 
