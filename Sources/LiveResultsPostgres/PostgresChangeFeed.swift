@@ -9,7 +9,7 @@ import PostgresNIO
 /// become one change for the controller. The log is the truth; a notification only says
 /// "read now".
 ///
-/// - A lost connection is made again with backoff (50 ms, doubling up to 2 s); once it
+/// - A lost connection is made again with backoff (50 ms, doubling up to 0.5 s); once it
 ///   LISTENs again, the log is read from the cursor: LISTEN first, read second, so a write
 ///   between the two cannot be missed.
 /// - A heartbeat reads the log every `heartbeatInterval` (the safety net, should a
@@ -51,7 +51,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private var waitingForThisRead: [EventLoopPromise<Void>] = []
 
     private static let firstBackoff = TimeAmount.milliseconds(50)
-    private static let longestBackoff = TimeAmount.seconds(2)
+    /// A board catches up within half a second of its server coming back; a refused
+    /// connection costs the server next to nothing.
+    private static let longestBackoff = TimeAmount.milliseconds(500)
 
     /// Connects and LISTENs, waiting until the server confirms; reading starts at `start(at:)`.
     init(database: PostgresReader, read: LogRead, channel: String, tracking: Tracking) throws {
