@@ -79,13 +79,16 @@ let package = Package(
         // tests' server (PostgresSupport) and `worldcup-bench --store postgres`.
         .target(
             name: "ThrowawayPostgres",
-            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["SpawnActions", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
+        // glibc's posix_spawn_file_actions_addclosefrom_np, for children that must inherit
+        // nothing but their standard descriptors.
+        .target(name: "SpawnActions"),
         // The benchmarks: a library (tested) and a thin executable.
         .target(
             name: "WorldCupBench",
             dependencies: [
-                "LiveResults", "LiveResultsPostgres", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres",
+                "LiveResults", "LiveResultsPostgres", "SpawnActions", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -132,7 +135,7 @@ let package = Package(
         ),
         // GRDB: to damage a file under a running scoreboard.
         // ThrowawayPostgres and tcp-relay: boards sharing a server, its restarts and network cuts.
-        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "tcp-relay", "TestSupport", "ThrowawayPostgres", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "tcp-relay", "SpawnActions", "TestSupport", "ThrowawayPostgres", .product(name: "GRDB", package: "GRDB.swift")]),
         // kill -9, concurrent writers and bad input, through the built binaries.
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup", "WorldCupPostgres"], path: "Tests/Helpers/TapLoop"),
         // A TCP relay the shared-board tests freeze (SIGSTOP) and kill, to cut the network.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PostgresNIO
+import SpawnActions
 
 /// A throwaway PostgreSQL cluster: made with `initdb` in a folder of its own under /tmp,
 /// started with `pg_ctl`, listening on a Unix socket in that folder only, and stopped (its
@@ -176,8 +177,8 @@ public final class ThrowawayPostgres: Sendable {
         return text
     }
 
-    /// Starts `argv` with stdin from /dev/null and stdout and stderr into `output`; with
-    /// `wait`, returns its wait status.
+    /// Starts `argv` with stdin from /dev/null, stdout and stderr into `output` and no other
+    /// descriptor of this process; with `wait`, returns its wait status.
     private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -185,6 +186,10 @@ public final class ThrowawayPostgres: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of ours: a server (or the watchdog) that outlives the call and kept a
+        // copy of another thread's pipe would hold it open, and whoever reads that pipe to its
+        // end (Foundation's Pipe is not close-on-exec) would wait as long as the server lives.
+        spawn_actions_close_from(&actions, 3)
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0

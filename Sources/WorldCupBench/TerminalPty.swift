@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SpawnActions
 
 /// A pseudo-terminal whose master side this process holds, with one child program running on
 /// its slave side as standard input, output and error, in a session of its own (so the
@@ -62,6 +63,8 @@ final class PseudoTerminal {
         posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
         posix_spawn_file_actions_adddup2(&actions, 0, 1)
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        // Nothing else of the benchmark's: not the master side, nor another child's pipe.
+        spawn_actions_close_from(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

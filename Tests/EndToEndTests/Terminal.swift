@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SpawnActions
 import Testing
 import TestSupport
 
@@ -32,7 +33,13 @@ final class TmuxTerminal {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
         defer { argv.forEach { free($0) } }
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else {
+        // Only the standard descriptors: the tmux server and the programs in its panes outlive
+        // the call, and a pipe of another test's thread they inherited would never reach its end.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        spawn_actions_close_from(&actions, 3)
+        guard posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ) == 0 else {
             throw CocoaError(.executableLoad)
         }
         var status: Int32 = 0
