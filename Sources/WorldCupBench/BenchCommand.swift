@@ -14,7 +14,7 @@ public struct BenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
-        usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>]",
+        usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>] [--database-folder <path>]",
         subcommands: [FanoutCommand.self, RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self, FanoutViewerCommand.self]
     )
 
@@ -54,6 +54,9 @@ public struct BenchCommand: ParsableCommand {
     @Flag(name: .customLong("no-color"), help: "Run the app with --no-color in the terminal measurement.")
     var noColor = false
 
+    @Option(name: .customLong("database-folder"), help: ArgumentHelp("Keep the controller part's databases in this folder (one subfolder per size) and reuse them in later runs, with the wins earlier runs' taps left, instead of building them in a temporary folder (ten million teams take minutes to build).", valueName: "path"))
+    var databaseFolder: String?
+
     @Option(help: ArgumentHelp("The worldcup executable (default: the one beside this benchmark).", valueName: "path"))
     var worldcup: String?
 
@@ -88,7 +91,7 @@ public struct BenchCommand: ParsableCommand {
         let terminalSizes = noTerminal ? [] : rows.map { [$0] } ?? [32, 1_000_000]
         let reports = try BenchError.readable {
             let app = try terminalApp(needed: !terminalSizes.isEmpty)
-            let workspace = try Workspace()
+            let workspace = try Workspace(keeping: databaseFolder)
             defer { workspace.remove() }
             let controller = try sizes.map { size in
                 try SizeBenchmark(
@@ -96,7 +99,8 @@ public struct BenchCommand: ParsableCommand {
                     taps: taps ?? (size > 100_000 ? 1_000 : 2_000),
                     peerTaps: peerTaps ?? (size > 100_000 ? 30 : 200),
                     seed: seed,
-                    folder: workspace.folder(for: size)
+                    folder: workspace.folder(for: size),
+                    keepDatabase: workspace.keepsDatabases
                 ).run()
             }
             let terminal = try terminalSizes.compactMap { size -> TerminalResult? in

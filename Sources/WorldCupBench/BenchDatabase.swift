@@ -19,12 +19,16 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// The temporary folder of one run; each size gets a subfolder, and everything goes at the end.
+/// The folder of one run; each size gets a subfolder. A temporary one goes at the end; one
+/// given with `--database-folder` stays, with its databases, for the next run to reuse.
 struct Workspace {
     let root: URL
+    /// Whether the folder and the controller part's databases stay after the run.
+    let keepsDatabases: Bool
 
-    init() throws {
-        root = FileManager.default.temporaryDirectory
+    init(keeping folder: String? = nil) throws {
+        keepsDatabases = folder != nil
+        root = folder.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("worldcup-bench-\(getpid())-\(UUID().uuidString)", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -39,6 +43,7 @@ struct Workspace {
     }
 
     func remove() {
+        guard !keepsDatabases else { return }
         try? FileManager.default.removeItem(at: root)
     }
 }
@@ -67,14 +72,30 @@ enum BenchDatabase {
         }
         // Leave the database at rest, as an app finds it: everything in the main file.
         try scoreboard.database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        guard try holds(rows: rows, scoreboard) else {
+            throw BenchError("The generated database does not hold teams with ids 1 to \(rows).")
+        }
+        return scoreboard
+    }
+
+    /// The database at `url` when an earlier run left one of `rows` teams there (its wins
+    /// changed by that run's taps), or a new one built in its place.
+    static func reuseOrBuild(rows: Int, at url: URL, seed: UInt64) throws -> (scoreboard: SQLiteTeamStore, reused: Bool) {
+        if FileManager.default.fileExists(atPath: url.path) {
+            let scoreboard = try SQLiteTeamStore(databaseURL: url, seedURL: nil)
+            if try holds(rows: rows, scoreboard) { return (scoreboard, true) }
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        return (try build(rows: rows, at: url, seed: seed), false)
+    }
+
+    /// Whether the scoreboard holds exactly the teams with ids 1...rows.
+    private static func holds(rows: Int, _ scoreboard: SQLiteTeamStore) throws -> Bool {
         let (count, maxID) = try scoreboard.database.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*), max(id) FROM team")
             return (row?[0] as Int? ?? 0, row?[1] as Int? ?? 0)
         }
-        guard count == rows, maxID == rows else {
-            throw BenchError("The generated database holds \(count) teams with ids up to \(maxID) instead of \(rows).")
-        }
-        return scoreboard
+        return count == rows && maxID == rows
     }
 
     /// `count` random team ids in 1...rows, the same for every run with the same seed.

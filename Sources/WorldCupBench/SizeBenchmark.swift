@@ -37,6 +37,8 @@ struct SizeBenchmark {
     var peerTaps: Int
     var seed: UInt64
     var folder: URL
+    /// Keep the database in `folder` after the run, and reuse the one an earlier run left there.
+    var keepDatabase = false
 
     /// Taps before measuring, to warm caches and code paths.
     static let warmUpTaps = 20
@@ -47,14 +49,16 @@ struct SizeBenchmark {
     static let crossProcessTaps = 200
 
     func run() throws -> SizeResult {
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { try? FileManager.default.removeItem(at: keepDatabase ? folder.appendingPathComponent("cache") : folder) }
         let databaseURL = folder.appendingPathComponent("bench.sqlite")
         let label = "[\(rows) teams]"
 
         Progress.say("\(label) building the database in \(folder.path)")
         let buildStart = Monotonic.now()
-        let scoreboard = try BenchDatabase.build(rows: rows, at: databaseURL, seed: seed)
-        Progress.say("\(label) built in \(Report.format(Monotonic.milliseconds(from: buildStart, to: Monotonic.now()) / 1000, decimals: 2)) s")
+        let (scoreboard, reused) = keepDatabase
+            ? try BenchDatabase.reuseOrBuild(rows: rows, at: databaseURL, seed: seed)
+            : (try BenchDatabase.build(rows: rows, at: databaseURL, seed: seed), false)
+        Progress.say("\(label) \(reused ? "reused the database of an earlier run" : "built") in \(Report.format(Monotonic.milliseconds(from: buildStart, to: Monotonic.now()) / 1000, decimals: 2)) s")
 
         let bareTimes = try BareSelect.times(scoreboard: scoreboard, rows: rows, runs: Self.fetchRuns)
         let bareSelect = Percentiles(bareTimes).median ?? 0
