@@ -62,6 +62,21 @@ struct KeyStoreTests {
         #expect(gathered.value(at: 0) == "e\u{301}".databaseValue)
     }
 
+    @Test("A first sort value known to be the section's is not asked for")
+    func firstValueIsSection() {
+        var store = KeyStore(ascending: [true, false])
+        for (id, zone) in [(RecordID(1), "Africa"), (2, "Africa"), (3, "Europe")] {
+            let section = store.sectionNumber(for: zone.databaseValue)
+            store.store(id: id, section: section, firstValueIsSection: true) { column in
+                precondition(column == 1, "the first sort value was asked for")
+                return id.databaseValue
+            }
+        }
+        store._checkInvariants()
+        #expect(store.columns[0].isSectionKey)
+        #expect(store.sortValues(at: store.slot(for: 3)!) == ["Europe".databaseValue, 3.databaseValue])
+    }
+
     @Test("Rows compare by their values under each direction, then by id")
     func order() {
         var store = KeyStore(ascending: [false, true])

@@ -263,9 +263,11 @@ struct KeyStore {
         sparseSlots?[id] = slot
     }
 
-    /// Stores a row's sort values and section; returns its slot.
+    /// Stores a row's sort values and section; returns its slot. With `firstValueIsSection`
+    /// (the caller read the section value from the first sort column), the first sort value
+    /// is the section's and is not asked for.
     @discardableResult
-    mutating func store(id: RecordID, section: Int32, sortValues: (Int) -> DatabaseValue) -> Int {
+    mutating func store(id: RecordID, section: Int32, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue) -> Int {
         let slot: Int
         if let existing = self.slot(for: id) {
             slot = existing
@@ -282,26 +284,27 @@ struct KeyStore {
             sectionOfSlot.append(Int64(section))
             count += 1
         }
-        for c in columns.indices { set(sortValues(c), column: c, at: slot) }
+        for c in columns.indices { set(column: c, at: slot, isSectionValue: firstValueIsSection && c == 0) { sortValues(c) } }
         map(id, to: Int32(slot))
         return slot
     }
 
     /// Stores one sort value of the row in `slot`, whose section is already set. The first
     /// column of a sectioned result holds nothing while every value equals its row's section
-    /// value; the first value that does not writes the column out in full.
-    private mutating func set(_ value: DatabaseValue, column c: Int, at slot: Int) {
+    /// value; the first value that does not writes the column out in full. `isSectionValue`
+    /// says that the value is the section's (known without reading it, or comparing).
+    private mutating func set(column c: Int, at slot: Int, isSectionValue: Bool, value: () -> DatabaseValue) {
         if case .sectionKey(let count) = columns[c] {
-            if SQLiteOrdering.compare(value, sectionValue(ofSlot: slot)) == 0 {
+            if isSectionValue || SQLiteOrdering.compare(value(), sectionValue(ofSlot: slot)) == 0 {
                 if slot == count { columns[c] = .sectionKey(count: count + 1) }
                 return
             }
             writeOutSectionKeyColumn(c)
-        } else if c == 0, slot == 0, columns[c].count == 0, SQLiteOrdering.compare(value, sectionValue(ofSlot: slot)) == 0 {
+        } else if c == 0, slot == 0, columns[c].count == 0, isSectionValue || SQLiteOrdering.compare(value(), sectionValue(ofSlot: slot)) == 0 {
             columns[c] = .sectionKey(count: 1)
             return
         }
-        columns[c].set(value, at: slot)
+        columns[c].set(isSectionValue ? sectionValue(ofSlot: slot) : value(), at: slot)
     }
 
     /// The section value of a used slot.

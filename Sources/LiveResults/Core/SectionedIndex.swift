@@ -73,22 +73,24 @@ package struct SectionedIndex {
         checkInvariantsInDebug()
     }
 
-    /// Adds a row after all others; rows must come in result order.
-    package mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String, sortValues: (Int) -> DatabaseValue) throws {
+    /// Adds a row after all others; rows must come in result order. `firstValueIsSection`:
+    /// the first sort value is `value` (read from the same column), so it is not asked for.
+    package mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String,
+                                       firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue) throws {
         let number = self.sectionNumber(for: value)
         if sections.last?.number != number {
             if placeOfSectionNumber[number] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
             placeOfSectionNumber[number] = sections.count
             sections.append(Section(number: number, value: value, name: sectionName(value), slots: []))
         }
-        let slot = store.store(id: id, section: number, sortValues: sortValues)
+        let slot = store.store(id: id, section: number, firstValueIsSection: firstValueIsSection, sortValues: sortValues)
         sections[sections.count - 1].slots.append(Int32(slot))
     }
 
     /// Adds a row after all others, in the same section as the last row (the caller knows).
-    mutating func appendToLastSection(id: RecordID, sortValues: (Int) -> DatabaseValue) {
+    mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue) {
         let last = sections.count - 1
-        let slot = store.store(id: id, section: sections[last].number, sortValues: sortValues)
+        let slot = store.store(id: id, section: sections[last].number, firstValueIsSection: firstValueIsSection, sortValues: sortValues)
         sections[last].slots.append(Int32(slot))
     }
 

@@ -121,6 +121,9 @@ struct KeyQuery: Sendable {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil)
         index.reserveCapacity(try fetchCount(db))
         let sectionOffset = sectionIndex ?? 0
+        // The first sort column is the section column (the board's zone): its value is the
+        // section's, already read or recognised, so it is neither decoded again nor compared.
+        let firstValueIsSection = sectionOffset == 1
         var previousSection: DatabaseValue?
         try forEachRow(db, statement(db, SQL(sql: selection) + filter + SQL(sql: ordering))) { row in
             let id = sqlite3_column_int64(row, 0)
@@ -128,10 +131,10 @@ struct KeyQuery: Sendable {
             // Rows come section by section: most rows are in the previous row's section, which
             // is recognised from the column's bytes without decoding or hashing the value.
             if let previousSection, sectionColumn == nil || Self.column(sectionOffset, of: row, is: previousSection) {
-                index.appendToLastSection(id: id, sortValues: sortValue)
+                index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, sortValues: sortValue)
             } else {
                 let section: DatabaseValue = sectionColumn == nil ? .null : DatabaseValue(sqliteStatement: row, index: sectionOffset)
-                try index.appendSorted(id: id, section: section, sectionName: sectionName, sortValues: sortValue)
+                try index.appendSorted(id: id, section: section, sectionName: sectionName, firstValueIsSection: firstValueIsSection, sortValues: sortValue)
                 previousSection = section
             }
         }
