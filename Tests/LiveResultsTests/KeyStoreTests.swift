@@ -77,6 +77,26 @@ struct KeyStoreTests {
         #expect(store.sortValues(at: store.slot(for: 3)!) == ["Europe".databaseValue, 3.databaseValue])
     }
 
+    @Test("A kept table from id to slot is taken when it fits the ids, and refused when it cannot")
+    func keptDenseSlots() throws {
+        let ids = PackedIntegers([5, 2, 9, 1])
+        let table = try #require(KeyStore.denseSlots(of: ids) ?? nil)
+        #expect(table == [0, 4, 2, 0, 0, 1, 0, 0, 0, 3])
+        let sections = PackedIntegers(repeating: 0, count: 4)
+        let column = { KeyStore.Column.integers(ids) }
+        let store = try #require(KeyStore(ascending: [true], ids: ids, sectionOfSlot: sections, sectionValues: [.null], columns: [column()], denseSlots: table))
+        store._checkInvariants()
+        #expect(store.slot(for: 9) == 2 && store.slot(for: 3) == nil)
+        var outOfRange = table
+        outOfRange[9] = 5
+        for wrong in [Array(table.dropLast()), table + [0], outOfRange, table.map { $0 == 3 ? 0 : $0 }] {
+            let refused = KeyStore(ascending: [true], ids: ids, sectionOfSlot: sections, sectionValues: [.null], columns: [column()], denseSlots: wrong) == nil
+            #expect(refused, "table \(wrong)")
+        }
+        #expect(KeyStore.denseSlots(of: PackedIntegers([3, 1, 3])).map { $0 == nil } == true, "an id twice")
+        #expect(KeyStore.denseSlots(of: PackedIntegers([1, 1 << 40])) == nil, "too sparse for a table")
+    }
+
     @Test("Rows compare by their values under each direction, then by id")
     func order() {
         var store = KeyStore(ascending: [false, true])

@@ -13,7 +13,7 @@ struct KeyStore {
     /// every row's value is its section value (`sectionKey`).
     enum Column {
         case integers(PackedIntegers)
-        case texts([String])
+        case texts(PackedTexts)
         case values([DatabaseValue])
         /// Every row's value is its section's value, which the store keeps once per section:
         /// the first sort column of a sectioned result, which is the section key itself.
@@ -40,7 +40,7 @@ struct KeyStore {
         func value(at slot: Int) -> DatabaseValue {
             switch self {
             case .integers(let integers): return integers[slot].databaseValue
-            case .texts(let texts): return texts[slot].databaseValue
+            case .texts(let texts): return texts.string(at: slot).databaseValue
             case .values(let values): return values[slot]
             case .sectionKey: preconditionFailure("a section key column is read through its store")
             }
@@ -54,7 +54,7 @@ struct KeyStore {
                 let x = integers[a], y = integers[b]
                 return x < y ? -1 : (x == y ? 0 : 1)
             case .texts(let texts):
-                return SQLiteOrdering.compareBytes(texts[a], texts[b])
+                return texts.compare(a, b)
             case .values(let values):
                 return SQLiteOrdering.compare(values[a], values[b])
             case .sectionKey:
@@ -78,21 +78,21 @@ struct KeyStore {
                 }
                 if case .string(let string) = value.storage, integers.isEmpty {
                     // A text column after all: keep the room reserved for the rows to come.
-                    var texts: [String] = []
+                    var texts = PackedTexts()
                     texts.reserveCapacity(integers.capacity)
-                    texts.append(string)
+                    texts.set(string, at: 0)
                     self = .texts(texts)
                     return
                 }
             case .texts(var texts):
-                if case .string(let string) = value.storage {
+                if case .string(let string) = value.storage, PackedTexts.fits(texts.byteCount + string.utf8.count) {
                     self = .values([])
-                    Self.put(string, at: slot, in: &texts)
+                    texts.set(string, at: slot)
                     self = .texts(texts)
                     return
                 }
             case .values(var values):
-                self = .texts([])
+                self = .texts(PackedTexts())
                 Self.put(value, at: slot, in: &values)
                 self = .values(values)
                 return
@@ -111,7 +111,7 @@ struct KeyStore {
         private mutating func widen() {
             switch self {
             case .integers(let integers): self = .values(integers.values.map(\.databaseValue))
-            case .texts(let texts): self = .values(texts.map(\.databaseValue))
+            case .texts(let texts): self = .values((0..<texts.count).map { texts.string(at: $0).databaseValue })
             case .values, .sectionKey: return
             }
         }
@@ -120,7 +120,7 @@ struct KeyStore {
         func gather(_ slots: [Int32]) -> Column {
             switch self {
             case .integers(let integers): return .integers(integers.gather(slots))
-            case .texts(let texts): return .texts(slots.map { texts[Int($0)] })
+            case .texts(let texts): return .texts(texts.gather(slots))
             case .values(let values): return .values(slots.map { values[Int($0)] })
             case .sectionKey: return .sectionKey(count: slots.count)
             }
@@ -137,7 +137,7 @@ struct KeyStore {
                 texts.reserveCapacity(capacity)
                 self = .texts(texts)
             case .values(var values):
-                self = .texts([])
+                self = .texts(PackedTexts())
                 values.reserveCapacity(capacity)
                 self = .values(values)
             case .sectionKey:
@@ -168,7 +168,10 @@ struct KeyStore {
     /// A store holding `ids[i]` with `columns[c]`'s value i in slot i, in section
     /// `sectionOfSlot[i]`, a number standing for `sectionValues[number]`. Nil when the arrays
     /// disagree in length, an id repeats, or a section number or value is out of place.
-    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column]) {
+    /// `denseSlots`, when given, is `denseSlots(of: ids)` kept from before (the section cache
+    /// keeps it: filling it anew writes all over a large table, in the order of the rows);
+    /// it is checked for its size and range only.
+    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column], denseSlots: [Int32]? = nil) {
         guard columns.count == ascending.count, columns.allSatisfy({ $0.count == ids.count }), sectionOfSlot.count == ids.count else { return nil }
         self.init(ascending: ascending)
         for value in sectionValues {
@@ -181,20 +184,13 @@ struct KeyStore {
         self.sectionOfSlot = sectionOfSlot
         expectedCount = ids.count
         count = ids.count
-        // One pass for the bounds and one to map ids, each choosing the width once: a cached
-        // launch of ten million rows runs these loops over every row.
-        guard let bounds = ids.bounds else { return }
-        if bounds.lowerBound >= 0, bounds.upperBound < Int64(max(1 << 16, 4 * (ids.count + 1))) {
-            var dense = [Int32](repeating: 0, count: Int(bounds.upperBound) + 1)
-            var repeated = false
-            dense.withUnsafeMutableBufferPointer { dense in
-                ids.forEach { slot, id in
-                    if dense[Int(id)] != 0 { repeated = true }
-                    dense[Int(id)] = Int32(slot + 1)
-                }
-            }
-            guard !repeated else { return nil }
-            denseSlots = dense
+        guard !ids.isEmpty else { return }
+        if let denseSlots {
+            guard Self.isDenseTable(denseSlots, of: ids) else { return nil }
+            self.denseSlots = denseSlots
+        } else if let dense = Self.denseSlots(of: ids) {
+            guard let table = dense else { return nil } // an id repeats
+            self.denseSlots = table
         } else {
             var sparse: [RecordID: Int32] = [:]
             sparse.reserveCapacity(ids.count)
@@ -205,6 +201,37 @@ struct KeyStore {
             guard !repeated else { return nil }
             sparseSlots = sparse
         }
+    }
+
+    /// The table from id to slot + 1 (0: absent) of ids stored in slots 0, 1, … in this order;
+    /// nil when they are too sparse for a table, and .some(nil) when an id repeats.
+    static func denseSlots(of ids: PackedIntegers) -> [Int32]?? {
+        // One pass for the bounds and one to map ids, each choosing the width once.
+        guard let bounds = ids.bounds, bounds.lowerBound >= 0, bounds.upperBound < Int64(max(1 << 16, 4 * (ids.count + 1))) else { return nil }
+        var dense = [Int32](repeating: 0, count: Int(bounds.upperBound) + 1)
+        var repeated = false
+        dense.withUnsafeMutableBufferPointer { dense in
+            ids.forEach { slot, id in
+                if dense[Int(id)] != 0 { repeated = true }
+                dense[Int(id)] = Int32(slot + 1)
+            }
+        }
+        return .some(repeated ? nil : dense)
+    }
+
+    /// Whether `table` can be `denseSlots(of: ids)`: as long as the largest id needs, with
+    /// one entry per id, each naming a slot there is. (Reading it in order is cheap; checking
+    /// each entry against `ids` would read all over it again.)
+    private static func isDenseTable(_ table: [Int32], of ids: PackedIntegers) -> Bool {
+        guard let bounds = ids.bounds, bounds.lowerBound >= 0, Int64(table.count) == bounds.upperBound + 1 else { return false }
+        var used = 0
+        var inRange = true
+        let limit = Int32(ids.count)
+        for entry in table {
+            used += entry == 0 ? 0 : 1
+            inRange = inRange && entry >= 0 && entry <= limit
+        }
+        return inRange && used == ids.count
     }
 
     /// How many rows are expected, so ids up to a few times that stay in the dense table.

@@ -35,7 +35,8 @@ package enum SQLiteOrdering {
         a.withUnsafeBytes { x in b.withUnsafeBytes { y in compareBuffers(x, y) } }
     }
 
-    private static func compareBuffers(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+    /// Compares bytes as SQLite's BINARY collation does: memcmp, then the shorter first.
+    static func compareBuffers(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
         let common = min(x.count, y.count)
         if common > 0, let px = x.baseAddress, let py = y.baseAddress {
             let result = memcmp(px, py, common)

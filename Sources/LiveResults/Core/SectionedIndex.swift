@@ -108,7 +108,9 @@ package struct SectionedIndex {
 
     /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
     /// not describe an index: counts that disagree, an id or a section value that repeats.
-    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column], sectionName: (DatabaseValue) -> String) {
+    /// `denseSlots`: `KeyStore.denseSlots(of: ids)`, when it was kept (see `KeyStore.init`).
+    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column],
+          denseSlots: [Int32]? = nil, sectionName: (DatabaseValue) -> String) {
         self.init(ascending: ascending, unsectioned: unsectioned)
         if unsectioned {
             guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
@@ -127,7 +129,8 @@ package struct SectionedIndex {
             start += Int32(count)
         }
         guard Int(start) == ids.count,
-              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, sectionValues: store.sectionValues, columns: columns) else { return nil }
+              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, sectionValues: store.sectionValues, columns: columns,
+                                   denseSlots: denseSlots) else { return nil }
         self.store = store
         if unsectioned && sections.isEmpty {
             let number = self.sectionNumber(for: .null)

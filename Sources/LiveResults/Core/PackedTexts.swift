@@ -1,0 +1,122 @@
+import Foundation
+
+/// Texts by slot, kept as their UTF-8 bytes one after another in one buffer, with each slot's
+/// start and length: no `String` is made to store, compare or cache a value (ten million
+/// names are read from a section cache with one copy of their bytes).
+///
+/// A value that grows is written at the end of the buffer; the buffer is compacted when more
+/// than half of it is no longer used. The buffer holds at most 4 GB (`fits(_:)`).
+struct PackedTexts {
+    /// The bytes of every value.
+    private var bytes: [UInt8] = []
+    /// Where each slot's value starts in `bytes`, and its length.
+    private var starts: [UInt32] = []
+    private var lengths: [UInt32] = []
+    /// Bytes of `bytes` that no slot uses any more.
+    private var unused = 0
+
+    init() {}
+
+    /// Texts whose lengths, slot by slot, are `lengths`, and whose bytes follow each other in
+    /// `utf8`; nil when the lengths do not add up to its size.
+    init?(lengths: [UInt32], utf8: UnsafeRawBufferPointer) {
+        var total = 0
+        var starts = [UInt32](repeating: 0, count: lengths.count)
+        for (slot, length) in lengths.enumerated() {
+            starts[slot] = UInt32(truncatingIfNeeded: total)
+            total += Int(length)
+            guard total <= utf8.count else { return nil }
+        }
+        guard total == utf8.count, Self.fits(total) else { return nil }
+        self.starts = starts
+        self.lengths = lengths
+        bytes = Array(utf8)
+    }
+
+    /// Whether a buffer of `byteCount` bytes can be addressed (32-bit starts).
+    static func fits(_ byteCount: Int) -> Bool { byteCount < Int(UInt32.max) }
+
+    var count: Int { starts.count }
+
+    /// The bytes held, unused ones included.
+    var byteCount: Int { bytes.count }
+
+    var capacity: Int { starts.capacity }
+
+    /// The UTF-8 bytes of every slot's value in turn, without the unused ones (for the cache).
+    var lengthsAndBytes: (lengths: [UInt32], bytes: [UInt8]) {
+        if unused == 0, starts.indices.allSatisfy({ $0 == 0 || starts[$0] == starts[$0 - 1] + lengths[$0 - 1] }) {
+            return (lengths, bytes)
+        }
+        var packed: [UInt8] = []
+        packed.reserveCapacity(bytes.count - unused)
+        for slot in starts.indices { withUTF8(at: slot) { packed.append(contentsOf: $0) } }
+        return (lengths, packed)
+    }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        starts.reserveCapacity(capacity)
+        lengths.reserveCapacity(capacity)
+    }
+
+    /// Calls `body` with the bytes of a slot's value.
+    @inline(__always)
+    func withUTF8<R>(at slot: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let start = Int(starts[slot]), length = Int(lengths[slot])
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<start + length])) }
+    }
+
+    /// The value of a slot.
+    func string(at slot: Int) -> String {
+        withUTF8(at: slot) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Compares two slots' values by their bytes (SQLite's BINARY collation).
+    func compare(_ a: Int, _ b: Int) -> Int {
+        bytes.withUnsafeBytes { buffer in
+            let x = UnsafeRawBufferPointer(rebasing: buffer[Int(starts[a])..<Int(starts[a]) + Int(lengths[a])])
+            let y = UnsafeRawBufferPointer(rebasing: buffer[Int(starts[b])..<Int(starts[b]) + Int(lengths[b])])
+            return SQLiteOrdering.compareBuffers(x, y)
+        }
+    }
+
+    /// Sets the value of a slot (`slot == count` appends). The caller checks `fits(_:)` first.
+    mutating func set(_ string: String, at slot: Int) {
+        var string = string
+        string.withUTF8 { set(UnsafeRawBufferPointer($0), at: slot) }
+    }
+
+    /// Sets the value of a slot from its UTF-8 bytes (`slot == count` appends).
+    mutating func set(_ utf8: UnsafeRawBufferPointer, at slot: Int) {
+        if slot == starts.count {
+            starts.append(UInt32(truncatingIfNeeded: bytes.count))
+            lengths.append(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+            return
+        }
+        let old = Int(lengths[slot])
+        if utf8.count <= old {
+            // In place: a value that did not grow keeps its room.
+            let start = Int(starts[slot])
+            bytes.withUnsafeMutableBytes { buffer in
+                if let base = utf8.baseAddress, !utf8.isEmpty { (buffer.baseAddress! + start).copyMemory(from: base, byteCount: utf8.count) }
+            }
+            unused += old - utf8.count
+        } else {
+            starts[slot] = UInt32(truncatingIfNeeded: bytes.count)
+            bytes.append(contentsOf: utf8)
+            unused += old
+        }
+        lengths[slot] = UInt32(utf8.count)
+        if unused > 4096, unused > bytes.count / 2 { self = gather(Array(0..<Int32(starts.count))) }
+    }
+
+    /// The values of the given slots, in that order, packed afresh.
+    func gather(_ slots: [Int32]) -> PackedTexts {
+        var result = PackedTexts()
+        result.reserveCapacity(slots.count)
+        result.bytes.reserveCapacity(slots.reduce(0) { $0 + Int(lengths[Int($1)]) })
+        for slot in slots { withUTF8(at: Int(slot)) { result.set($0, at: result.count) } }
+        return result
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import LiveResults
+
+@Suite("PackedTexts")
+struct PackedTextsTests {
+    /// The values of every slot, as strings.
+    static func strings(_ texts: PackedTexts) -> [String] {
+        (0..<texts.count).map { texts.string(at: $0) }
+    }
+
+    @Test("Values are appended, replaced in place or moved to the end, and read back exactly")
+    func setAndRead() {
+        var texts = PackedTexts()
+        for name in ["Ghana", "", "Zone é 🌍", "Mali"] { texts.set(name, at: texts.count) }
+        #expect(Self.strings(texts) == ["Ghana", "", "Zone é 🌍", "Mali"])
+        texts.set("Togo", at: 0) // shorter: in place
+        texts.set("Burkina Faso", at: 3) // longer: at the end
+        texts.set("x", at: 1)
+        #expect(Self.strings(texts) == ["Togo", "x", "Zone é 🌍", "Burkina Faso"])
+        #expect(texts.compare(0, 3) > 0 && texts.compare(3, 0) < 0 && texts.compare(2, 2) == 0)
+    }
+
+    @Test("Texts compare by their UTF-8 bytes, the shorter first when one begins the other")
+    func order() {
+        var texts = PackedTexts()
+        for name in ["é", "e\u{301}", "Team 1", "Team 10", "Team 2"] { texts.set(name, at: texts.count) }
+        #expect(texts.compare(0, 1) > 0, "é (C3 A9) after e + U+0301 (65 …)")
+        #expect(texts.compare(2, 3) < 0 && texts.compare(3, 4) < 0)
+    }
+
+    @Test("Values that keep growing leave unused bytes, which a compaction drops without changing a value")
+    func compaction() {
+        var texts = PackedTexts()
+        var expected: [String] = []
+        for slot in 0..<200 {
+            expected.append("Team \(slot)")
+            texts.set(expected[slot], at: slot)
+        }
+        for round in 1...40 {
+            for slot in stride(from: round % 3, to: 200, by: 3) {
+                expected[slot] += "·\(round)"
+                texts.set(expected[slot], at: slot)
+            }
+            #expect(Self.strings(texts) == expected)
+        }
+        let used = expected.reduce(0) { $0 + $1.utf8.count }
+        #expect(texts.byteCount <= 2 * used + 4096, "compacted: \(texts.byteCount) bytes held for \(used) used")
+    }
+
+    @Test("The cache's form, lengths and then bytes, reads back; lengths that do not add up are refused")
+    func lengthsAndBytes() {
+        var texts = PackedTexts()
+        for name in ["Ghana", "Mali", "Zone é 🌍", ""] { texts.set(name, at: texts.count) }
+        texts.set("Burkina Faso", at: 1)
+        let gathered = texts.gather([3, 2, 1, 0])
+        #expect(Self.strings(gathered) == ["", "Zone é 🌍", "Burkina Faso", "Ghana"])
+        let (lengths, bytes) = gathered.lengthsAndBytes
+        let back = bytes.withUnsafeBytes { PackedTexts(lengths: lengths, utf8: $0) }
+        #expect(back.map(Self.strings) == Self.strings(gathered))
+        let (moved, movedBytes) = texts.lengthsAndBytes // a value moved to the end: packed afresh
+        #expect(movedBytes.withUnsafeBytes { PackedTexts(lengths: moved, utf8: $0) }.map(Self.strings) == Self.strings(texts))
+        let tooLong = bytes.withUnsafeBytes { PackedTexts(lengths: lengths + [1], utf8: $0) == nil }
+        let tooShort = bytes.dropLast().withUnsafeBytes { PackedTexts(lengths: lengths, utf8: $0) == nil }
+        #expect(tooLong && tooShort)
+    }
+}
