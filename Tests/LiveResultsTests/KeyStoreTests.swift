@@ -77,6 +77,27 @@ struct KeyStoreTests {
         #expect(store.sortValues(at: store.slot(for: 3)!) == ["Europe".databaseValue, 3.databaseValue])
     }
 
+    @Test("Texts given as bytes are stored as their values would be; other columns ask for values")
+    func textsAsBytes() {
+        var store = KeyStore(ascending: [false, true])
+        _ = store.sectionNumber(for: .null)
+        let names = ["Ghana", "Mali", "Togo"]
+        let buffers = names.map { name in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: name.utf8.count, alignment: 1)
+            buffer.copyBytes(from: name.utf8)
+            return buffer
+        }
+        defer { buffers.forEach { $0.deallocate() } }
+        for (id, name) in names.enumerated() {
+            store.store(id: RecordID(id), section: 0, sortValues: { [id.databaseValue, name.databaseValue][$0] }) { column in
+                #expect(column == 1, "bytes are asked for text columns only")
+                return UnsafeRawBufferPointer(buffers[id])
+            }
+        }
+        store._checkInvariants()
+        #expect((0..<3).map { store.sortValues(at: store.slot(for: RecordID($0))!) } == names.enumerated().map { [$0.offset.databaseValue, $0.element.databaseValue] })
+    }
+
     @Test("A kept table from id to slot is taken when it fits the ids, and refused when it cannot")
     func keptDenseSlots() throws {
         let ids = PackedIntegers([5, 2, 9, 1])

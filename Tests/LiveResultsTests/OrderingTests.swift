@@ -31,6 +31,24 @@ struct OrderingTests {
         #expect(fixture.layout.first?.ids.first.flatMap { byName[$0]?.first?.name } == "")
     }
 
+    @Test("Texts a fetch reads as bytes make the same keys a point query reads: a NUL inside, invalid UTF-8, other characters")
+    func fetchedTextsEqualPointQueries() throws {
+        let database = try makeItemDatabase()
+        let (keys, index) = try database.write { db in
+            // After the section's first row, names are read as bytes when they are plain ASCII.
+            try db.execute(sql: """
+                INSERT INTO item (name, zone, score) VALUES ('first', 'Z', 0), ('Team 0000001', 'Z', 1), (CAST(x'41004243' AS TEXT), 'Z', 2),
+                    (CAST(x'41ff42' AS TEXT), 'Z', 3), ('é', 'Z', 4), ('', 'Z', 5), (NULL, 'Z', 6), (7, 'Z', 7), ('Zoë', 'Z', 8)
+                """)
+            let query = KeyQuery(tableName: "item", predicate: nil, sortDescriptors: [SortColumn("zone"), SortColumn("score"), SortColumn("name")], sectionColumn: "zone")
+            let index = try query.fetchIndex(db, sectionName: SectionedIndex.sectionName)
+            return (try query.fetchKeys(db, ids: index.allIDs), index)
+        }
+        #expect(index.count == 9)
+        for id in index.allIDs { #expect(index.key(for: id) == keys[id], "row \(id)") }
+        #expect(index.key(for: 3)?.sort[2] == "A".databaseValue, "a NUL ends a text, as GRDB reads it")
+    }
+
     @Test("Rows placed in memory by tracked inserts and renames land where SQLite puts them", arguments: [true, false])
     func trackedOrderMatchesSQLite(ascending: Bool) throws {
         let fixture = try Fixture([], sortDescriptors: [SortColumn("name", ascending: ascending)], sectionNameKeyPath: nil)

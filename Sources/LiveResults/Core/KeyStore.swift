@@ -36,6 +36,21 @@ struct KeyStore {
             return false
         }
 
+        var isTexts: Bool {
+            if case .texts = self { return true }
+            return false
+        }
+
+        /// Stores a text value given as its UTF-8 bytes at a slot (`slot == count` appends),
+        /// when the column holds texts and has room; false (nothing stored) otherwise.
+        mutating func setText(_ utf8: UnsafeRawBufferPointer, at slot: Int) -> Bool {
+            guard case .texts(var texts) = self, PackedTexts.fits(texts.byteCount + utf8.count) else { return false }
+            self = .values([]) // `texts` is now the only reference: it changes in place
+            texts.set(utf8, at: slot)
+            self = .texts(texts)
+            return true
+        }
+
         /// The value in a slot; the store answers for a `sectionKey` column.
         func value(at slot: Int) -> DatabaseValue {
             switch self {
@@ -292,9 +307,12 @@ struct KeyStore {
 
     /// Stores a row's sort values and section; returns its slot. With `firstValueIsSection`
     /// (the caller read the section value from the first sort column), the first sort value
-    /// is the section's and is not asked for.
+    /// is the section's and is not asked for. `utf8` may give a text value of a column of
+    /// texts as its bytes, when they are exactly those `sortValues` would hold (no `String`
+    /// is made); nil asks `sortValues`.
     @discardableResult
-    mutating func store(id: RecordID, section: Int32, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue) -> Int {
+    mutating func store(id: RecordID, section: Int32, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue,
+                        utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }) -> Int {
         let slot: Int
         if let existing = self.slot(for: id) {
             slot = existing
@@ -311,7 +329,10 @@ struct KeyStore {
             sectionOfSlot.append(Int64(section))
             count += 1
         }
-        for c in columns.indices { set(column: c, at: slot, isSectionValue: firstValueIsSection && c == 0) { sortValues(c) } }
+        for c in columns.indices {
+            if columns[c].isTexts, let bytes = utf8(c), columns[c].setText(bytes, at: slot) { continue }
+            set(column: c, at: slot, isSectionValue: firstValueIsSection && c == 0) { sortValues(c) }
+        }
         map(id, to: Int32(slot))
         return slot
     }

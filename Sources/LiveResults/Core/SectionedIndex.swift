@@ -88,9 +88,11 @@ package struct SectionedIndex {
     }
 
     /// Adds a row after all others, in the same section as the last row (the caller knows).
-    mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue) {
+    /// `utf8`: text values as their bytes (`KeyStore.store`).
+    mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue,
+                                      utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }) {
         let last = sections.count - 1
-        let slot = store.store(id: id, section: sections[last].number, firstValueIsSection: firstValueIsSection, sortValues: sortValues)
+        let slot = store.store(id: id, section: sections[last].number, firstValueIsSection: firstValueIsSection, sortValues: sortValues, utf8: utf8)
         sections[last].slots.append(Int32(slot))
     }
 

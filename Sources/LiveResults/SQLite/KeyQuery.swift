@@ -76,6 +76,16 @@ struct KeyQuery: Sendable {
         }
     }
 
+    /// The bytes of a column of the current row when it is text of ASCII characters without
+    /// NUL: exactly the bytes of the `String` a `DatabaseValue` would hold (which stops at a NUL
+    /// and repairs invalid UTF-8), read without making one. Nil for anything else.
+    private static func plainText(_ index: CInt, of row: SQLiteStatement) -> UnsafeRawBufferPointer? {
+        guard sqlite3_column_type(row, index) == SQLITE_TEXT, let text = sqlite3_column_text(row, index) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, index)))
+        for byte in bytes where byte == 0 || byte >= 0x80 { return nil }
+        return bytes
+    }
+
     /// A statement for SQL with its arguments bound.
     private func statement(_ db: Database, _ sql: SQL) throws -> Statement {
         let (text, arguments) = try sql.build(db)
@@ -131,7 +141,7 @@ struct KeyQuery: Sendable {
             // Rows come section by section: most rows are in the previous row's section, which
             // is recognised from the column's bytes without decoding or hashing the value.
             if let previousSection, sectionColumn == nil || Self.column(sectionOffset, of: row, is: previousSection) {
-                index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, sortValues: sortValue)
+                index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, sortValues: sortValue) { Self.plainText(CInt($0 + 1), of: row) }
             } else {
                 let section: DatabaseValue = sectionColumn == nil ? .null : DatabaseValue(sqliteStatement: row, index: sectionOffset)
                 try index.appendSorted(id: id, section: section, sectionName: sectionName, firstValueIsSection: firstValueIsSection, sortValues: sortValue)
