@@ -4,9 +4,10 @@ import GRDB
 /// index, the bytes a row's value must contain, the slots that do, and the rows that pass.
 ///
 /// While every row of the index passes (a filter that keeps matching everything as it is
-/// typed), `view` is nil and the index itself is the filtered result: nothing is copied.
-/// Otherwise `view` is an index of its own holding the passing rows, and commits are applied
-/// to it as to the index, so its batches are exact in its own index spaces.
+/// typed), there is no view and the index itself is the filtered result. Otherwise a view
+/// (`SectionedIndex.view(keeping:)`) holds the passing rows' slots, sharing the index's key
+/// store (4 bytes a passing row; nothing copied), and commits are applied to it after the
+/// index, so its batches are exact in its own index spaces.
 struct RowFilter {
     /// The bytes a value must contain.
     var needle: [UInt8]
@@ -14,8 +15,36 @@ struct RowFilter {
     var column: TextColumn
     /// The slots of the index whose value contains the needle.
     var matches: Matches
-    /// The rows that pass; nil while every row of the index does.
-    var view: SectionedIndex?
+    /// The rows that pass, parked (without the store: `view(over:)` lends it); nil while
+    /// every row of the index does.
+    private var parkedView: SectionedIndex?
+
+    init(needle: [UInt8], column: TextColumn, matches: Matches, view: SectionedIndex?) {
+        self.needle = needle
+        self.column = column
+        self.matches = matches
+        setView(view)
+    }
+
+    /// Whether some row of the index does not pass (there is a view).
+    var hasView: Bool { parkedView != nil }
+
+    /// The rows that pass, reading through `index`'s store; nil while every row does.
+    func view(over index: SectionedIndex) -> SectionedIndex? {
+        parkedView?.lending(index.store)
+    }
+
+    /// Takes the view out to change it (`setView` puts it back): changed in place, its
+    /// slots are not copied.
+    mutating func takeView(over index: SectionedIndex) -> SectionedIndex? {
+        defer { parkedView = nil }
+        return view(over: index)
+    }
+
+    /// Keeps a view of the passing rows (nil: every row passes), without its store.
+    mutating func setView(_ view: SectionedIndex?) {
+        parkedView = view?.parked
+    }
 
     /// Records a slot's new value (nil: NULL, or the row left).
     mutating func set(_ value: [UInt8]?, at slot: Int) throws {
@@ -30,15 +59,14 @@ struct RowFilter {
 
 extension LiveResult {
     /// The rows that pass the filter: the filter's view, or the whole index.
-    var filtered: SectionedIndex { filter?.view ?? index }
+    var filtered: SectionedIndex { filter?.view(over: index) ?? index }
 
     /// Filters the result in memory by the values of `column` (by slot of the index) that
     /// contain `needle`. The window follows.
     mutating func setFilter(needle: [UInt8], column: TextColumn) {
         filter = nil
         let matches = column.matches(needle)
-        let view = matches.count == index.count ? nil : index.keeping { matches.contains($0) }
-        filter = RowFilter(needle: needle, column: column, matches: matches, view: view)
+        filter = RowFilter(needle: needle, column: column, matches: matches, view: view(of: matches, narrowing: nil))
         refreshWindow()
     }
 
@@ -54,21 +82,19 @@ extension LiveResult {
         let matches = narrows
             ? filter.column.matches(needle, refining: filter.matches, previousNeedle: filter.needle)
             : filter.column.matches(needle)
-        let index = self.index
-        var view: SectionedIndex?
-        if matches.count == index.count {
-            view = nil
-        } else if narrows, let previous = filter.view {
-            // Fewer rows to walk through than the index holds.
-            view = previous.keeping { matches.contains(index.store.slot(for: previous.id(ofSlot: $0))!) } ?? previous
-        } else {
-            view = index.keeping { matches.contains($0) }
-        }
+        // Narrowing, the rows to walk through are the previous view's, fewer than the index's.
+        filter.setView(view(of: matches, narrowing: narrows ? filter.view(over: index) : nil))
         filter.needle = needle
         filter.matches = matches
-        filter.view = view
         self.filter = filter
         refreshWindow()
+    }
+
+    /// The view of the rows in `matches` (nil when every row of the index matches), made
+    /// from `previous` (a view that holds every matching row) or from the index.
+    private func view(of matches: Matches, narrowing previous: SectionedIndex?) -> SectionedIndex? {
+        guard matches.count < index.count else { return nil }
+        return (previous ?? index).view { matches.contains($0) }
     }
 
     /// Removes the filter: the whole index is the result again.
@@ -93,10 +119,12 @@ extension LiveResult {
         }
         // A row that stays or comes in without passing ends "every row passes": the view is
         // made from the index as it was, before the commit.
-        if filter.view == nil, zip(rows, passing).contains(where: { $0.key != nil && $1.key == nil }) {
+        if !filter.hasView, zip(rows, passing).contains(where: { $0.key != nil && $1.key == nil }) {
             let matches = filter.matches
-            filter.view = index.keeping { matches.contains($0) } ?? index
+            filter.setView(index.view { matches.contains($0) })
         }
+        // Where the changed rows were in the view, read while the store holds the old keys.
+        let viewChange = filter.view(over: index)?.prepareViewChange(passing)
         let leaving = rows.compactMap { $0.key == nil ? index.store.slot(for: $0.id) : nil }
         let batch = try index.apply(rows, sectionName: SectionedIndex.sectionName)
         for slot in leaving { try filter.set(nil, at: slot) }
@@ -104,10 +132,9 @@ extension LiveResult {
             guard let slot = index.store.slot(for: row.id) else { continue }
             try filter.set(texts[row.id], at: slot)
         }
-        guard var view = filter.view else { return batch }
-        filter.view = nil
-        let viewBatch = try view.apply(passing, sectionName: SectionedIndex.sectionName)
-        filter.view = view
+        guard let viewChange, var view = filter.takeView(over: index) else { return batch }
+        let viewBatch = view.applyViewChange(viewChange, sectionName: SectionedIndex.sectionName)
+        filter.setView(view)
         return viewBatch
     }
 

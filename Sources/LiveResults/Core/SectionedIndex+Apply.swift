@@ -15,6 +15,7 @@ extension SectionedIndex {
     /// `changes` gives, for every row a commit touched, its new key, or nil when it was deleted
     /// or no longer matches. On `sectionOutOfOrder` the index is left as it was.
     mutating func apply(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (DatabaseValue) -> String) throws -> ChangeBatch {
+        precondition(!isView, "a view takes its changes through prepareViewChange and applyViewChange")
         defer { checkInvariantsInDebug() }
         // One row changing within its section (a tap) needs no bookkeeping.
         if changes.count == 1, let key = changes[0].key, let batch = moveWithinSection(changes[0].id, to: key) {
@@ -94,7 +95,7 @@ extension SectionedIndex {
     /// Step 4: a surviving section whose order relative to the others changed cannot be
     /// expressed as a move (there are no section moves), so it is deleted and inserted again,
     /// with all its rows. The sections holding the most untouched rows keep their place.
-    private func planSections(before: Before, changed: [RecordID: RowKey?]) -> SectionPlan {
+    func planSections(before: Before, changed: [RecordID: RowKey?]) -> SectionPlan {
         let survivors = sections.indices.compactMap { new in
             before.sections.firstIndex { SQLiteOrdering.compare($0.value, sections[new].value) == 0 }.map { (old: $0, new: new) }
         }
@@ -120,7 +121,7 @@ extension SectionedIndex {
 
     /// Step 5: the change of each changed row, plus the unchanged rows of sections deleted and
     /// inserted again.
-    private func classifyRows(_ changed: [RecordID: RowKey?], before: Before, plan: SectionPlan) -> RowChanges {
+    func classifyRows(_ changed: [RecordID: RowKey?], before: Before, plan: SectionPlan) -> RowChanges {
         var rows = RowChanges()
         // Rows that stay in a surviving section: moves or updates, decided by relative order.
         var staying: [(id: RecordID, old: IndexPath, new: IndexPath)] = []
@@ -165,7 +166,7 @@ extension SectionedIndex {
 
     /// Step 6: section deletes (last first), section inserts, then row deletes (last first),
     /// inserts, moves and updates (in new order).
-    private func assemble(_ plan: SectionPlan, rows: RowChanges, before: Before) -> ChangeBatch {
+    func assemble(_ plan: SectionPlan, rows: RowChanges, before: Before) -> ChangeBatch {
         var batch = ChangeBatch()
         for index in plan.deleted.sorted(by: >) {
             batch.sectionChanges.append(SectionChange(kind: .delete, index: index, name: before.sections[index].name))
@@ -212,7 +213,7 @@ extension SectionedIndex {
 
     /// Takes the changed rows out of their old places and puts those still in the result
     /// at their new places, creating and removing sections as needed.
-    private mutating func place(_ changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], sectionName: (DatabaseValue) -> String) {
+    mutating func place(_ changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], sectionName: (DatabaseValue) -> String) {
         // Last place first, so earlier places stay valid.
         for path in oldPaths.values.sorted(by: >) {
             sections[path.section].slots.remove(at: path.row)
@@ -221,11 +222,19 @@ extension SectionedIndex {
         reindexSections()
         for (id, key) in changed {
             guard let key else {
-                store.remove(id: id)
+                if !isView { store.remove(id: id) }
                 continue
             }
-            let number = self.sectionNumber(for: key.section)
-            let slot = store.store(id: id, section: number) { key.sort[$0] }
+            let number: Int32
+            let slot: Int
+            if isView {
+                // The store already holds the row's new key (`applyViewChange`).
+                slot = store.slot(for: id)!
+                number = store.section(ofSlot: slot)
+            } else {
+                number = self.sectionNumber(for: key.section)
+                slot = store.store(id: id, section: number) { key.sort[$0] }
+            }
             if let s = placeOfSectionNumber[number] {
                 sections[s].slots.insert(Int32(slot), at: insertionIndex(of: slot, in: sections[s].slots))
             } else {

@@ -1,31 +1,76 @@
 import GRDB
 
-// The rows of an index that pass a test, as an index of their own.
+// Views: some of an index's rows, as an index that shares the index's key store instead of
+// copying it. A filter's result is one.
+//
+// A view holds only its sections' slots (4 bytes a row). It reads ids and keys through the
+// store of the index it was made from, which its owner lends it for each use (`lending`), and
+// never writes to that store. Its changes come in two steps around the index's own apply:
+// `prepareViewChange` while the store still holds the old keys (where the changed rows were),
+// then `applyViewChange` once the index has stored the new ones.
 
 extension SectionedIndex {
-    /// A new index of the rows whose slot passes `keeps`, in the same order, with the
-    /// sections that keep a row (an unsectioned index keeps its one section); nil when every
-    /// row passes, so that the caller can go on using this index instead of a copy.
-    ///
-    /// It copies the kept rows' ids and keys column by column (no key is compared or
-    /// decoded): about 10 ns a row.
-    func keeping(_ keeps: (Int) -> Bool) -> SectionedIndex? {
-        var kept: [Int32] = []
-        var described: [(value: DatabaseValue, count: Int)] = []
+    /// A view of the rows whose slot passes `keeps`, in the same order, with the sections
+    /// that keep a row (an unsectioned index keeps its one section). It shares this index's
+    /// store: about 1 ns and 4 bytes a kept row, nothing copied.
+    func view(keeping keeps: (Int) -> Bool) -> SectionedIndex {
+        var view = self
+        view.isView = true
+        view.sections = []
         for section in sections {
-            let before = kept.count
-            for slot in section.slots where keeps(Int(slot)) { kept.append(slot) }
-            if kept.count > before { described.append((section.value, kept.count - before)) }
+            var kept = section
+            kept.slots = []
+            section.slots.withUnsafeBufferPointer { slots in
+                for slot in slots where keeps(Int(slot)) { kept.slots.append(slot) }
+            }
+            if !kept.slots.isEmpty || isUnsectioned { view.sections.append(kept) }
         }
-        guard kept.count < count else { return nil }
-        // The kept rows come from a valid index, in its order: the arrays describe an index.
-        return SectionedIndex(ascending: ascending, unsectioned: isUnsectioned, sections: described,
-                              ids: store.ids.gather(kept), columns: store.columns.map { $0.gather(kept) },
-                              sectionName: { value in sections.first { SQLiteOrdering.compare($0.value, value) == 0 }?.name ?? Self.sectionName(value) })!
+        view.reindexSections()
+        view.checkInvariantsInDebug()
+        return view
     }
 
-    /// The id stored in a slot.
-    func id(ofSlot slot: Int) -> RecordID {
-        store.ids[slot]
+    /// The view with `store` lent to it (the store of the index it was made from, as it is now).
+    func lending(_ store: KeyStore) -> SectionedIndex {
+        var view = self
+        view.store = store
+        return view
+    }
+
+    /// The view without its store, to be kept while the index changes: a view that kept a
+    /// reference to the store would make the index copy the whole store at its next change.
+    var parked: SectionedIndex {
+        var view = self
+        view.store = KeyStore(ascending: store.ascending)
+        return view
+    }
+
+    /// What a commit changes in a view, read before the shared store changes: each changed
+    /// row's new key in the view (nil: it leaves or stays out) and where the rows were.
+    struct ViewChange {
+        var changed: [RecordID: RowKey?]
+        var before: Before
+    }
+
+    /// Step 1 and 2 of a view's change (see `apply`), while the store still holds the old
+    /// keys: `changes` are the rows' keys in the view (nil for a row that is not in it).
+    func prepareViewChange(_ changes: [(id: RecordID, key: RowKey?)]) -> ViewChange {
+        var newKeys: [RecordID: RowKey?] = [:]
+        for change in changes { newKeys[change.id] = change.key }
+        let changed = newKeys.filter { id, key in key != nil || indexPath(for: id) != nil }
+        return ViewChange(changed: changed, before: Before(self, changed: changed))
+    }
+
+    /// Steps 3 to 6 of a view's change, once the index applied the commit to the store: the
+    /// rows leave their old places and take their new ones, and the batch says so in the
+    /// view's index spaces. (A view of an index in order is in order: no section can split.)
+    mutating func applyViewChange(_ change: ViewChange, sectionName: (DatabaseValue) -> String) -> ChangeBatch {
+        precondition(isView, "only a view takes a prepared change")
+        guard !change.changed.isEmpty else { return ChangeBatch() }
+        defer { checkInvariantsInDebug() }
+        place(change.changed, oldPaths: change.before.paths, sectionName: sectionName)
+        let plan = planSections(before: change.before, changed: change.changed)
+        let rows = classifyRows(change.changed, before: change.before, plan: plan)
+        return assemble(plan, rows: rows, before: change.before)
     }
 }

@@ -44,6 +44,10 @@ package struct SectionedIndex {
     private(set) var placeOfSectionNumber: [Int32: Int] = [:]
     /// True for a result without a section key: it has exactly one section, even when empty.
     let isUnsectioned: Bool
+    /// True for a view (`view(keeping:)`): its sections hold some of the slots of a store it
+    /// shares with the index it was made from, and it never writes to that store. (Set only
+    /// by `view(keeping:)`.)
+    var isView = false
 
     var ascending: [Bool] { store.ascending }
     /// Section values by their number.
@@ -167,7 +171,7 @@ package struct SectionedIndex {
 
     // MARK: - Reading
 
-    var count: Int { store.count }
+    var count: Int { isView ? sections.reduce(0) { $0 + $1.slots.count } : store.count }
 
     func rowCount(inSection section: Int) -> Int { sections[section].slots.count }
 
@@ -190,14 +194,18 @@ package struct SectionedIndex {
         return RowKey(section: sectionValues[Int(store.section(ofSlot: slot))], sort: store.sortValues(at: slot))
     }
 
-    /// The place of a row, found by binary search on its sort key.
+    /// The place of a row, found by binary search on its sort key; nil when it is not in
+    /// the index (in a view: also when the store holds it but the view does not).
     func indexPath(for id: RecordID) -> IndexPath? {
         guard let slot = store.slot(for: id), let section = placeOfSectionNumber[store.section(ofSlot: slot)] else { return nil }
-        return IndexPath(row: insertionIndex(of: slot, in: sections[section].slots), section: section)
+        let slots = sections[section].slots
+        let row = insertionIndex(of: slot, in: slots)
+        guard !isView || (row < slots.count && slots[row] == Int32(slot)) else { return nil }
+        return IndexPath(row: row, section: section)
     }
 
     func contains(_ id: RecordID) -> Bool {
-        store.slot(for: id) != nil
+        isView ? indexPath(for: id) != nil : store.slot(for: id) != nil
     }
 
     /// The place of a row in the whole result, counting from 0 across sections.
@@ -284,6 +292,7 @@ package struct SectionedIndex {
     func _checkInvariants() {
         store._checkInvariants()
         var seen = 0
+        var seenSlots = Set<Int32>()
         if isUnsectioned { precondition(sections.count == 1 && sections[0].value.isNull, "an unsectioned result has one section") }
         for (s, section) in sections.enumerated() {
             precondition(isUnsectioned || !section.slots.isEmpty, "empty section \(s)")
@@ -291,13 +300,14 @@ package struct SectionedIndex {
             for (r, slot) in section.slots.enumerated() {
                 precondition(store.section(ofSlot: Int(slot)) == section.number, "section of slot \(slot) out of date")
                 precondition(store.slot(for: store.ids[Int(slot)]) == Int(slot), "slot map out of date")
+                precondition(!isView || seenSlots.insert(slot).inserted, "a view holds slot \(slot) twice")
                 if r > 0 {
                     precondition(store.compare(Int(section.slots[r - 1]), Int(slot)) < 0, "rows out of order in section \(s)")
                 }
                 seen += 1
             }
         }
-        precondition(seen == store.count, "the store holds rows that are not in a section")
+        precondition(isView ? seen <= store.count : seen == store.count, "the store holds rows that are not in a section")
         precondition(placeOfSectionNumber.count == sections.count)
         precondition((try? checkSectionOrder()) != nil, "a section's rows sort before the previous section's")
     }
