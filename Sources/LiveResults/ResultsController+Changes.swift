@@ -18,6 +18,7 @@ extension ResultsController {
     /// name or split a section.
     func apply(_ commit: CommittedChange) throws {
         let ids = commit.rows.map(\.id)
+        filterLoad?.touched.formUnion(ids) // a filter column being read reads these again
         if let expected = commit.expectedCount {
             // Rows REPLACE removed are named nowhere: a count that disagrees finds them.
             let counted = commit.rows.reduce(result.index.count) { count, row in
@@ -53,8 +54,13 @@ extension ResultsController {
         recovery.needsRefetch = true
         let (fresh, position) = try store.fetchAll(storeQuery(request))
         records.removeAll()
+        // A filter column being read cannot know what the refetch changes: it is read again.
+        let loading = filterLoad?.column
+        dropFilterLoad()
+        defer { if let loading, filterLoad == nil, result.filter == nil { startFilterLoad(loading) } }
         if recovery.needsReset {
             try result.replace(with: fresh)
+            if let loading { startFilterLoad(loading) } // into the new slots, before the filter asks for it
             try applyFilter(filter)
             recovery = Recovery()
             if let position { appliedPosition = position }

@@ -1,7 +1,8 @@
 import Foundation
 
 // The filter a controller applies in memory on top of its request (`ResultsFilter`): reading
-// its column once, and the values of the rows each commit changed.
+// its column once (now, or on a thread of its own ahead of time), and the values of the rows
+// each commit changed.
 
 extension ResultsController {
     /// Filters the result in memory (nil: no filter), at once and without a query once the
@@ -12,6 +13,11 @@ extension ResultsController {
     /// then arrive as exact events in the filtered result. A filter set before the first
     /// `performFetch()` is applied by it; the filter stays across fetches.
     ///
+    /// While its column is being read in the background (`prepareFilter(inColumn:)`), it
+    /// returns at once and the result stays as it was (`isFilterPending`); the filter is
+    /// applied when the column has been read, at a `processPendingChanges()` (which
+    /// `onChangesAvailable` calls for), and delivered as `controllerDidResetContent`.
+    ///
     /// Choose this over a predicate in the request when the filter changes often (a filter
     /// typed one key at a time): each change of the request fetches the whole result again.
     /// When the column cannot be read (no such column, the database fails), it throws and
@@ -21,33 +27,85 @@ extension ResultsController {
         self.filter = filter
     }
 
+    /// Starts reading a filter's column on a thread of its own, so that the `setFilter(_:)`
+    /// calls that follow do not wait for it: a screen opening a filter calls this, shows its
+    /// prompt and goes on taking keys while a million values are read (about a second).
+    /// Nothing happens when the column is in memory or being read already, or before the
+    /// first `performFetch()`. Commits applied meanwhile are taken into account: the rows they
+    /// changed are read again when the column arrives. An error (no such column) is thrown
+    /// by the `setFilter(_:)` or `processPendingChanges()` that would apply the filter.
+    public func prepareFilter(inColumn column: String) {
+        guard fetchedRequest != nil, filterLoad?.column != column, !(result.filter != nil && filter?.column == column) else { return }
+        startFilterLoad(column)
+    }
+
+    /// Whether the filter set waits for its column, being read in the background
+    /// (`prepareFilter(inColumn:)`): until it arrives, the result is not filtered.
+    public var isFilterPending: Bool {
+        filter != nil && result.filter == nil && filterLoad != nil
+    }
+
+    /// Reads `column` in the background into the slots of the index as it is now.
+    func startFilterLoad(_ column: String) {
+        filterLoad?.cancel()
+        let notify = onChangesAvailable
+        filterLoad = FilterColumnLoad(column: column, table: fetchRequest.tableName, store: store,
+                                      slots: result.index.store.slotMap, notify: { notify?() })
+    }
+
+    /// Stops a background read of a filter column, if there is one.
+    func dropFilterLoad() {
+        filterLoad?.cancel()
+        filterLoad = nil
+    }
+
+    /// Applies a filter that waited for its column once the column has been read, and tells
+    /// the delegate that the result was replaced.
+    func applyPreparedFilter() throws {
+        guard isFilterPending, let filter, filterLoad?.result != nil else { return }
+        try applyFilter(filter)
+        deliverReset()
+    }
+
     /// Filters the fetched result: reuses the column in memory when the filter reads the same
-    /// one, and reads it otherwise.
+    /// one, and reads it otherwise (or waits for the background read of it: no filter yet).
     func applyFilter(_ new: ResultsFilter?) throws {
-        guard let new else { return result.removeFilter() }
+        guard let new else {
+            dropFilterLoad()
+            return result.removeFilter()
+        }
         if result.filter != nil, filter?.column == new.column {
-            result.setFilter(needle: new.needle)
-        } else {
-            result.removeFilter() // forget the old column before reading the new one
-            do {
-                let column = try loadFilterColumn(new.column)
-                result.setFilter(needle: new.needle, column: column)
-            } catch {
-                filter = nil // the result is not filtered: say so
-                throw error
-            }
+            return result.setFilter(needle: new.needle)
+        }
+        result.removeFilter() // forget the old column before reading the new one
+        do {
+            guard let column = try filterColumn(new.column) else { return } // being read
+            result.setFilter(needle: new.needle, column: column)
+        } catch {
+            filter = nil // the result is not filtered: say so
+            throw error
         }
     }
 
-    /// Reads the filter's column for every row of the index, by slot.
-    private func loadFilterColumn(_ name: String) throws -> TextColumn {
-        let store = result.index.store
-        var column = TextColumn(slotCount: store.ids.count, expectedBytes: 16 * store.count)
-        try self.store.forEachText(inColumn: name, table: fetchRequest.tableName, ids: nil) { id, value in
-            guard let slot = store.slot(for: id) else { return } // a row outside the request
-            try column.set(value, at: slot)
+    /// The filter's column for every row of the index, by slot: read now, or taken from the
+    /// background read of it (nil while that is not over).
+    private func filterColumn(_ name: String) throws -> TextColumn? {
+        guard let load = filterLoad, load.column == name else {
+            dropFilterLoad()
+            return try FilterColumnLoad.read(name, of: fetchRequest.tableName, from: store, into: result.index.store.slotMap)
         }
-        column.compact() // read in table order, matched in slot order
+        guard let outcome = load.result else { return nil }
+        filterLoad = nil
+        var column = try outcome.get()
+        // The rows changed during the read: their old slots may hold what the read saw, and
+        // their slots now what it did not.
+        for id in load.touched {
+            if let slot = load.slots.slot(for: id) { try column.set(nil as [UInt8]?, at: slot) }
+        }
+        let index = result.index
+        for (id, text) in try texts(inColumn: name, of: load.touched.filter { index.contains($0) }) {
+            try column.set(text, at: index.store.slot(for: id)!)
+        }
         return column
     }
 
@@ -66,9 +124,15 @@ extension ResultsController {
     /// The filter column's values of `ids` (absent: NULL or no such row); nothing without a
     /// filter. (It does not read `result`, which may be changing while it is called.)
     func filterTexts(of ids: [RecordID]) throws -> [RecordID: [UInt8]] {
-        guard let filter, !ids.isEmpty else { return [:] }
+        guard let filter else { return [:] }
+        return try texts(inColumn: filter.column, of: ids)
+    }
+
+    /// The values of `column` in the rows `ids` (absent: NULL or no such row).
+    private func texts(inColumn column: String, of ids: some Collection<RecordID>) throws -> [RecordID: [UInt8]] {
+        guard !ids.isEmpty else { return [:] }
         var texts: [RecordID: [UInt8]] = [:]
-        try store.forEachText(inColumn: filter.column, table: fetchRequest.tableName, ids: ids) { id, value in
+        try store.forEachText(inColumn: column, table: fetchRequest.tableName, ids: Array(ids)) { id, value in
             if let value { texts[id] = Array(value) }
         }
         return texts

@@ -72,6 +72,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     var fetchedRequest: ResultsRequest<Record>?
     /// What the next `processPendingChanges` must do first, after changes failed to apply.
     var recovery = Recovery()
+    /// The filter's column being read in the background (`prepareFilter(inColumn:)`); nil for none.
+    var filterLoad: FilterColumnLoad?
     /// How many times the result was fetched again to catch up: a fallback that still reports
     /// exact events, so only this count shows (in tests) that the row-by-row path was missed.
     var refetchCount = 0
@@ -94,6 +96,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     }
 
     deinit {
+        filterLoad?.cancel()
         feed = nil
         try? saveCache()
     }
@@ -119,6 +122,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         records.removeAll()
         fetchedRequest = request
         recovery = Recovery()
+        dropFilterLoad() // it reads into the slots of the index just replaced
         try applyFilter(filter)
         lastFetchSource = fetched.source
         appliedPosition = fetched.position
@@ -152,6 +156,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Each commit costs O(k log n) for the k rows it touched: no refetch. Without a delegate
     /// the changes are dropped and the result stays as it was fetched.
     public func processPendingChanges() throws {
+        try applyPreparedFilter()
         guard let feed else { return }
         var changes = feed.takeChanges()[...]
         guard delegate != nil else { return }

@@ -8,10 +8,17 @@
 /// answered in memory, without a query: a text that only narrows the previous one (contains
 /// it) tests only the rows that passed, and one typed a key further is decided from where
 /// the previous text was found in each value. While every row passes, the controller shows
-/// its whole index without copying it; otherwise it keeps an index of the passing rows.
+/// its whole index without copying it; otherwise a view of the passing rows that shares the
+/// index's keys (4 bytes a passing row: their slots; no key is copied, so half a million
+/// passing rows cost 2 MB and a few milliseconds, where a copy of their keys cost 60–90 ms).
 /// Commits keep arriving as exact events in the filtered result's index spaces: a changed
 /// row that starts or stops passing is an insert or a delete (its value is read again with
 /// its key). The request's own result must be sectioned in order, filtered or not.
+///
+/// Reading the column takes about a second at a million rows: a screen calls
+/// `ResultsController.prepareFilter(inColumn:)` when its filter opens, so that the column is
+/// read on a thread of its own while keys are typed, and the filter applies when it is in
+/// (`isFilterPending` until then; commits made meanwhile are taken into account).
 ///
 /// The alternative, a predicate in the request, fetches the whole result again at each
 /// change: hundreds of milliseconds at a million rows where this takes a few.

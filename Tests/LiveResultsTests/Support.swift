@@ -192,6 +192,7 @@ struct Fixture {
         configuration: Configuration = Configuration(),
         otherConnection: Bool = false,
         filter: ResultsFilter? = nil,
+        wrappingStore: (any ResultsStore) -> any ResultsStore = { $0 },
         setup: ((Database) throws -> Void)? = nil
     ) throws {
         if otherConnection {
@@ -205,7 +206,7 @@ struct Fixture {
         try insertItems(items, into: database)
         if let setup { try database.write(setup) }
         controller = ResultsController(
-            database: database,
+            store: wrappingStore(SQLiteResultsStore(database: database)),
             fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
             sectionNameKeyPath: sectionNameKeyPath)
         recorder = Recorder()

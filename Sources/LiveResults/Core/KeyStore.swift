@@ -280,10 +280,34 @@ struct KeyStore {
     // MARK: - Ids and slots
 
     func slot(for id: RecordID) -> Int? {
-        if let sparseSlots { return sparseSlots[id].map(Int.init) }
-        guard id >= 0, id < denseSlots.count else { return nil }
-        let stored = denseSlots[Int(id)]
+        Self.slot(for: id, dense: denseSlots, sparse: sparseSlots)
+    }
+
+    /// An id's slot in the dense table (slot + 1, 0 for absent) or, when there is one, the dictionary.
+    @inline(__always)
+    fileprivate static func slot(for id: RecordID, dense: [Int32], sparse: [RecordID: Int32]?) -> Int? {
+        if let sparse { return sparse[id].map(Int.init) }
+        guard id >= 0, id < dense.count else { return nil }
+        let stored = dense[Int(id)]
         return stored == 0 ? nil : Int(stored - 1)
+    }
+
+    /// The slot of each id as it is now, apart from the store: a copy that later changes of
+    /// the store do not reach (the store's next change of an id's slot copies its table once).
+    struct SlotMap: @unchecked Sendable {
+        fileprivate let dense: [Int32]
+        fileprivate let sparse: [RecordID: Int32]?
+        /// How many slots the store had.
+        let slotCount: Int
+
+        func slot(for id: RecordID) -> Int? {
+            KeyStore.slot(for: id, dense: dense, sparse: sparse)
+        }
+    }
+
+    /// The slot of each id as it is now (see `SlotMap`).
+    var slotMap: SlotMap {
+        SlotMap(dense: denseSlots, sparse: sparseSlots, slotCount: ids.count)
     }
 
     private mutating func map(_ id: RecordID, to slot: Int32?) {

@@ -127,6 +127,32 @@ import Testing
         }
     }
 
+    @Test func aFilterPreparedInTheBackgroundAppliesWithTheCommitsMadeMeanwhile() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            try controller.performFetch()
+            controller.prepareFilter(inColumn: "name")
+            try controller.setFilter(.contains("an", inColumn: "name"))
+            try await database.run("UPDATE item SET name = 'Brazil and Peru' WHERE id = \(ids[0])",
+                                   "UPDATE item SET name = 'Nippon' WHERE id = \(ids[4])")
+            let expected = expectedLayout(try await database.allRows(), matching: { $0.name?.contains("an") == true })
+            let end = Date().addingTimeInterval(10)
+            while controller.isFilterPending || controller.layout != expected {
+                guard Date() < end else {
+                    Issue.record("The prepared filter did not show the renames within 10 s: \(controller.layout).")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(2))
+                try controller.refresh()
+            }
+            #expect(recorder.take().contains(.reset))
+            #expect(controller.refetchCount == 0)
+            try controller.setFilter(nil)
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+        }
+    }
+
     @Test func fetchLimitKeepsTheFirstRows() async throws {
         try await withItems { database, ids in
             let recorder = Recorder()
