@@ -5,8 +5,15 @@ import WorldCup
 /// The "/" filter: teams whose name contains a text, ignoring case and Unicode normalisation.
 ///
 /// A value type with no side effects: the screen hands `resultsFilter` to the controller,
-/// which filters in memory (no query per key, even at a million teams).
+/// which filters in memory (no query per key, even at a million teams). When the filter
+/// opens, the screen has the controller read the names in the background
+/// (`prepareFilter(inColumn:)`): the prompt shows and takes keys at once, the title says
+/// "reading names…" meanwhile (about a second at a million teams), and the filter typed so
+/// far applies when the names are in.
 struct NameFilter: Equatable {
+    /// The column the filter reads: the folded name, which the database keeps beside each name.
+    static let column = "nameKey"
+
     /// The longest text the filter takes (as long as a team name can be).
     static let maximumLength = TeamValidation.maximumLength
 
@@ -19,7 +26,7 @@ struct NameFilter: Equatable {
     /// The controller's in-memory filter: the folded text inside the folded name (`nameKey`,
     /// which the database keeps beside each name). The empty text keeps every team.
     var resultsFilter: ResultsFilter {
-        .contains(Team.nameKey(text), inColumn: "nameKey")
+        .contains(Team.nameKey(text), inColumn: Self.column)
     }
 
     /// Applies an editing key; returns whether the text changed.

@@ -47,6 +47,45 @@ struct FilterTests {
         #expect(drawingProblems(frame.grid).isEmpty)
     }
 
+    @Test("On a large board the names are read in the background: the prompt takes keys at once, and the filter typed meanwhile applies when they are in")
+    func namesReadInTheBackground() throws {
+        let fixture = try ScreenFixture()
+        fixture.screen.backgroundFilterMinimumTeams = 0 // as on a board of a million teams
+        fixture.press(.tab)
+        fixture.press(.down, times: 2)
+        #expect(fixture.screen.selectedTeam?.teamName == "Japan")
+        fixture.press(.character("/"))
+        fixture.type("ap")
+        var grid = fixture.render()
+        #expect(lines(grid)[22] == " /ap", "the prompt shows what was typed, names read or not")
+        if fixture.screen.controller.isFilterPending {
+            #expect(lines(grid)[0].hasSuffix("/ap: reading names…"))
+            #expect(fixture.screen.controller.numberOfObjects == 32, "the whole board until the names are in")
+        }
+        // The names come in the background; the app's loop is woken and processes changes.
+        let end = Date().addingTimeInterval(10)
+        while fixture.screen.controller.isFilterPending {
+            guard Date() < end else { throw FilterWaitFailure() }
+            usleep(1000)
+            fixture.screen.processChanges()
+        }
+        #expect(try shownNames(fixture) == ["Japan"])
+        #expect(fixture.screen.selectedTeam?.teamName == "Japan")
+        grid = fixture.render()
+        #expect(lines(grid)[0].hasSuffix("/ap: 1 match"))
+        // From now on each key answers at once, in memory.
+        fixture.press(.backspace)
+        fixture.type("n")
+        #expect(try shownNames(fixture) == ["Ghana", "Iran", "Japan", "Bosnia and Herzegovina", "England", "France", "Germany", "Netherlands", "Switzerland"])
+        #expect(!fixture.screen.controller.isFilterPending)
+        fixture.press(.escape)
+        #expect(fixture.screen.controller.numberOfObjects == 32)
+    }
+
+    struct FilterWaitFailure: Error, CustomStringConvertible {
+        var description: String { "The names the filter reads in the background were not in within 10 s." }
+    }
+
     @Test("Keys that arrive together give what they give one by one; keys after the text see the filtered table")
     func batchedKeys() throws {
         let one = try ScreenFixture()

@@ -139,6 +139,10 @@ protocol BoardData {
 }
 
 extension BoardData {
+    /// Whether the filter waits for the names it reads (being read in the background): the
+    /// result is not filtered yet. None do by default.
+    var isFilterPending: Bool { false }
+
     /// The team with the most wins: the best of the sections' first rows.
     var leader: Team? {
         tableSections.indices.compactMap { team(at: TablePosition(section: $0, row: 0)) }.min { $0.ranksAhead(of: $1) }

@@ -18,7 +18,7 @@ struct BoardView {
             grid.write(DisplayText.truncate(text, toWidth: width), x: 0, y: 0, style: theme.error)
             return (grid, nil)
         }
-        drawTitle(model, count: data.teamCount, into: &grid)
+        drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, into: &grid)
         model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position)) }
         if model.table.rowCount == 0 {
             let empty = !(model.filter?.keepsEverything ?? true)
@@ -62,18 +62,18 @@ struct BoardView {
     }
 
     /// "World Cup", a shared board's server (or that it is reconnecting), the leader, and on
-    /// the right the team count, or the filter and its matches.
-    private func drawTitle(_ model: BoardModel, count: Int, into grid: inout Grid) {
+    /// the right the team count, or the filter and its matches (or that it reads the names).
+    private func drawTitle(_ model: BoardModel, count: Int, filterPending: Bool, into grid: inout Grid) {
         var x = grid.write("World Cup", x: 1, y: 0, style: theme.title)
         var right = [Span("\(count) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
         // While filtered, the best team shown need not lead: the filter takes the leader's place.
         var leader = model.leader
-        if let filter = model.filter, !filter.text.isEmpty {
+        if let filter = model.filter, filterPending || !filter.text.isEmpty {
             leader = nil
             right = [
                 Span("/", style: theme.title),
                 Span(glyphs: DisplayText.truncate(filter.text, toWidth: 16), style: Style(bold: true)),
-                Span(": \(count) \(count == 1 ? "match" : "matches")", style: Style(dim: true)),
+                Span(filterPending ? ": \(Self.readingNames)" : ": \(count) \(count == 1 ? "match" : "matches")", style: Style(dim: true)),
             ]
         }
         let rightX = grid.width - right.reduce(0) { $0 + $1.width } - 1
@@ -97,6 +97,9 @@ struct BoardView {
         var column = max(x + 2, rightX)
         for span in right { column = grid.write(span.glyphs, x: column, y: 0, style: span.style) }
     }
+
+    /// What the title says while the filter waits for the names.
+    static let readingNames = "reading names…"
 
     /// A team's row: its badge, its name and its wins.
     private func cell(_ team: Team?) -> TableCell {
