@@ -62,6 +62,7 @@ enum Report {
             // Every filter key against a tap: the slowest key over the median tap.
             ("terminal_filter_p99_vs_tap_p50", result.map { format($0.tap.p50 > 0 ? $0.filter.all.p99 / $0.tap.p50 : 0, decimals: 2) }),
             ("terminal_filter_open_p50_ms", result.map { format($0.filter.open.p50, decimals: 2) }),
+            ("terminal_filter_ready_p50_ms", result.map { format($0.filter.ready.p50, decimals: 2) }),
             ("terminal_filter_clear_p50_ms", result.map { format($0.filter.clear.p50, decimals: 2) }),
             ("terminal_app_rss_mb", result.map { format($0.filter.boardRSSMB, decimals: 1) }),
             ("terminal_filtered_rss_mb", result.map { format($0.filter.filteredRSSMB, decimals: 1) }),
