@@ -89,10 +89,10 @@ struct KeyStoreTests {
         }
         defer { buffers.forEach { $0.deallocate() } }
         for (id, name) in names.enumerated() {
-            store.store(id: RecordID(id), section: 0, sortValues: { [id.databaseValue, name.databaseValue][$0] }) { column in
+            store.store(id: RecordID(id), section: 0, sortValues: { [id.databaseValue, name.databaseValue][$0] }, utf8: { column in
                 #expect(column == 1, "bytes are asked for text columns only")
                 return UnsafeRawBufferPointer(buffers[id])
-            }
+            })
         }
         store._checkInvariants()
         #expect((0..<3).map { store.sortValues(at: store.slot(for: RecordID($0))!) } == names.enumerated().map { [$0.offset.databaseValue, $0.element.databaseValue] })
