@@ -192,8 +192,8 @@ struct Fixture {
         configuration: Configuration = Configuration(),
         otherConnection: Bool = false,
         filter: ResultsFilter? = nil,
-        wrappingStore: (any ResultsStore) -> any ResultsStore = { $0 },
-        setup: ((Database) throws -> Void)? = nil
+        setup: ((Database) throws -> Void)? = nil,
+        wrappingStore: (any ResultsStore) -> any ResultsStore = { $0 }
     ) throws {
         if otherConnection {
             let file = try makeTemporaryFolder().appendingPathComponent("items.sqlite")
