@@ -71,9 +71,10 @@ public final class PostgresReader: Sendable {
         _ = try? connection?.close().wait()
     }
 
-    /// A new connection, on an event loop of the group. With a `deadline`, an attempt that
-    /// outlives it fails with `notAnswering` (and a connection made after that is closed).
-    func connect(on eventLoop: (any EventLoop)? = nil) -> EventLoopFuture<PostgresConnection> {
+    /// A new connection, on an event loop of the group, with the server `settings` (name,
+    /// value) for its whole session, sent with the startup message. With a `deadline`, an
+    /// attempt that outlives it fails with `notAnswering` (and a connection made after that is closed).
+    func connect(on eventLoop: (any EventLoop)? = nil, settings: [(String, String)] = []) -> EventLoopFuture<PostgresConnection> {
         let id = Self.nextConnectionID.withLockedValue { id in
             id += 1
             return id
@@ -81,6 +82,7 @@ public final class PostgresReader: Sendable {
         let eventLoop = eventLoop ?? eventLoopGroup.next()
         var configuration = configuration
         if let deadline { configuration.options.connectTimeout = deadline }
+        configuration.options.additionalStartupParameters += settings
         let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
         guard let deadline else { return connecting }
         let answered = eventLoop.makePromise(of: PostgresConnection.self)
