@@ -17,8 +17,8 @@ struct LogRead: Sendable {
 
     /// What one read found.
     struct Found {
-        /// The transactions running when the read ran.
-        var running: [UInt64] = []
+        /// The read's snapshot: which transactions had not committed.
+        var snapshot = ChangeLogSnapshot()
         /// What pruning deleted, if anything.
         var pruned: PrunedMark?
         /// The highest position read, if any entry was.
@@ -32,7 +32,7 @@ struct LogRead: Sendable {
     init(_ keys: PostgresKeyQuery.Statements) throws {
         self.keys = keys
         tableName = keys.query.tableName
-        let (filter, predicate) = try keys.filter(firstParameter: 4)
+        let (filter, predicate) = try keys.filter(firstParameter: ChangeLogReader.firstFreeParameter)
         self.predicate = predicate
         let matches = filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count))
         let pruned = PostgresSQL.identifier(PostgresChangeLog.prunedTableName)
@@ -40,7 +40,7 @@ struct LogRead: Sendable {
         // table's columns and nothing of the log.
         sql = ChangeLogReader.entries + """
 
-            SELECT \(ChangeLogReader.running), mark.position, mark.xid::text, (SELECT max(position) FROM entries),
+            SELECT \(ChangeLogReader.snapshotText), mark.position, mark.xid::text, (SELECT max(position) FROM entries),
                 EXISTS (SELECT 1 FROM entries WHERE changed_id IS NULL), changed.changed_id, row.*
             FROM snapshot
             LEFT JOIN \(pruned) AS mark ON true
@@ -63,10 +63,10 @@ struct LogRead: Sendable {
     func decode(_ rows: some Sequence<PostgresRow>) throws -> Found {
         var found = Found()
         for row in rows {
-            let header = try row.decode(([String], Int64?, String?, Int64?, Bool, Int64?).self)
+            let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?).self)
             var cells = row.makeIterator()
             for _ in 0..<6 { _ = cells.next() }
-            found.running = header.0.compactMap(UInt64.init)
+            found.snapshot = try ChangeLogReader.snapshot(header.0)
             if let position = header.1, let xid = header.2.flatMap(UInt64.init) { found.pruned = PrunedMark(position: position, xid: xid) }
             found.lastPosition = header.3
             found.everyRow = header.4

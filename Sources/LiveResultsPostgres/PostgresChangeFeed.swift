@@ -253,10 +253,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         } catch {
             return enqueue(.refetch(touched: []))
         }
-        let lastRead = found.lastPosition.map { [ChangeLogEntry(xid: 0, position: $0, tableName: "", changedID: nil)] } ?? []
-        let next = cursor.advance(over: lastRead, running: found.running).cursor
+        let next = cursor.after(found.lastPosition, snapshot: found.snapshot)
         let missed = found.pruned.map { cursor.mayHaveMissedEntries(prunedThrough: $0) } ?? false
-        self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress) } ?? next
+        self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress, unfinishedFrom: next.unfinishedFrom) } ?? next
         if missed || found.everyRow {
             enqueue(.refetch(touched: Set(found.rows.map(\.id))))
         } else if !found.rows.isEmpty {

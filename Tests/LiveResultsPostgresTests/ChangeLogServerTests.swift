@@ -50,6 +50,32 @@ import Testing
         }
     }
 
+    @Test func aRunningTransactionNewerThanTheLastToFinishIsNotSkipped() async throws {
+        try await withDatabase { connect in
+            let setup = try await connect()
+            try await setup.run(Self.createTeam)
+            try await PostgresChangeLog.install(on: "team", connection: setup)
+            let a = try await connect(), b = try await connect(), readerConnection = try await connect()
+            var reader = ChangeLogReader(cursor: try ChangeLogReader.start(connection: readerConnection))
+
+            // A gets the older xid and position 1; B the newer xid and position 2; A takes
+            // position 3 and commits. The snapshot's xmax is then one past A: B, running, is
+            // not among its xip (unless another session of the server finished a newer xid).
+            try await a.run("BEGIN", "INSERT INTO team VALUES (1, 'A')")
+            try await b.run("BEGIN", "INSERT INTO team VALUES (2, 'B')")
+            let bXID = try await b.column("SELECT pg_current_xact_id()::text", as: String.self).first.flatMap(UInt64.init)
+            try await a.run("INSERT INTO team VALUES (3, 'A')", "COMMIT")
+            let firstRead = try await reader.read(table: "team", connection: readerConnection).map(\.position)
+            let listed = bXID.map { reader.cursor.inProgress.contains($0) } ?? true
+            try await b.run("COMMIT")
+            let secondRead = try await reader.read(table: "team", connection: readerConnection).map(\.position)
+
+            #expect(firstRead == [1, 3])
+            #expect(secondRead == [2], "B's entry, below the position read, is read when B commits (B listed as running: \(listed))")
+            #expect(try await reader.read(table: "team", connection: readerConnection).isEmpty)
+        }
+    }
+
     @Test func triggersRecordInsertsUpdatesIdChangesAndDeletes() async throws {
         try await withDatabase { connect in
             let connection = try await connect()
