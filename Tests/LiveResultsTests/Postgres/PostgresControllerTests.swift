@@ -65,6 +65,38 @@ import Testing
         }
     }
 
+    @Test func aCommitOfATransactionNewerThanTheLastToFinishIsApplied() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            try controller.performFetch()
+            let older = try await TestServer.connect(database.configuration), newer = try await TestServer.connect(database.configuration)
+            var failure: (any Error)?
+            do {
+                // The newer transaction's entry has a lower position than the older one's last,
+                // and when the older commits, a snapshot's xmax is one past the older: the newer
+                // is running but not listed as running (PostgreSQL lists only xids below xmax).
+                try await older.query("BEGIN", logger: TestServer.logger)
+                try await older.query("UPDATE item SET score = score + 1 WHERE id = \(ids[0])", logger: TestServer.logger)
+                try await newer.query("BEGIN", logger: TestServer.logger)
+                try await newer.query("UPDATE item SET score = score + 5 WHERE id = \(ids[1])", logger: TestServer.logger)
+                try await older.query("UPDATE item SET score = score + 1 WHERE id = \(ids[2])", logger: TestServer.logger)
+                try await older.query("COMMIT", logger: TestServer.logger)
+                try controller.refresh()
+                try await newer.query("COMMIT", logger: TestServer.logger)
+                // One look after the last commit shows it.
+                try controller.refresh()
+                #expect(controller.layout == expectedLayout(try await database.allRows()))
+                #expect(controller.refetchCount == 0)
+            } catch {
+                failure = error
+            }
+            try? await older.close()
+            try? await newer.close()
+            if let failure { throw failure }
+        }
+    }
+
     @Test func insertsDeletesAndNewSectionsInOneTransaction() async throws {
         try await withItems { database, ids in
             let recorder = Recorder()

@@ -178,19 +178,10 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
             try look()
             #expect(held == controller.layout, "\(context(step, "the last batch's result is the controller's"))")
             if quiet {
+                // One look after the last commit shows it. (A transaction newer than the last
+                // to finish, running but not in the snapshot's xip, was once skipped by the
+                // cursor: see `ChangeLogCursor`.)
                 let fresh = expectedLayout(try await database.allRows(), matching: matching, limit: modelCase.fetchLimit)
-                // Known issue, seen once in about ten runs under a heavy load: one refresh did
-                // not yet show the last commit, the next did. The result must still converge,
-                // with every batch checked; the look that came too early is reported.
-                var looks = 1
-                while controller.layout != fresh, looks < 4 {
-                    try await Task.sleep(for: .milliseconds(50))
-                    try look()
-                    looks += 1
-                }
-                if looks > 1 {
-                    print("PostgresModelTests: \(context(step, "the result needed \(looks) looks after the last commit"))")
-                }
                 #expect(controller.layout == fresh, "\(context(step, "the result after every commit is read\n  ours:  \(controller.layout)\n  fresh: \(fresh)"))")
                 if controller.layout != fresh { return }
             }
