@@ -18,12 +18,18 @@ import Testing
         }
     }
 
+    /// The `team` table with its change log, two writer connections and a reader's connection.
+    static func twoWritersAndAReader(_ connect: () async throws -> PostgresConnection) async throws
+        -> (PostgresConnection, PostgresConnection, PostgresConnection) {
+        let setup = try await connect()
+        try await setup.run(createTeam)
+        try await PostgresChangeLog.install(on: "team", connection: setup)
+        return (try await connect(), try await connect(), try await connect())
+    }
+
     @Test func aTransactionThatCommitsAfterALaterPositionIsNotSkipped() async throws {
         try await withDatabase { connect in
-            let setup = try await connect()
-            try await setup.run(Self.createTeam)
-            try await PostgresChangeLog.install(on: "team", connection: setup)
-            let a = try await connect(), b = try await connect(), readerConnection = try await connect()
+            let (a, b, readerConnection) = try await Self.twoWritersAndAReader(connect)
             var reader = ChangeLogReader(cursor: try ChangeLogReader.start(connection: readerConnection))
             var naive = NaiveReader()
 
@@ -52,10 +58,7 @@ import Testing
 
     @Test func aRunningTransactionNewerThanTheLastToFinishIsNotSkipped() async throws {
         try await withDatabase { connect in
-            let setup = try await connect()
-            try await setup.run(Self.createTeam)
-            try await PostgresChangeLog.install(on: "team", connection: setup)
-            let a = try await connect(), b = try await connect(), readerConnection = try await connect()
+            let (a, b, readerConnection) = try await Self.twoWritersAndAReader(connect)
             var reader = ChangeLogReader(cursor: try ChangeLogReader.start(connection: readerConnection))
 
             // A gets the older xid and position 1; B the newer xid and position 2; A takes
