@@ -37,7 +37,7 @@ import Testing
     /// background, held at the gate of the store it returns.
     static func readingInTheBackground() throws -> (Fixture, GatedStore) {
         let gated = GatedStoreBox()
-        let fixture = try Fixture(items, wrappingStore: gated.wrap)
+        let fixture = try Fixture(items, gate: gated)
         let store = try #require(gated.store)
         fixture.controller.prepareFilter(inColumn: "name")
         try waitForRead(store)
@@ -114,6 +114,7 @@ import Testing
         }
         store.open()
         try Self.waitForFilter(fixture.controller)
+        #expect(fixture.recorder.take().contains(.reset), "seed 0x\(String(seed, radix: 16))")
         #expect(fixture.layout == (try fixture.freshLayout()), "seed 0x\(String(seed, radix: 16)), after \(executed)")
         for _ in 0..<12 {
             let sql = randomStatement()
@@ -151,7 +152,7 @@ import Testing
     }
 }
 
-/// Where a test gets the gated store a fixture made.
+/// Where a test gets the gated store a fixture made (`Fixture(gate:)`).
 final class GatedStoreBox {
     var store: GatedStore?
 

@@ -192,8 +192,8 @@ struct Fixture {
         configuration: Configuration = Configuration(),
         otherConnection: Bool = false,
         filter: ResultsFilter? = nil,
-        setup: ((Database) throws -> Void)? = nil,
-        wrappingStore: (any ResultsStore) -> any ResultsStore = { $0 }
+        gate: GatedStoreBox? = nil,
+        setup: ((Database) throws -> Void)? = nil
     ) throws {
         if otherConnection {
             let file = try makeTemporaryFolder().appendingPathComponent("items.sqlite")
@@ -205,8 +205,9 @@ struct Fixture {
         }
         try insertItems(items, into: database)
         if let setup { try database.write(setup) }
+        let store = SQLiteResultsStore(database: database)
         controller = ResultsController(
-            store: wrappingStore(SQLiteResultsStore(database: database)),
+            store: gate?.wrap(store) ?? store,
             fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
             sectionNameKeyPath: sectionNameKeyPath)
         recorder = Recorder()
