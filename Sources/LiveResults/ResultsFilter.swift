@@ -9,8 +9,8 @@
 /// it) tests only the rows that passed, and one typed a key further is decided from where
 /// the previous text was found in each value. While every row passes, the controller shows
 /// its whole index without copying it; otherwise a view of the passing rows that shares the
-/// index's keys (4 bytes a passing row: their slots; no key is copied, so half a million
-/// passing rows cost 2 MB and a few milliseconds, where a copy of their keys cost 60–90 ms).
+/// index's keys (4 bytes a passing row: their slots; no id or key is copied, so half a
+/// million passing rows take 2 MB).
 /// Commits keep arriving as exact events in the filtered result's index spaces: a changed
 /// row that starts or stops passing is an insert or a delete (its value is read again with
 /// its key). The request's own result must be sectioned in order, filtered or not.
