@@ -82,6 +82,18 @@ struct FilterTests {
         #expect(fixture.screen.controller.numberOfObjects == 32)
     }
 
+    @Test("While the names are read the title says so, for the empty filter too; then it shows the matches")
+    func titleWhileReadingNames() {
+        var board = PureBoard()
+        board.data.isFilterPending = true
+        board.press(.character("/"))
+        #expect(lines(board.render().grid)[0].hasSuffix("/: reading names…"))
+        board.press(.character("a"))
+        #expect(lines(board.render().grid)[0].hasSuffix("/a: reading names…"))
+        board.data.isFilterPending = false
+        #expect(lines(board.render().grid)[0].hasSuffix("/a: 32 matches"))
+    }
+
     struct FilterWaitFailure: Error, CustomStringConvertible {
         var description: String { "The names the filter reads in the background were not in within 10 s." }
     }

@@ -57,6 +57,8 @@ final class ScreenFixture {
 /// A board's data held in arrays: no database, no controller.
 struct ArrayData: BoardData {
     var zones: [(name: String, teams: [Team])]
+    /// Whether the filter waits for the names it reads.
+    var isFilterPending = false
 
     var tableSections: [TableSection] { zones.map { TableSection(title: $0.name, rowCount: $0.teams.count) } }
     var sectionIndexTitles: [String] { zones.map { String($0.name.prefix(2)) } }

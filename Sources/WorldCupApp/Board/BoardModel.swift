@@ -136,11 +136,12 @@ protocol BoardData {
     func position(of id: RecordID) -> TablePosition?
     /// The section a title of the section index shows.
     func section(forIndexTitle title: String, at index: Int) -> Int
+    /// Whether the filter waits for the names it reads (being read in the background).
+    var isFilterPending: Bool { get }
 }
 
 extension BoardData {
-    /// Whether the filter waits for the names it reads (being read in the background): the
-    /// result is not filtered yet. None do by default.
+    /// None waits by default.
     var isFilterPending: Bool { false }
 
     /// The team with the most wins: the best of the sections' first rows.
