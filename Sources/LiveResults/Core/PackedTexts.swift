@@ -9,9 +9,12 @@ import Foundation
 struct PackedTexts {
     /// The bytes of every value.
     private var bytes: [UInt8] = []
-    /// Where each slot's value starts in `bytes`, and its length.
+    /// Where each slot's value starts in `bytes`.
     private var starts: [UInt32] = []
-    private var lengths: [UInt32] = []
+    /// Each slot's length in bytes when under 255 (most names), one byte a slot; 255 means
+    /// the length is in `longLengths`.
+    private var shortLengths: [UInt8] = []
+    private var longLengths: [Int: UInt32] = [:]
     /// Bytes of `bytes` that no slot uses any more.
     private var unused = 0
 
@@ -29,8 +32,26 @@ struct PackedTexts {
         }
         guard total == utf8.count, Self.fits(total) else { return nil }
         self.starts = starts
-        self.lengths = lengths
+        shortLengths = [UInt8](repeating: 0, count: lengths.count)
+        for (slot, length) in lengths.enumerated() { setLength(Int(length), at: slot) }
         bytes = Array(utf8)
+    }
+
+    /// The length in bytes of a slot's value.
+    @inline(__always)
+    func length(at slot: Int) -> Int {
+        let short = shortLengths[slot]
+        return short < UInt8.max ? Int(short) : Int(longLengths[slot] ?? 0)
+    }
+
+    private mutating func setLength(_ length: Int, at slot: Int) {
+        if shortLengths[slot] == UInt8.max { longLengths[slot] = nil }
+        if length < Int(UInt8.max) {
+            shortLengths[slot] = UInt8(length)
+        } else {
+            shortLengths[slot] = UInt8.max
+            longLengths[slot] = UInt32(length)
+        }
     }
 
     /// Whether a buffer of `byteCount` bytes can be addressed (32-bit starts).
@@ -45,6 +66,7 @@ struct PackedTexts {
 
     /// The UTF-8 bytes of every slot's value in turn, without the unused ones (for the cache).
     var lengthsAndBytes: (lengths: [UInt32], bytes: [UInt8]) {
+        let lengths = starts.indices.map { UInt32(length(at: $0)) }
         if unused == 0, starts.indices.allSatisfy({ $0 == 0 || starts[$0] == starts[$0 - 1] + lengths[$0 - 1] }) {
             return (lengths, bytes)
         }
@@ -56,13 +78,13 @@ struct PackedTexts {
 
     mutating func reserveCapacity(_ capacity: Int) {
         starts.reserveCapacity(capacity)
-        lengths.reserveCapacity(capacity)
+        shortLengths.reserveCapacity(capacity)
     }
 
     /// Calls `body` with the bytes of a slot's value.
     @inline(__always)
     func withUTF8<R>(at slot: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let start = Int(starts[slot]), length = Int(lengths[slot])
+        let start = Int(starts[slot]), length = length(at: slot)
         return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<start + length])) }
     }
 
@@ -74,8 +96,8 @@ struct PackedTexts {
     /// Compares two slots' values by their bytes (SQLite's BINARY collation).
     func compare(_ a: Int, _ b: Int) -> Int {
         bytes.withUnsafeBytes { buffer in
-            let x = UnsafeRawBufferPointer(rebasing: buffer[Int(starts[a])..<Int(starts[a]) + Int(lengths[a])])
-            let y = UnsafeRawBufferPointer(rebasing: buffer[Int(starts[b])..<Int(starts[b]) + Int(lengths[b])])
+            let x = UnsafeRawBufferPointer(rebasing: buffer[Int(starts[a])..<Int(starts[a]) + length(at: a)])
+            let y = UnsafeRawBufferPointer(rebasing: buffer[Int(starts[b])..<Int(starts[b]) + length(at: b)])
             return SQLiteOrdering.compareBuffers(x, y)
         }
     }
@@ -90,11 +112,12 @@ struct PackedTexts {
     mutating func set(_ utf8: UnsafeRawBufferPointer, at slot: Int) {
         if slot == starts.count {
             starts.append(UInt32(truncatingIfNeeded: bytes.count))
-            lengths.append(UInt32(utf8.count))
+            shortLengths.append(0)
+            setLength(utf8.count, at: slot)
             bytes.append(contentsOf: utf8)
             return
         }
-        let old = Int(lengths[slot])
+        let old = length(at: slot)
         if utf8.count <= old {
             // In place: a value that did not grow keeps its room.
             let start = Int(starts[slot])
@@ -107,7 +130,7 @@ struct PackedTexts {
             bytes.append(contentsOf: utf8)
             unused += old
         }
-        lengths[slot] = UInt32(utf8.count)
+        setLength(utf8.count, at: slot)
         if unused > 4096, unused > bytes.count / 2 { self = gather(Array(0..<Int32(starts.count))) }
     }
 
@@ -115,7 +138,7 @@ struct PackedTexts {
     func gather(_ slots: [Int32]) -> PackedTexts {
         var result = PackedTexts()
         result.reserveCapacity(slots.count)
-        result.bytes.reserveCapacity(slots.reduce(0) { $0 + Int(lengths[Int($1)]) })
+        result.bytes.reserveCapacity(slots.reduce(0) { $0 + length(at: Int($1)) })
         for slot in slots { withUTF8(at: Int(slot)) { result.set($0, at: result.count) } }
         return result
     }
