@@ -5,7 +5,8 @@ import WorldCup
 /// The floor: what SQLite alone costs for a tap. The same single-row `UPDATE … RETURNING`
 /// commit as `SQLiteTeamStore.tap`, on the same database file, with the same settings (WAL,
 /// `synchronous = NORMAL`), but with no controller, no transaction observer and no
-/// change-log trigger. It drops the change log's triggers of the file, so it runs last.
+/// change-log trigger. It drops the change log's triggers of the file while it runs (so it runs
+/// last), and puts them back.
 enum FloorContender {
     /// Microseconds of each measured tap, from the start of its write to its commit.
     static func measure(databasePath: String, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
@@ -13,10 +14,15 @@ enum FloorContender {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool = try DatabasePool(path: databasePath, configuration: configuration)
-        try pool.write { db in
-            let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'team'")
-            for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.quotedDatabaseIdentifier)") }
+        let triggers = try pool.write { db in
+            let triggers = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'team'")
+                .map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+            for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.name.quotedDatabaseIdentifier)") }
+            return triggers
         }
+        // Put back as they were, so that a database kept for later runs (--database-folder)
+        // still has its change log.
+        defer { try? pool.write { db in for trigger in triggers { try db.execute(sql: trigger.sql) } } }
         func tap(_ id: Int64) throws -> Double {
             let start = Monotonic.now()
             let wins = try pool.write { db in
