@@ -31,6 +31,15 @@ public final class SQLiteTeamStore: TeamStore {
         }
     }
 
+    /// Moves the write-ahead log into the database file and empties it. SQLite does so when
+    /// the last connection closes; a board's connections are still held, for a moment, by the
+    /// change feed being torn down as the process exits, and a log left with commits in it is
+    /// what the next opening takes for the trace of a crash (and then reads the whole file).
+    /// When another program holds the log, it is left to that program.
+    public func finish() {
+        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+    }
+
     /// Whether a seed was ever imported, or teams exist anyway.
     public func isSeeded() throws -> Bool {
         try DatabaseFile.readable {

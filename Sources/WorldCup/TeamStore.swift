@@ -46,11 +46,18 @@ public protocol TeamStore: AnyObject, Sendable {
     /// The sentence to end a program with when `error` says the database itself is damaged
     /// (a program showing the board stops instead of going on); nil for any other error.
     func damage(in error: any Error) -> WorldCupError?
+
+    /// Leaves the store's files tidy at the end of a long-lived program (the board), whose
+    /// connections may outlive its last use by a moment as the process exits.
+    func finish()
 }
 
 extension TeamStore {
     /// A store is on this machine unless it says otherwise.
     public var server: String? { nil }
+
+    /// Nothing to tidy unless the store says otherwise.
+    public func finish() {}
 
     /// Adds one win to the team with this name (case ignored). Returns the team as saved.
     @discardableResult

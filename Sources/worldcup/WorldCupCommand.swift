@@ -83,6 +83,7 @@ extension WorldCupCommand {
             let scoreboard = try store.open()
             let noColorEnvironment = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             let status = try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment), flags: flags)
+            scoreboard.finish()
             if status != 0 { throw ExitCode(status) }
         }
     }
