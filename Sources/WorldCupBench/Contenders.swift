@@ -42,8 +42,16 @@ final class DeliveryRecorder: ResultsControllerDelegate {
 
 /// Our contender: `ResultsController<Team>` applying each commit incrementally.
 enum ControllerContender {
-    /// Latencies in microseconds, from just before each tap to the end of its delivered batch.
-    static func measure(scoreboard: SQLiteTeamStore, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
+    /// Microseconds of each measured tap: from just before the tap to the end of its delivered
+    /// batch (`latencies`), and of its parts: the tap's write and commit, with the change log's
+    /// trigger and the controller's commit observer (`write`), then `processPendingChanges` (`apply`).
+    struct Run {
+        var latencies: [Double] = []
+        var write: [Double] = []
+        var apply: [Double] = []
+    }
+
+    static func measure(scoreboard: SQLiteTeamStore, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> Run {
         let controller = BenchRequest.controller(scoreboard)
         let recorder = DeliveryRecorder()
         controller.delegate = recorder
@@ -51,18 +59,24 @@ enum ControllerContender {
         guard controller.numberOfObjects == rows else {
             throw BenchError("The controller fetched \(controller.numberOfObjects) teams instead of \(rows).")
         }
-        func tap(_ id: Int64) throws -> Double {
+        var run = Run()
+        func tap(_ id: Int64) throws {
             let before = recorder.deliveries
             let start = Monotonic.now()
             try scoreboard.tap(teamID: id)
+            let written = Monotonic.now()
             try controller.processPendingChanges()
             guard recorder.deliveries == before + 1 else {
                 throw BenchError("The controller delivered \(recorder.deliveries - before) batches for one tap instead of one.")
             }
-            return Monotonic.microseconds(from: start, to: recorder.lastDelivery)
+            run.latencies.append(Monotonic.microseconds(from: start, to: recorder.lastDelivery))
+            run.write.append(Monotonic.microseconds(from: start, to: written))
+            run.apply.append(Monotonic.microseconds(from: written, to: recorder.lastDelivery))
         }
-        for id in warmUp { _ = try tap(id) }
-        return try withExtendedLifetime(controller) { try taps.map(tap) }
+        for id in warmUp { try tap(id) }
+        run = Run()
+        try withExtendedLifetime(controller) { for id in taps { try tap(id) } }
+        return run
     }
 
     /// Milliseconds of `performFetch()` on fresh controllers without a delegate, one per run:

@@ -74,10 +74,12 @@ struct SizeBenchmark {
         let warmUp = BenchDatabase.tapPlan(rows: rows, count: Self.warmUpTaps, seed: seed &+ 2)
 
         Progress.say("\(label) controller: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
-        let ours = Percentiles(try ControllerContender.measure(scoreboard: scoreboard, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps))))
+        let oursRun = try ControllerContender.measure(scoreboard: scoreboard, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)))
+        let ours = Percentiles(oursRun.latencies)
         let oursP50 = ours.median ?? 0
         let oursP99 = ours.p99 ?? 0
-        Progress.say("\(label) controller: p50 \(Report.format(oursP50, decimals: 1)) µs, p99 \(Report.format(oursP99, decimals: 1)) µs")
+        func p50(_ sample: [Double]) -> String { Report.format(Percentiles(sample).median ?? 0, decimals: 1) }
+        Progress.say("\(label) controller: p50 \(Report.format(oursP50, decimals: 1)) µs, p99 \(Report.format(oursP99, decimals: 1)) µs (p50s: the tap's commit with the log's trigger and the observer \(p50(oursRun.write)) µs, then processPendingChanges until the batch \(p50(oursRun.apply)) µs)")
 
         Progress.say("\(label) peer (ValueObservation + difference(from:)): \(Self.peerWarmUpTaps) warm-up taps, then \(peerTaps) measured")
         let peerRun = try RefetchDiffPeer.measure(scoreboard: scoreboard, rows: rows, warmUp: Array(warmUp.prefix(Self.peerWarmUpTaps)), taps: Array(plan.prefix(peerTaps)))
@@ -95,8 +97,9 @@ struct SizeBenchmark {
 
         // Last: the floor drops the change log's triggers.
         Progress.say("\(label) floor (the bare UPDATE commit): \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
-        let floor = Percentiles(try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps))))
-        Progress.say("\(label) floor: p50 \(Report.format(floor.median ?? 0, decimals: 1)) µs, p99 \(Report.format(floor.p99 ?? 0, decimals: 1)) µs; ours is \(Report.format(oursP50 / max(floor.median ?? 1, 0.001), decimals: 2))× the floor")
+        let floorRun = try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps)))
+        let floor = Percentiles(floorRun.bare)
+        Progress.say("\(label) floor: p50 \(Report.format(floor.median ?? 0, decimals: 1)) µs, p99 \(Report.format(floor.p99 ?? 0, decimals: 1)) µs; ours is \(Report.format(oursP50 / max(floor.median ?? 1, 0.001), decimals: 2))× the floor (the same commit with the change log's trigger, no controller: p50 \(p50(floorRun.withLog)) µs)")
 
         return withExtendedLifetime(scoreboard) {
             SizeResult(
