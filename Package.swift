@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "WorldCupPostgres",
             dependencies: [
-                "WorldCup", "LiveResults", "LiveResultsPostgres", "ThrowawayPostgres",
+                "WorldCup", "LiveResults", "LiveResultsPostgres", "PostgresURLs",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
@@ -75,11 +75,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // A throwaway PostgreSQL cluster in a temporary folder, and postgres:// URLs: for the
-        // tests' server (PostgresSupport) and `worldcup-bench --store postgres`.
+        // postgres:// URLs: parsed, with the PG* environment, passwords masked; for the app and
+        // the throwaway server alike.
+        .target(
+            name: "PostgresURLs",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
+        // A throwaway PostgreSQL cluster in a temporary folder: for the tests' server
+        // (PostgresSupport) and `worldcup-bench --store postgres`.
         .target(
             name: "ThrowawayPostgres",
-            dependencies: ["SpawnActions", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["PostgresURLs", "SpawnActions", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         // glibc's posix_spawn_file_actions_addclosefrom_np, for children that must inherit
         // nothing but their standard descriptors.

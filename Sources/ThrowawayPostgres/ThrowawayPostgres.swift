@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import PostgresNIO
 import SpawnActions
+// A throwaway server is reached through a `PostgresURL`: its users get the type with it.
+@_exported import PostgresURLs
 
 /// A throwaway PostgreSQL cluster: made with `initdb` in a folder of its own under /tmp,
 /// started with `pg_ctl`, listening on a Unix socket in that folder only, and stopped (its

@@ -1,5 +1,5 @@
 import Foundation
-import ThrowawayPostgres
+import PostgresURLs
 import WorldCup
 
 /// A scoreboard on a PostgreSQL server, as `--database` names it: a `postgres://` or
