@@ -14,7 +14,7 @@ public struct BenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
-        usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--no-color] [--worldcup <path>] [--database-folder <path>]",
+        usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--storm-rate <n>] [--storm-seconds <s>] [--no-color] [--worldcup <path>] [--database-folder <path>]",
         subcommands: [FanoutCommand.self, RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self, FanoutViewerCommand.self]
     )
 
@@ -51,6 +51,12 @@ public struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("terminal-launches"), help: ArgumentHelp("Measured launches of the app in the terminal.", valueName: "n"))
     var terminalLaunches = 5
 
+    @Option(name: .customLong("storm-rate"), help: ArgumentHelp("Taps a second another process commits while the app's cost under a storm is measured (0: as fast as it can).", valueName: "n"))
+    var stormRate = StormSettings.defaultRate
+
+    @Option(name: .customLong("storm-seconds"), help: ArgumentHelp("How long the storm lasts.", valueName: "s"))
+    var stormSeconds = StormSettings.defaultSeconds
+
     @Flag(name: .customLong("no-color"), help: "Run the app with --no-color in the terminal measurement.")
     var noColor = false
 
@@ -69,6 +75,8 @@ public struct BenchCommand: ParsableCommand {
         if noTerminal, terminalOnly { throw ValidationError("--no-terminal and --terminal-only exclude each other.") }
         if terminalKeys < 1 { throw ValidationError("--terminal-keys must be at least 1.") }
         if terminalLaunches < 1 { throw ValidationError("--terminal-launches must be at least 1.") }
+        if stormRate < 0 { throw ValidationError("--storm-rate must be 0 (as fast as it can) or more.") }
+        if !(stormSeconds > 0) { throw ValidationError("--storm-seconds must be more than 0.") }
         if let postgresURL {
             guard store == .postgres else { throw ValidationError("--postgres-url needs --store postgres.") }
             guard PostgresURL(string: postgresURL) != nil else {
@@ -112,7 +120,8 @@ public struct BenchCommand: ParsableCommand {
                     color: !noColor,
                     seed: seed,
                     folder: workspace.folder(for: size).appendingPathComponent("terminal", isDirectory: true),
-                    app: app
+                    app: app,
+                    storm: StormSettings(rate: stormRate, seconds: stormSeconds)
                 ).run()
             }
             return SizeReport.merge(controller: controller, terminal: terminal)

@@ -2,37 +2,51 @@ import ArgumentParser
 import Foundation
 import WorldCup
 
-/// What an open scoreboard costs while another process commits taps as fast as it can.
+/// How the storm's other process commits: how many taps a second, for how long.
+struct StormSettings {
+    /// The storm: about 4,300 taps a second.
+    static let defaultRate = 4_300.0
+    static let defaultSeconds = 10.0
+
+    /// Commits a second; 0: as fast as the other process can.
+    var rate = defaultRate
+    var seconds = defaultSeconds
+}
+
+/// What an open scoreboard costs while another process commits taps at a steady rate (or as
+/// fast as it can).
 struct StormResult {
     /// The app's CPU time over the storm's wall time, in percent of one core.
     var cpuPercent: Double
     /// Frames the app drew a second during the storm.
     var framesPerSecond: Double
-    /// Commits the other process made a second.
+    /// Commits the other process made a second (what it achieved, not what it was asked for).
     var commitsPerSecond: Double
     /// Key written → first frame after it, during the storm.
     var key: KeyLatency
 }
 
 extension TerminalBenchmark {
-    /// How long the storm lasts, and how often a key is pressed meanwhile.
-    static let stormSeconds = 5.0
+    /// How often a key is pressed during the storm.
     static let stormKeyInterval = 0.1
     /// Silence that separates two frames in the storm (they come at most every 16 ms).
     static let stormFrameQuiet = 0.004
 
-    /// Opens the app on `database`, starts a child process tapping one team in a loop, and
-    /// for `stormSeconds` counts the app's frames and CPU time, pressing ↓ and ↑ in turn.
+    /// Opens the app on `database`, starts a child process tapping one team in a loop
+    /// (`storm.rate` taps a second), and for `storm.seconds` counts the app's frames and CPU
+    /// time, pressing ↓ and ↑ in turn.
     func measureStorm(database: URL, label: String) throws -> StormResult {
         let (session, _, _) = try start(database: database)
         defer { session.close() }
         _ = try session.readFrame(quiet: Self.quiet, timeout: Self.flashWait)
-        Progress.say("\(label) storm: another process taps for \(Self.stormSeconds) s; ↓ and ↑ every \(Self.stormKeyInterval) s")
+        let pace = storm.rate > 0 ? "\(Report.format(storm.rate, decimals: 0)) taps a second" : "as fast as it can"
+        Progress.say("\(label) storm: another process taps \(pace) for \(storm.seconds) s; ↓ and ↑ every \(Self.stormKeyInterval) s")
         let output = Pipe()
-        let tapper = try ChildProcess.startSelf(["storm-tapper", "--database", database.path, "--seconds", String(Self.stormSeconds)], output: output)
+        let tapper = try ChildProcess.startSelf(["storm-tapper", "--database", database.path, "--seconds", String(storm.seconds),
+                                                 "--rate", String(storm.rate)], output: output)
         let cpuBefore = try Self.cpuSeconds(of: session.pid)
         let start = Monotonic.now()
-        let end = start + UInt64(Self.stormSeconds * 1e9)
+        let end = start + UInt64(storm.seconds * 1e9)
         var frames = 0
         var assembler = FrameAssembler(quietNanoseconds: UInt64(Self.stormFrameQuiet * 1e9))
         var keyLatencies: [Double] = []
@@ -69,11 +83,15 @@ extension TerminalBenchmark {
         let seconds = Monotonic.milliseconds(from: start, to: Monotonic.now()) / 1000
         let cpu = try Self.cpuSeconds(of: session.pid) - cpuBefore
         tapper.waitUntilExit()
-        let commits = Double(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        // The tapper prints its commits and the seconds it tapped for.
+        let counts = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard tapper.terminationStatus == 0, counts.count == 2, counts[1] > 0 else {
+            throw BenchError("The storm's tapper failed (exit status \(tapper.terminationStatus)).")
+        }
         try quit(session)
         let result = StormResult(cpuPercent: 100 * cpu / seconds, framesPerSecond: Double(frames) / seconds,
-                                 commitsPerSecond: commits / Self.stormSeconds, key: KeyLatency(keyLatencies))
+                                 commitsPerSecond: counts[0] / counts[1], key: KeyLatency(keyLatencies))
         Progress.say("\(label) storm: \(Report.format(result.commitsPerSecond, decimals: 0)) commits/s elsewhere; the app used \(Report.format(result.cpuPercent, decimals: 1)) % of a core, drew \(Report.format(result.framesPerSecond, decimals: 1)) frames/s; key to next frame p50 \(Report.format(result.key.p50, decimals: 2)) ms, p99 \(Report.format(result.key.p99, decimals: 2)) ms")
         return result
     }
@@ -82,35 +100,5 @@ extension TerminalBenchmark {
     static func cpuSeconds(of pid: pid_t) throws -> Double {
         guard let stat = ProcessStat(pid: pid) else { throw BenchError("Cannot read the CPU time of process \(pid) from /proc.") }
         return stat.cpuSeconds
-    }
-}
-
-/// `worldcup-bench storm-tapper --database PATH --seconds S`: taps one team as fast as it can
-/// for S seconds, one commit each, then prints how many commits it made.
-struct StormTapperCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "storm-tapper",
-        abstract: "Tap one team in a loop for a while and print the number of commits (used by the benchmark).",
-        shouldDisplay: false
-    )
-
-    @Option(help: ArgumentHelp("The database to tap in.", valueName: "path"))
-    var database: String
-
-    @Option(help: ArgumentHelp("How long to tap.", valueName: "seconds"))
-    var seconds: Double
-
-    func run() throws {
-        try BenchError.readable {
-            let store = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: database), seed: nil)
-            guard let id = try store.teams().first?.id else { throw BenchError("The storm's database has no team.") }
-            let end = Monotonic.now() + UInt64(seconds * 1e9)
-            var commits = 0
-            while Monotonic.now() < end {
-                _ = try store.tap(teamID: id)
-                commits += 1
-            }
-            print(commits)
-        }
     }
 }

@@ -33,7 +33,7 @@ struct TerminalResult {
     var end: KeyLatency
     /// The "/" filter, each character typed (`TerminalBenchmark.measureFilter`).
     var filter: FilterLatency
-    /// The app while another process taps as fast as it can (small boards only).
+    /// The app while another process taps at a steady rate (small boards only).
     var storm: StormResult?
 }
 
@@ -52,6 +52,8 @@ struct TerminalBenchmark {
     var folder: URL
     /// The `worldcup` executable.
     var app: String
+    /// The other process's commits while the storm is measured.
+    var storm = StormSettings()
 
     /// The terminal: fixed, so every run draws the same screen.
     static let width = 100

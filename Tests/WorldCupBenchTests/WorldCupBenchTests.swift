@@ -55,4 +55,13 @@ struct WorldCupBenchTests {
         let a = Monotonic.now(), b = Monotonic.now()
         #expect(b >= a)
     }
+
+    @Test("A storm's commits are due evenly spaced at its rate; without a rate, none waits")
+    func stormPace() {
+        let pace = StormPace(rate: 4_000, start: 1_000)
+        #expect(pace.deadline(ofCommit: 0) == 1_000)
+        #expect(pace.deadline(ofCommit: 1) == 1_000 + 250_000)
+        #expect(pace.deadline(ofCommit: 4_000) == 1_000 + 1_000_000_000, "4,000 commits take one second")
+        #expect(StormPace(rate: 0, start: 1_000).deadline(ofCommit: 5) == nil)
+    }
 }
