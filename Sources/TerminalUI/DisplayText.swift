@@ -41,6 +41,8 @@ public enum DisplayText {
 
     /// The safe glyph for one grapheme, or nil when it shows nothing.
     static func glyph(for character: Character) -> Glyph? {
+        // Printable ASCII, most of what a screen shows, is safe and one cell as it is.
+        if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return Glyph(text: String(character), width: 1) }
         let scalars = Array(character.unicodeScalars)
         guard let first = scalars.first else { return nil }
         if let picture = controlPicture(first) { return Glyph(text: picture, width: 1) }

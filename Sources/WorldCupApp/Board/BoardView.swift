@@ -7,6 +7,13 @@ import WorldCup
 struct BoardView {
     let theme: Theme
     let flagStyle: FlagStyle
+    /// The badges drawn so far (their colours are costly to choose).
+    private let badges = BadgeCache()
+
+    init(theme: Theme, flagStyle: FlagStyle) {
+        self.theme = theme
+        self.flagStyle = flagStyle
+    }
 
     /// Draws the whole screen of `model`, laid out at its `screenSize`. Returns the grid and
     /// where the text caret belongs (nil: hidden).
@@ -104,7 +111,9 @@ struct BoardView {
     /// A team's row: its badge, its name and its wins.
     private func cell(_ team: Team?) -> TableCell {
         guard let team else { return TableCell(title: "…") }
-        let badge = FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)
-        return TableCell(badge: badge.spans(colors: theme.colors, style: flagStyle), title: team.teamName, detail: "Wins: \(team.wins)")
+        let badge = badges.spans(of: FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)) {
+            $0.spans(colors: theme.colors, style: flagStyle)
+        }
+        return TableCell(badge: badge, title: team.teamName, detail: "Wins: \(team.wins)")
     }
 }
