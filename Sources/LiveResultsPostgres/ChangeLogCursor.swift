@@ -74,6 +74,12 @@ public struct ChangeLogCursor: Hashable, Sendable {
                         unfinishedFrom: snapshot.unfinishedFrom)
     }
 
+    /// Whether every entry of transaction `xid` has been read (or never will be: it rolled
+    /// back): the last read's snapshot saw it finished.
+    public func hasRead(transaction xid: UInt64) -> Bool {
+        ChangeLogSnapshot(running: inProgress, unfinishedFrom: unfinishedFrom).hasFinished(xid)
+    }
+
     /// Whether pruning may have deleted an entry this cursor has not read: one at or below
     /// the pruned position after ours, or one of a transaction we wait for that is as old as
     /// the newest transaction pruned.
@@ -93,6 +99,12 @@ public struct ChangeLogSnapshot: Hashable, Sendable {
     public init(running: [UInt64] = [], unfinishedFrom: UInt64 = .max) {
         self.running = running
         self.unfinishedFrom = unfinishedFrom
+    }
+
+    /// Whether transaction `xid` had finished (committed or rolled back) when it was taken:
+    /// older than `unfinishedFrom` and not running.
+    public func hasFinished(_ xid: UInt64) -> Bool {
+        xid < unfinishedFrom && !running.contains(xid)
     }
 
     /// The snapshot of `pg_snapshot`'s text form, `xmin:xmax:xip,xip,…`; nil for other text.

@@ -13,7 +13,8 @@ struct LogRead: Sendable {
     private let sql: String
     private let predicate: PostgresPredicate?
     private let tableName: String
-    private let keys: PostgresKeyQuery.Statements
+    /// The controller's key query, whose selection and predicate the read uses.
+    let keys: PostgresKeyQuery.Statements
 
     /// What one read found.
     struct Found {
@@ -27,24 +28,26 @@ struct LogRead: Sendable {
         var everyRow = false
         /// Each row the entries named, with its key now (nil: gone, or no longer matching).
         var rows: [(id: RecordID, key: RowKey?)] = []
+        /// The transactions whose entries named each row of `rows`.
+        var transactions: [RecordID: [UInt64]] = [:]
     }
 
     init(_ keys: PostgresKeyQuery.Statements) throws {
         self.keys = keys
         tableName = keys.query.tableName
-        let (filter, predicate) = try keys.filter(firstParameter: ChangeLogReader.firstFreeParameter)
+        let (matches, predicate) = try keys.matches(firstParameter: ChangeLogReader.firstFreeParameter)
         self.predicate = predicate
-        let matches = filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count))
         let pruned = PostgresSQL.identifier(PostgresChangeLog.prunedTableName)
         // A lateral subquery reads the row, so the predicate's bare column names mean the
         // table's columns and nothing of the log.
         sql = ChangeLogReader.entries + """
 
             SELECT \(ChangeLogReader.snapshotText), mark.position, mark.xid::text, (SELECT max(position) FROM entries),
-                EXISTS (SELECT 1 FROM entries WHERE changed_id IS NULL), changed.changed_id, row.*
+                EXISTS (SELECT 1 FROM entries WHERE changed_id IS NULL), changed.changed_id, changed.xids, row.*
             FROM snapshot
             LEFT JOIN \(pruned) AS mark ON true
-            LEFT JOIN (SELECT DISTINCT changed_id FROM entries WHERE changed_id IS NOT NULL) AS changed ON true
+            LEFT JOIN (SELECT changed_id, array_agg(DISTINCT xid::text) AS xids FROM entries WHERE changed_id IS NOT NULL
+                       GROUP BY changed_id) AS changed ON true
             LEFT JOIN LATERAL (
                 SELECT \(keys.selection()), (\(matches)) AS liveresults_matches
                 FROM \(PostgresSQL.identifier(tableName)) WHERE \(PostgresSQL.identifier(keys.query.idColumn)) = changed.changed_id
@@ -63,14 +66,15 @@ struct LogRead: Sendable {
     func decode(_ rows: some Sequence<PostgresRow>) throws -> Found {
         var found = Found()
         for row in rows {
-            let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?).self)
+            let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?, [String]?).self)
             var cells = row.makeIterator()
-            for _ in 0..<6 { _ = cells.next() }
+            for _ in 0..<7 { _ = cells.next() }
             found.snapshot = try ChangeLogReader.snapshot(header.0)
             if let position = header.1, let xid = header.2.flatMap(UInt64.init) { found.pruned = PrunedMark(position: position, xid: xid) }
             found.lastPosition = header.3
             found.everyRow = header.4
             guard let changedID = header.5 else { continue }
+            found.transactions[changedID] = (header.6 ?? []).compactMap { UInt64($0) }
             var peek = cells
             guard let idCell = peek.next(), idCell.bytes != nil else {
                 found.rows.append((changedID, nil)) // Deleted.

@@ -18,12 +18,16 @@ import PostgresNIO
 /// - A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
 ///   controller compares with its result.
 ///
+/// Writes of this process through `PostgresReader.write` hand their rows over at once
+/// (`applyWritten`); `EarlyWrites` keeps the log from undoing or repeating them.
+///
 /// All state but the queue of changes lives on one event loop.
 final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable state is confined to `eventLoop`.
     private let database: PostgresReader
     private let eventLoop: any EventLoop
     private let channel: String
     private let read: LogRead
+    private let table: String
     private let notify: @Sendable () -> Void
     private let heartbeatInterval: TimeAmount?
     private let minimumLookInterval: TimeAmount
@@ -34,12 +38,15 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private let pending = NIOLockedValueBox<[TrackedChange]>([])
     /// Whether the listening connection is up (read from any thread).
     private let live = NIOLockedValueBox(false)
+    /// How many writes' hand-overs were applied (read from any thread, written on the event loop).
+    private let handOffs = NIOLockedValueBox(0)
 
     // On the event loop only:
     private var connection: PostgresConnection?
     /// Counts connections, so callbacks of an old one are ignored.
     private var generation = 0
     private var cursor: ChangeLogCursor?
+    private var early = EarlyWrites()
     private var reading: NIODeadline?
     private var readRequested = false
     private var readScheduled = false
@@ -62,6 +69,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         taskExecutor = EventLoopTaskExecutor(eventLoop)
         self.channel = channel
         self.read = read
+        self.table = read.keys.query.tableName
         notify = tracking.notify
         heartbeatInterval = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 20) : nil
         minimumLookInterval = Self.timeAmount(tracking.minimumLookInterval)
@@ -84,6 +92,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// Starts reading the log after `cursor` (the cursor of the snapshot the result was
     /// fetched from), now and at every wake-up.
     func start(at cursor: ChangeLogCursor) {
+        database.writeListeners.add(self, table: table)
         eventLoop.execute {
             self.cursor = cursor
             if let interval = self.heartbeatInterval {
@@ -117,6 +126,29 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             self.requestRead(now: true)
         }
         try? promise.futureResult.wait()
+    }
+
+    // MARK: - Writes of this process
+
+    /// The controller's key query: what a write returns for this feed.
+    var keys: PostgresKeyQuery.Statements { read.keys }
+
+    /// How many writes' hand-overs the feed has applied so far: a write notes it before it
+    /// is sent, so its hand-over can tell which applied writes it may have raced.
+    var handOffsAccepted: Int { handOffs.withLockedValue { $0 } }
+
+    /// Applies the rows transaction `xid` committed, as its write's answer gave them, unless
+    /// `EarlyWrites` says the log has them already or they may be stale; returns once done
+    /// (the change is then pending). `sentAfter`: `handOffsAccepted` when the write was sent.
+    func applyWritten(xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sentAfter: Int) {
+        let done = eventLoop.submit {
+            guard let cursor = self.cursor else { return }
+            let sequence = self.handOffs.withLockedValue { $0 } + 1
+            guard self.early.accept(xid: xid, ids: Set(rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) else { return }
+            self.handOffs.withLockedValue { $0 = sequence }
+            self.enqueue(.rows(CommittedChange(rows: rows)))
+        }
+        try? done.wait()
     }
 
     // MARK: - Connecting
@@ -257,9 +289,11 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         let missed = found.pruned.map { cursor.mayHaveMissedEntries(prunedThrough: $0) } ?? false
         self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress, unfinishedFrom: next.unfinishedFrom) } ?? next
         if missed || found.everyRow {
+            early.forget(seenBy: found.snapshot)
             enqueue(.refetch(touched: Set(found.rows.map(\.id))))
-        } else if !found.rows.isEmpty {
-            enqueue(.rows(CommittedChange(rows: found.rows)))
+        } else {
+            let rows = early.filter(found.rows, transactions: found.transactions, snapshot: found.snapshot)
+            if !rows.isEmpty { enqueue(.rows(CommittedChange(rows: rows))) }
         }
     }
 

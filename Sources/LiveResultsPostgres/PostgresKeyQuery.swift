@@ -79,6 +79,13 @@ package struct PostgresKeyQuery: Sendable {
             return (" WHERE (" + translated.sql + ")", translated)
         }
 
+        /// The predicate as a condition (with parameters numbered from `firstParameter`), or
+        /// `true` when there is none: whether a row matches, as a column of a query.
+        func matches(firstParameter: Int) throws -> (sql: String, predicate: PostgresPredicate?) {
+            let (filter, predicate) = try filter(firstParameter: firstParameter)
+            return (filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count)), predicate)
+        }
+
         /// Every matching row, in result order.
         func selectAll() throws -> PostgresQuery {
             let ordering = query.sortDescriptors.map { PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
@@ -100,11 +107,10 @@ package struct PostgresKeyQuery: Sendable {
 
         /// The id, key and match of each row of `ids` that exists, matching or not.
         func selectKeys(ids: [RecordID]) throws -> PostgresQuery {
-            let (filter, predicate) = try filter(firstParameter: 2)
+            let (matches, predicate) = try matches(firstParameter: 2)
             var bindings = PostgresBindings()
             bindings.append(ids)
             predicate?.bind(into: &bindings)
-            let matches = filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count))
             return PostgresQuery(unsafeSQL: "SELECT " + selection() + ", " + matches + " FROM " + PostgresSQL.identifier(query.tableName)
                 + " WHERE " + PostgresSQL.identifier(query.idColumn) + " = ANY($1)", binds: bindings)
         }

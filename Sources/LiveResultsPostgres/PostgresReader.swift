@@ -29,6 +29,8 @@ public final class PostgresReader: Sendable {
     /// connection is dropped and the call fails with "… is not answering."; nil: no limit.
     /// A dead network (a frozen relay) then fails in seconds instead of hanging.
     package let deadline: TimeAmount?
+    /// The change feeds of this reader's controllers, which `write(_:on:)` tells what it committed.
+    let writeListeners = WriteListeners()
     /// The connection of the controller's reads; nil until the first query or after it closed.
     private let readConnection = NIOLockedValueBox<PostgresConnection?>(nil)
     private static let nextConnectionID = NIOLockedValueBox(0)

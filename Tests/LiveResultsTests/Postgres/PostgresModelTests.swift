@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 @testable import LiveResults
-import LiveResultsPostgres
+@testable import LiveResultsPostgres
 import PostgresNIO
 import PostgresSupport
 import TestSupport
@@ -19,6 +19,10 @@ import Testing
 // transaction is open, the result must equal a fresh read of the table, ordered in memory as
 // SQLite orders it. A failure names the seed and the step.
 //
+// With `early`, about half of the autocommitted statements go through the controller's
+// `PostgresReader.write`, which hands their rows to the feed from the statement's own answer,
+// racing the feed's log reads of them and of the other writers' commits.
+//
 // Environment: LIVERESULTS_MODEL_SEED runs one seed only (decimal or 0x hex).
 
 struct PostgresModelCase: CustomTestStringConvertible, Sendable {
@@ -28,22 +32,27 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
     /// Log entries kept: a small log is pruned past the controller now and then.
     var retained: Int = PostgresChangeLog.defaultRetained
     var steps = 150
+    /// Whether some writes go through `PostgresReader.write`.
+    var early = false
 
     var testDescription: String {
         "seed \(seed)" + (predicate ? ", predicate" : "") + (fetchLimit > 0 ? ", fetchLimit \(fetchLimit)" : "")
-            + (retained < PostgresChangeLog.defaultRetained ? ", log of \(retained)" : "")
+            + (retained < PostgresChangeLog.defaultRetained ? ", log of \(retained)" : "") + (early ? ", early writes" : "")
     }
 
     static var all: [PostgresModelCase] {
         if let text = ProcessInfo.processInfo.environment["LIVERESULTS_MODEL_SEED"],
            let seed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text) {
             return [PostgresModelCase(seed: seed), PostgresModelCase(seed: seed, predicate: true),
-                    PostgresModelCase(seed: seed, fetchLimit: 7), PostgresModelCase(seed: seed, retained: 12)]
+                    PostgresModelCase(seed: seed, fetchLimit: 7), PostgresModelCase(seed: seed, retained: 12),
+                    PostgresModelCase(seed: seed, early: true)]
         }
         return [
             PostgresModelCase(seed: 1), PostgresModelCase(seed: 2), PostgresModelCase(seed: 3, predicate: true),
             PostgresModelCase(seed: 4, fetchLimit: 7), PostgresModelCase(seed: 5, retained: 12),
             PostgresModelCase(seed: 6, predicate: true, fetchLimit: 5, retained: 30),
+            PostgresModelCase(seed: 7, early: true), PostgresModelCase(seed: 8, predicate: true, fetchLimit: 6, early: true),
+            PostgresModelCase(seed: 9, retained: 20, early: true),
         ]
     }
 }
@@ -135,6 +144,7 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
         #expect(held == expectedLayout(try await database.allRows(), matching: matching, limit: modelCase.fetchLimit), "\(context(0, "the fetch"))")
 
         var truncates = 0
+        var earlyWrites = 0
         for step in 1...modelCase.steps {
             let writer = random.pick(writers)
             let rows = try await database.allRows()
@@ -151,6 +161,11 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
             } else if random.chance(0.03), !writers.contains(where: \.inTransaction) {
                 try await writer.run("TRUNCATE item")
                 truncates += 1
+            } else if modelCase.early, random.chance(0.5) {
+                let sql = Self.statement(&random, writer, rows: rows)
+                let write = PostgresWrite(table: "item", PostgresQuery(unsafeSQL: sql), deletes: sql.hasPrefix("DELETE"))
+                _ = try database.database.write(write, on: writer.connection)
+                earlyWrites += 1
             } else {
                 try await writer.run(Self.statement(&random, writer, rows: rows))
             }
@@ -185,6 +200,10 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
                 #expect(controller.layout == fresh, "\(context(step, "the result after every commit is read\n  ours:  \(controller.layout)\n  fresh: \(fresh)"))")
                 if controller.layout != fresh { return }
             }
+        }
+        if earlyWrites > 0 {
+            let handedOver = database.database.writeListeners.feeds(of: "item").first?.handOffsAccepted ?? 0
+            #expect(handedOver > 0, "\(modelCase.testDescription): none of \(earlyWrites) writes was handed over early")
         }
         // Refetching is the fallback for what the log cannot say row by row: a TRUNCATE, or a
         // log pruned past the controller (not with the default log of 10,000 entries).
