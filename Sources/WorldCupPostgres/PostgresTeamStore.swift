@@ -11,7 +11,9 @@ import WorldCup
 /// opens it (refusing a server too old, a database that is not ours or a newer schema),
 /// brings its schema up to date and seeds it once, and changes teams.
 ///
-/// Every change is one short statement or transaction. A tap records its own id (a UUID) in
+/// Every change is one short statement or transaction. Taps, adds and deletes go through the
+/// controllers' reader (`PostgresReader.write`), so this process's boards show them from the
+/// statement's own answer, without waiting for the change log's notification. A tap records its own id (a UUID) in
 /// the `tap` table in the same statement as its win, so a tap whose connection died on the way
 /// is sent again with the same id and counts exactly once. Connecting and every statement
 /// have a deadline (`deadline`): a server that stops answering is reported in one sentence
@@ -96,11 +98,11 @@ public final class PostgresTeamStore: TeamStore {
         let team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
         let key = Team.nameKey(team.teamName)
         return try change { connection in
-            let inserted = try Self.query(connection, """
+            let inserted = try write(PostgresWrite(table: "team", """
                 INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey")
                 VALUES (\(team.teamName), \(team.qualifyingZone), \(team.imageName), 0, \(key))
-                ON CONFLICT ("nameKey") DO NOTHING RETURNING \(unescaped: PostgresSchema.teamColumns)
-                """).map(Team.init(postgresRow:)).first
+                ON CONFLICT ("nameKey") DO NOTHING
+                """, returning: PostgresSchema.teamColumns), connection).map(Team.init(postgresRow:)).first
             if let inserted { return inserted }
             let existing = try Self.team(nameKey: key, connection)?.teamName ?? team.teamName
             throw WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
@@ -109,7 +111,7 @@ public final class PostgresTeamStore: TeamStore {
 
     public func delete(teamID: Int64) throws {
         try change { connection in
-            guard try !Self.query(connection, "DELETE FROM team WHERE id = \(teamID) RETURNING id").isEmpty else {
+            guard try !write(PostgresWrite(table: "team", "DELETE FROM team WHERE id = \(teamID)", returning: "id", deletes: true), connection).isEmpty else {
                 throw WorldCupError("That team no longer exists.")
             }
         }
@@ -131,7 +133,7 @@ public final class PostgresTeamStore: TeamStore {
         var outcomeUnknown = false
         while true {
             let failure: Failure
-            switch attempt({ connection in try Self.tap(teamID: teamID, tapID: tapID, connection) }) {
+            switch attempt({ connection in try tap(teamID: teamID, tapID: tapID, connection) }) {
             case .success(let team): return team
             case .failure(let failed): failure = failed
             }
@@ -146,21 +148,26 @@ public final class PostgresTeamStore: TeamStore {
 
     /// The tap's one statement: records `tapID` and adds the win, or neither when the id was
     /// recorded before; then the team as it is.
-    private static func tap(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> Team {
-        let tapped = try query(connection, """
+    private func tap(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> Team {
+        let tapped = try write(PostgresWrite(table: "team", """
             WITH recorded AS (
                 INSERT INTO tap (id, "teamID") VALUES (\(tapID), \(teamID)) ON CONFLICT (id) DO NOTHING RETURNING "teamID")
             UPDATE team SET wins = wins + 1 FROM recorded WHERE team.id = recorded."teamID"
-            RETURNING \(unescaped: PostgresSchema.teamColumns)
-            """).map(Team.init(postgresRow:)).first
+            """, returning: PostgresSchema.teamColumns), connection).map(Team.init(postgresRow:)).first
         if let tapped { return tapped }
         // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
-        guard let team = try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE id = \(teamID)")
+        guard let team = try Self.query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE id = \(teamID)")
             .map(Team.init(postgresRow:)).first,
-              try !query(connection, "SELECT 1 FROM tap WHERE id = \(tapID)").isEmpty else {
+              try !Self.query(connection, "SELECT 1 FROM tap WHERE id = \(tapID)").isEmpty else {
             throw WorldCupError("That team no longer exists.")
         }
         return team
+    }
+
+    /// Runs `change` on `connection`, handing the rows it committed to the controllers this
+    /// store made (their reader's feeds), and returns its rows.
+    private func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
+        try controllerDatabase.write(change, on: connection)
     }
 
     /// Deletes tap ids older than `tapRetention`, once per store (an index range scan on the

@@ -82,6 +82,53 @@ import WorldCupPostgres
         #expect(try filter.fetchedObjects.map(\.teamName) == ["Curaçao"])
     }
 
+    /// Records each batch's changed rows (ids and kinds).
+    final class Batches: ResultsControllerDelegate {
+        typealias Record = Team
+        var batches: [[String]] = []
+        func controllerWillChangeContent(_ controller: ResultsController<Team>) { batches.append([]) }
+        func controller(_ controller: ResultsController<Team>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?,
+                        for type: ChangeKind, newIndexPath: IndexPath?) {
+            batches[batches.count - 1].append("\(type) \(id)")
+        }
+        func controllerDidResetContent(_ controller: ResultsController<Team>) { batches.append(["reset"]) }
+        func take() -> [[String]] {
+            defer { batches = [] }
+            return batches
+        }
+    }
+
+    @Test func theBoardsOwnTapAddAndDeleteArePendingWhenTheyReturn() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let controller = store.makeController(fetchRequest: ResultsRequest<Team>(sortDescriptors: Team.boardOrder),
+                                              sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+        let batches = Batches()
+        controller.delegate = batches
+        controller.changeLogPollInterval = .zero
+        try controller.performFetch()
+        // Without a look at the log: the statements' own answers told the controller.
+        let brazil = try #require(try store.team(named: "Brazil"))
+        let tapID = UUID()
+        #expect(try store.tap(teamID: brazil.id!, tapID: tapID).wins == brazil.wins + 1)
+        try controller.processPendingChanges()
+        #expect(batches.take().map { $0.filter { $0.hasSuffix(" \(brazil.id!)") }.count } == [1], "the tap, in one batch")
+        #expect(try controller.object(at: try #require(controller.indexPath(for: brazil.id!))).wins == brazil.wins + 1)
+        // The same tap again counts nothing and reports nothing.
+        _ = try store.tap(teamID: brazil.id!, tapID: tapID)
+        let added = try store.add(name: "Curaçao", zone: "CONCACAF")
+        try controller.processPendingChanges()
+        #expect(batches.take() == [["insert \(added.id!)"]])
+        try store.delete(teamID: added.id!)
+        try controller.processPendingChanges()
+        #expect(batches.take() == [["delete \(added.id!)"]])
+        // The log brings the same commits: nothing more.
+        try controller.refresh()
+        #expect(batches.take() == [])
+        #expect(try controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
+    }
+
     @Test func resetReplacesEveryTeamWithTheSeed() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
