@@ -10,23 +10,47 @@ import WorldCup
 /// writer connection of its own, waiting for the server's answer.
 enum PostgresTap {
     static func run(_ writer: PostgresConnection, id: Int64) throws {
-        let result = try writer.query("UPDATE team SET wins = wins + 1 WHERE id = \(id)", logger: PostgresBoard.logger).wait()
+        let result = try writer.query(statement(id), logger: PostgresBoard.logger).wait()
         guard result.metadata.rows == 1 else { throw BenchError("A tap updated \(result.metadata.rows ?? 0) teams instead of team \(id).") }
+    }
+
+    /// The same UPDATE through `reader.write`, which hands the row it committed to the
+    /// controllers of `reader` from the statement's own answer.
+    static func run(_ writer: PostgresConnection, id: Int64, through reader: PostgresReader) throws {
+        let rows = try reader.write(PostgresWrite(table: "team", statement(id), returning: "id"), on: writer)
+        guard rows.count == 1 else { throw BenchError("A tap updated \(rows.count) teams instead of team \(id).") }
+    }
+
+    private static func statement(_ id: Int64) -> PostgresQuery {
+        "UPDATE team SET wins = wins + 1 WHERE id = \(id)"
     }
 }
 
 /// Our contender on PostgreSQL: `ResultsController<Team>` over a `PostgresReader`, woken by
-/// `onChangesAvailable` (the feed's NOTIFY and log read), applying each commit on this thread.
+/// `onChangesAvailable`, applying each commit on this thread. Its taps go through the reader
+/// (`PostgresReader.write`), which hands each commit to the feed from the UPDATE's own answer;
+/// or, on the notified path, on a plain connection, which the feed hears of by NOTIFY and
+/// reads from the log.
 enum PostgresControllerContender {
+    /// How the controller learns of the contender's taps.
+    enum Path {
+        /// `PostgresReader.write`: from the UPDATE's answer, in the writer's process.
+        case written
+        /// A plain UPDATE: NOTIFY, then the feed's log read (as a tap of another process).
+        case notified
+    }
+
     static func controller(_ reader: PostgresReader) -> ResultsController<Team> {
         ResultsController(database: reader, fetchRequest: BenchRequest.request, sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
     }
 
     /// Where a tap's time goes, in microseconds per measured tap.
     struct Breakdown {
-        /// Sending the UPDATE until the server answered (the commit, with the log's triggers).
+        /// Sending the UPDATE until the server answered (the commit, with the log's triggers;
+        /// on the written path, the hand-over to the feed too).
         var update: [Double] = []
-        /// The answer until `onChangesAvailable` (NOTIFY to the feed, its log read).
+        /// The answer until `onChangesAvailable` (NOTIFY to the feed, its log read; none on the
+        /// written path, which calls it during the hand-over).
         var wake: [Double] = []
         /// `onChangesAvailable` until the batch was delivered (this thread waking, `processPendingChanges`).
         var apply: [Double] = []
@@ -39,7 +63,7 @@ enum PostgresControllerContender {
 
     /// Latencies in microseconds, from just before sending each tap's UPDATE to the end of the
     /// batch the controller delivered for it, and where that time went.
-    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], breakdown: Breakdown) {
+    static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64], path: Path) throws -> (latencies: [Double], breakdown: Breakdown) {
         let reader = PostgresReader(configuration: board.url.configuration)
         defer { reader.close() }
         let controller = controller(reader)
@@ -61,7 +85,10 @@ enum PostgresControllerContender {
         func tap(_ id: Int64) throws -> Double {
             let before = recorder.deliveries
             let start = Monotonic.now()
-            try PostgresTap.run(writer, id: id)
+            switch path {
+            case .written: try PostgresTap.run(writer, id: id, through: reader)
+            case .notified: try PostgresTap.run(writer, id: id)
+            }
             let updated = Monotonic.now()
             // A wake-up may find nothing new (one left over from the tap before): wait again.
             while recorder.deliveries == before {

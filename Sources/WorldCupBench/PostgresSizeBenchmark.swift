@@ -36,13 +36,18 @@ struct PostgresSizeBenchmark {
         let plan = BenchDatabase.tapPlan(rows: rows, count: max(taps, peerTaps), seed: seed &+ 1)
         let warmUp = BenchDatabase.tapPlan(rows: rows, count: SizeBenchmark.warmUpTaps, seed: seed &+ 2)
 
-        Progress.say("\(label) controller: \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
-        let oursRun = try PostgresControllerContender.measure(board: board, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)))
+        Progress.say("\(label) controller, taps through PostgresReader.write (the commit handed over from the UPDATE's answer): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
+        let oursRun = try PostgresControllerContender.measure(board: board, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)), path: .written)
         let ours = Percentiles(oursRun.latencies)
         let oursP50 = ours.median ?? 0
         let oursP99 = ours.p99 ?? 0
         func p50(_ sample: [Double]) -> String { Report.format(Percentiles(sample).median ?? 0, decimals: 1) }
-        Progress.say("\(label) controller: p50 \(Report.format(oursP50, decimals: 1)) µs, p99 \(Report.format(oursP99, decimals: 1)) µs (p50s: UPDATE with the log's triggers \(p50(oursRun.breakdown.update)) µs, then NOTIFY and the feed's log read until onChangesAvailable \(p50(oursRun.breakdown.wake)) µs, then processPendingChanges until the batch \(p50(oursRun.breakdown.apply)) µs)")
+        Progress.say("\(label) controller: p50 \(Report.format(oursP50, decimals: 1)) µs, p99 \(Report.format(oursP99, decimals: 1)) µs (p50s: UPDATE with the log's triggers and the hand-over \(p50(oursRun.breakdown.update)) µs, then processPendingChanges until the batch \(p50(oursRun.breakdown.apply)) µs)")
+
+        Progress.say("\(label) controller, notified path (a plain UPDATE, as another process's tap): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
+        let notifiedRun = try PostgresControllerContender.measure(board: board, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)), path: .notified)
+        let notified = Percentiles(notifiedRun.latencies)
+        Progress.say("\(label) controller, notified path: p50 \(Report.format(notified.median ?? 0, decimals: 1)) µs, p99 \(Report.format(notified.p99 ?? 0, decimals: 1)) µs (p50s: UPDATE with the log's triggers \(p50(notifiedRun.breakdown.update)) µs, then NOTIFY and the feed's log read until onChangesAvailable \(p50(notifiedRun.breakdown.wake)) µs, then processPendingChanges until the batch \(p50(notifiedRun.breakdown.apply)) µs)")
 
         Progress.say("\(label) peer (LISTEN + refetch ids + difference(from:)): \(SizeBenchmark.peerWarmUpTaps) warm-up taps, then \(peerTaps) measured")
         let peerRun = try PostgresRefetchDiffPeer.measure(board: board, rows: rows, warmUp: Array(warmUp.prefix(SizeBenchmark.peerWarmUpTaps)),
