@@ -5,7 +5,7 @@ import GRDB
 ///
 /// While every row of the index passes (a filter that keeps matching everything as it is
 /// typed), there is no view and the index itself is the filtered result. Otherwise a view
-/// (`SectionedIndex.view(keeping:)`) holds the passing rows' slots, sharing the index's key
+/// (`SectionedIndex.view(keepingSlotsIn:)`) holds the passing rows' slots, sharing the index's key
 /// store (4 bytes a passing row; nothing copied), and commits are applied to it after the
 /// index, so its batches are exact in its own index spaces.
 struct RowFilter {
@@ -94,7 +94,7 @@ extension LiveResult {
     /// from `previous` (a view that holds every matching row) or from the index.
     private func view(of matches: Matches, narrowing previous: SectionedIndex?) -> SectionedIndex? {
         guard matches.count < index.count else { return nil }
-        return (previous ?? index).view { matches.contains($0) }
+        return (previous ?? index).view(keepingSlotsIn: matches.bits)
     }
 
     /// Removes the filter: the whole index is the result again.
@@ -120,8 +120,7 @@ extension LiveResult {
         // A row that stays or comes in without passing ends "every row passes": the view is
         // made from the index as it was, before the commit.
         if !filter.hasView, zip(rows, passing).contains(where: { $0.key != nil && $1.key == nil }) {
-            let matches = filter.matches
-            filter.setView(index.view { matches.contains($0) })
+            filter.setView(index.view(keepingSlotsIn: filter.matches.bits))
         }
         // Where the changed rows were in the view, read while the store holds the old keys.
         let viewChange = filter.view(over: index)?.prepareViewChange(passing)

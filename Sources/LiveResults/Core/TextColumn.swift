@@ -1,7 +1,10 @@
+import Foundation
+
 /// One text column of every row of a result, kept in memory for a filter (`ResultsFilter`):
 /// the UTF-8 bytes of each slot's value (slots as in the result's `KeyStore`) one after
-/// another in a single buffer, with each slot's start, length and byte signature. A million
-/// 12-byte names take 28 MB; no `String` is made.
+/// another in a single buffer, with each slot's start and length, and for each byte value
+/// the slots whose value holds it (`ByteSlotSets`). A million 12-byte names take about
+/// 23 MB; no `String` is made.
 ///
 /// A value that grows is written at the end of the buffer; the buffer is compacted when more
 /// than half of it is no longer used.
@@ -12,8 +15,8 @@ struct TextColumn {
     private var starts: [UInt32] = []
     /// Each slot's length in bytes; -1 for NULL (or a slot with no value yet).
     private var lengths: [Int32] = []
-    /// Each slot's `signature(of:)`: which bytes its value holds, roughly.
-    private var signatures: [UInt64] = []
+    /// Which slots hold which bytes, and which hold a value at all.
+    private var byteSets: ByteSlotSets
     /// Bytes of `bytes` that no slot uses any more.
     private var unused = 0
     /// Zero bytes at the end of `bytes`, so that `find` may read 8 bytes from any value's byte.
@@ -23,7 +26,7 @@ struct TextColumn {
     init(slotCount: Int, expectedBytes: Int = 0) {
         starts = Array(repeating: 0, count: slotCount)
         lengths = Array(repeating: -1, count: slotCount)
-        signatures = Array(repeating: 0, count: slotCount)
+        byteSets = ByteSlotSets(slotCount: slotCount)
         bytes.reserveCapacity(expectedBytes + Self.padding)
         bytes.append(contentsOf: repeatElement(0, count: Self.padding))
     }
@@ -35,10 +38,14 @@ struct TextColumn {
     mutating func set(_ value: UnsafeRawBufferPointer?, at slot: Int) throws {
         if slot >= lengths.count {
             starts.append(contentsOf: repeatElement(0, count: slot + 1 - lengths.count))
-            signatures.append(contentsOf: repeatElement(0, count: slot + 1 - lengths.count))
             lengths.append(contentsOf: repeatElement(-1, count: slot + 1 - lengths.count))
+            byteSets.grow(toHold: lengths.count)
         }
         let old = Int(max(lengths[slot], 0))
+        if lengths[slot] >= 0 {
+            let start = Int(starts[slot])
+            bytes.withUnsafeBufferPointer { byteSets.remove(slot, holding: UnsafeBufferPointer(rebasing: $0[start..<start + old])) }
+        }
         guard let value else {
             unused += old
             lengths[slot] = -1
@@ -62,7 +69,7 @@ struct TextColumn {
             unused += old
         }
         lengths[slot] = Int32(value.count)
-        signatures[slot] = Self.signature(of: value)
+        byteSets.insert(slot, holding: value.assumingMemoryBound(to: UInt8.self))
         if unused > 4096 && unused > (bytes.count - Self.padding) / 2 { compact() }
     }
 
@@ -118,71 +125,138 @@ struct TextColumn {
 
     /// The slots whose value contains `needle`, and where it first occurs in each.
     ///
-    /// Without `previous`, one pass over every slot, which skips a value at once when its
-    /// `signatures` lack a byte of the needle. With `previous` (the matches of `previousNeedle`,
-    /// which `needle` contains), only the slots that matched it are looked at; and when
-    /// `needle` extends `previousNeedle` (a key typed at the end), a value is decided by
-    /// comparing the bytes after its previous occurrence, without a search.
-    func matches(_ needle: [UInt8], refining previous: Matches? = nil, previousNeedle: [UInt8] = []) -> Matches {
+    /// Only the slots whose value holds every byte of the needle are looked at (the AND of
+    /// their `ByteSlotSets`, 64 slots a step); for a needle of one byte they are the answer.
+    /// With `previous` (the matches of `previousNeedle`, which `needle` contains), only the
+    /// slots that matched it; and when `needle` extends `previousNeedle` (a key typed at the
+    /// end), a value whose previous occurrence is known is decided by comparing the bytes
+    /// after it. A column of `parallelFrom` slots or more is searched in chunks on several
+    /// threads (`inChunks`).
+    func matches(_ needle: [UInt8], refining previous: Matches? = nil, previousNeedle: [UInt8] = [],
+                 parallelFrom: Int = Self.parallelSlots) -> Matches {
         let slotCount = lengths.count
-        var bits = [UInt64](repeating: 0, count: (slotCount + 63) / 64)
         var offsets = [UInt8](repeating: UInt8.max, count: slotCount)
-        let wanted = Self.signature(of: needle)
+        guard var bits = candidates(needle, among: previous) else { return Matches(bits: [], offsets: offsets, count: 0) }
         let extends = previous != nil && needle.starts(with: previousNeedle)
+        let previousCount = previousNeedle.count
+        // With one byte or none, a candidate matches: the search only looks for where.
+        let candidatesMatch = needle.count <= 1
         let unknown = Matches.unknownOffset
+        let emptyOffsets = [UInt8]()
         // Raw pointers throughout: this loop runs over a million values at each key.
-        bytes.withUnsafeBufferPointer { buffer in
+        let count = bytes.withUnsafeBufferPointer { buffer in
         starts.withUnsafeBufferPointer { starts in
         lengths.withUnsafeBufferPointer { lengths in
-        signatures.withUnsafeBufferPointer { signatures in
         needle.withUnsafeBufferPointer { needle in
+        (previous?.offsets ?? emptyOffsets).withUnsafeBufferPointer { previousOffsets in
         bits.withUnsafeMutableBufferPointer { bits in
         offsets.withUnsafeMutableBufferPointer { offsets in
             let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
-            @inline(__always) func test(_ slot: Int, from: Int) {
-                let length = Int(lengths[slot])
-                guard length >= needle.count, signatures[slot] & wanted == wanted else { return } // NULL is -1
-                if let found = Self.find(needle, in: base + Int(starts[slot]), count: length, from: from) {
-                    bits[slot &>> 6] |= 1 &<< UInt64(slot & 63)
-                    offsets[slot] = UInt8(truncatingIfNeeded: min(found, unknown))
-                }
-            }
-            guard let previous else {
-                for slot in 0..<slotCount { test(slot, from: 0) }
-                return
-            }
-            previous.bits.withUnsafeBufferPointer { previousBits in
-            previous.offsets.withUnsafeBufferPointer { previousOffsets in
-                for word in 0..<min(previousBits.count, bits.count) {
-                    var rest = previousBits[word]
+            let shared = SharedPointers(bits: bits, offsets: offsets)
+            return Self.inChunks(bits.count, parallel: slotCount >= parallelFrom) { words in
+                let bits = shared.bits, offsets = shared.offsets
+                var found = 0
+                for word in words {
+                    var rest = bits[word]
+                    var kept: UInt64 = 0
                     while rest != 0 {
                         let slot = word &<< 6 &+ rest.trailingZeroBitCount
+                        let bit = rest & (0 &- rest)
                         rest &= rest &- 1
-                        let offset = Int(previousOffsets[slot])
-                        guard extends, offset < unknown else { test(slot, from: 0); continue }
-                        // The previous needle is at `offset`: does the rest follow it?
                         let text = base + Int(starts[slot])
                         let length = Int(lengths[slot])
-                        var k = previousNeedle.count
-                        while k < needle.count, offset &+ k < length, text[offset &+ k] == needle[k] { k &+= 1 }
-                        if k == needle.count {
-                            bits[word] |= 1 &<< UInt64(slot & 63)
-                            offsets[slot] = UInt8(truncatingIfNeeded: offset)
-                        } else {
-                            test(slot, from: offset + 1)
+                        if needle.isEmpty {
+                            kept |= bit
+                            offsets[slot] = 0
+                            continue
+                        }
+                        var from = 0
+                        if extends, slot < previousOffsets.count, Int(previousOffsets[slot]) < unknown {
+                            // The previous needle is first at `offset`: does the rest follow it?
+                            let offset = Int(previousOffsets[slot])
+                            var k = previousCount
+                            while k < needle.count, offset &+ k < length, text[offset &+ k] == needle[k] { k &+= 1 }
+                            if k == needle.count {
+                                kept |= bit
+                                offsets[slot] = UInt8(truncatingIfNeeded: offset)
+                                continue
+                            }
+                            from = offset + 1
+                        }
+                        if candidatesMatch {
+                            kept |= bit // it holds the byte; where first is left unknown
+                        } else if let at = Self.find(needle, in: text, count: length, from: from) {
+                            kept |= bit
+                            offsets[slot] = UInt8(truncatingIfNeeded: min(at, unknown))
                         }
                     }
+                    bits[word] = kept
+                    found &+= kept.nonzeroBitCount
+                }
+                return found
+            }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        return Matches(bits: bits, offsets: offsets, count: count)
+    }
+
+    /// The slots that may hold `needle`: those holding each of its bytes, among `previous`'s
+    /// matches or else the slots with a value; nil when a byte of the needle is in no value.
+    private func candidates(_ needle: [UInt8], among previous: Matches?) -> [UInt64]? {
+        let wordCount = byteSets.wordCount
+        var bits = previous?.bits ?? byteSets.valued
+        if bits.count != wordCount {
+            bits = Array(bits.prefix(wordCount)) + repeatElement(0, count: max(0, wordCount - bits.count))
+        }
+        if previous != nil { Self.intersect(&bits, byteSets.valued) }
+        var seen = Set<UInt8>()
+        for byte in needle where seen.insert(byte).inserted {
+            guard let slots = byteSets.slots(holding: byte) else { return nil }
+            Self.intersect(&bits, slots)
+        }
+        return bits
+    }
+
+    private static func intersect(_ bits: inout [UInt64], _ other: [UInt64]) {
+        bits.withUnsafeMutableBufferPointer { bits in
+            other.withUnsafeBufferPointer { other in
+                for word in bits.indices { bits[word] &= word < other.count ? other[word] : 0 }
+            }
+        }
+    }
+
+    /// From how many slots a search runs on several threads.
+    static let parallelSlots = 1 << 17
+
+    /// The output buffers of a search, written by several threads at once, each in words
+    /// (and their 64 slots) of its own.
+    private struct SharedPointers: @unchecked Sendable {
+        let bits: UnsafeMutableBufferPointer<UInt64>
+        let offsets: UnsafeMutableBufferPointer<UInt8>
+    }
+
+    /// Calls `body` on `0..<count` cut in chunks, one a processor (at most 4) when `parallel`,
+    /// else on the whole range at once; returns the sum of what the calls return.
+    static func inChunks(_ count: Int, parallel: Bool, _ body: (Range<Int>) -> Int) -> Int {
+        let chunks = parallel ? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount, count)) : 1
+        guard chunks > 1 else { return body(0..<count) }
+        var sums = [Int](repeating: 0, count: chunks)
+        sums.withUnsafeMutableBufferPointer { sums in
+            nonisolated(unsafe) let sums = sums
+            withoutActuallyEscaping(body) { body in
+                nonisolated(unsafe) let body = body
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    let range = (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
+                    sums[chunk] = body(range)
                 }
             }
-            }
         }
-        }
-        }
-        }
-        }
-        }
-        }
-        return Matches(bits: bits, offsets: offsets)
+        return sums.reduce(0, +)
     }
 
     /// Whether `needle` occurs in the `count` bytes at `text` at or after `from` (byte for
@@ -214,25 +288,6 @@ struct TextColumn {
         }
         return nil
     }
-
-    /// The bytes a value holds, as bits of one word: lower-case letters and digits each have
-    /// their own bit, other bytes share the rest. A value lacking a bit of a needle's
-    /// signature cannot contain the needle.
-    @inline(__always)
-    static func signature<Bytes: Sequence>(of bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
-        var signature: UInt64 = 0
-        for byte in bytes { signature |= 1 << UInt64(bit(for: byte)) }
-        return signature
-    }
-
-    @inline(__always)
-    private static func bit(for byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a")
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return 26 + byte - UInt8(ascii: "0")
-        default: return 36 + byte % 28
-        }
-    }
 }
 
 /// The slots whose value contains a needle (a bit set), and where the needle first occurs in
@@ -240,19 +295,21 @@ struct TextColumn {
 struct Matches {
     /// Bit `slot % 64` of word `slot / 64` is on for a matching slot.
     private(set) var bits: [UInt64]
-    /// Where the needle first occurs in each matching slot's value; `unknownOffset` past 254.
+    /// Where the needle first occurs in each matching slot's value; `unknownOffset` past 254,
+    /// or when it was not looked for (a needle of one byte matches by its byte's set alone).
     private(set) var offsets: [UInt8]
     /// How many slots match.
     private(set) var count = 0
 
-    /// The offset that says "search again": the occurrence is further than a byte counts.
+    /// The offset that says "search again": the occurrence is further than a byte counts, or
+    /// was not looked for.
     static let unknownOffset = Int(UInt8.max)
 
-    /// The matches of a bit set and its offsets.
-    init(bits: [UInt64], offsets: [UInt8]) {
+    /// The matches of a bit set and its offsets; `count`: the bits set.
+    init(bits: [UInt64], offsets: [UInt8], count: Int) {
         self.bits = bits
         self.offsets = offsets
-        count = bits.reduce(0) { $0 + $1.nonzeroBitCount }
+        self.count = count
     }
 
     func contains(_ slot: Int) -> Bool {
