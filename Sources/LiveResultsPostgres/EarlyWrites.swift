@@ -45,6 +45,10 @@ struct EarlyWrites {
         return true
     }
 
+    /// Whether the rows of transaction `xid` were applied from its write and no read has
+    /// seen it finish since.
+    func isApplied(_ xid: UInt64) -> Bool { written[xid] != nil }
+
     /// Whether any write is waiting for the log.
     var isEmpty: Bool { written.isEmpty }
 

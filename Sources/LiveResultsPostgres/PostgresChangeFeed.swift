@@ -19,7 +19,9 @@ import PostgresNIO
 ///   controller compares with its result.
 ///
 /// Writes of this process through `PostgresReader.write` hand their rows over at once
-/// (`applyWritten`); `EarlyWrites` keeps the log from undoing or repeating them.
+/// (`endWrite`); `EarlyWrites` keeps the log from undoing or repeating them. Their
+/// notifications (which name the writing transaction) then ask for no read at once: the
+/// log is read a little later, or with the next other notification, whichever comes first.
 ///
 /// All state but the queue of changes lives on one event loop.
 final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable state is confined to `eventLoop`.
@@ -30,6 +32,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private let table: String
     private let notify: @Sendable () -> Void
     private let heartbeatInterval: TimeAmount?
+    /// How long after a notification of this process's own write the log is read anyway (nil:
+    /// at once, as for any notification).
+    private let settlingDelay: TimeAmount?
     private let minimumLookInterval: TimeAmount
     /// Where the prepared log read's task runs: on `eventLoop`.
     private let taskExecutor: EventLoopTaskExecutor
@@ -40,6 +45,10 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private let live = NIOLockedValueBox(false)
     /// How many writes' hand-overs were applied (read from any thread, written on the event loop).
     private let handOffs = NIOLockedValueBox(0)
+    /// Writes of this process sent and not yet ended (`beginWrite`, `endWrite`).
+    private let writesInFlight = NIOLockedValueBox(0)
+    /// How many log reads began (for tests).
+    private let readsBegun = NIOLockedValueBox(0)
 
     // On the event loop only:
     private var connection: PostgresConnection?
@@ -47,6 +56,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private var generation = 0
     private var cursor: ChangeLogCursor?
     private var early = EarlyWrites()
+    /// The transactions of notifications that came while writes were in flight (nil: none named).
+    private var heldNotifications: [UInt64?] = []
+    private var settlingScheduled = false
     private var reading: NIODeadline?
     private var readRequested = false
     private var readScheduled = false
@@ -72,6 +84,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         self.table = read.keys.query.tableName
         notify = tracking.notify
         heartbeatInterval = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 20) : nil
+        settlingDelay = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 2) : nil
         minimumLookInterval = Self.timeAmount(tracking.minimumLookInterval)
         do {
             try eventLoop.flatSubmit { self.connect() }.wait()
@@ -103,6 +116,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             self.requestRead(now: true)
         }
     }
+
+    /// How many reads of the log began so far (for tests).
+    var logReadsBegun: Int { readsBegun.withLockedValue { $0 } }
 
     /// Whether the listening connection is up; false while it is being made again. The
     /// controller is woken when it changes.
@@ -137,18 +153,69 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// is sent, so its hand-over can tell which applied writes it may have raced.
     var handOffsAccepted: Int { handOffs.withLockedValue { $0 } }
 
-    /// Applies the rows transaction `xid` committed, as its write's answer gave them, unless
+    /// Notes a write of this process about to be sent; returns `handOffsAccepted` for its
+    /// `endWrite`. Until the write ends, notifications wait, so that the feed can tell whether
+    /// they are of this write (whose rows the write hands over) or of another transaction.
+    func beginWrite() -> Int {
+        writesInFlight.withLockedValue { $0 += 1 }
+        return handOffsAccepted
+    }
+
+    /// Ends a write `beginWrite` noted: applies the rows its transaction `xid` committed, as
+    /// its answer gave them (nil: it failed, or there is nothing to hand over), unless
     /// `EarlyWrites` says the log has them already or they may be stale; returns once done
-    /// (the change is then pending). `sentAfter`: `handOffsAccepted` when the write was sent.
-    func applyWritten(xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sentAfter: Int) {
+    /// (the change is then pending). `sentAfter`: what `beginWrite` returned.
+    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)])?, sentAfter: Int) {
         let done = eventLoop.submit {
-            guard let cursor = self.cursor else { return }
-            let sequence = self.handOffs.withLockedValue { $0 } + 1
-            guard self.early.accept(xid: xid, ids: Set(rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) else { return }
-            self.handOffs.withLockedValue { $0 = sequence }
-            self.enqueue(.rows(CommittedChange(rows: rows)))
+            let stillInFlight = self.writesInFlight.withLockedValue { count in
+                count -= 1
+                return count
+            }
+            if let written, let cursor = self.cursor {
+                let sequence = self.handOffs.withLockedValue { $0 } + 1
+                if self.early.accept(xid: written.xid, ids: Set(written.rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) {
+                    self.handOffs.withLockedValue { $0 = sequence }
+                    self.enqueue(.rows(CommittedChange(rows: written.rows)))
+                }
+            }
+            if stillInFlight == 0 {
+                let held = self.heldNotifications
+                self.heldNotifications = []
+                for transaction in held { self.notified(by: transaction) }
+            }
         }
         try? done.wait()
+    }
+
+    // MARK: - Notifications
+
+    /// A notification of `transaction` (nil: it named none). A write of this process whose
+    /// rows were handed over needs no read now; the log is still read a little later
+    /// (`settlingDelay`, two poll intervals), for rows of that transaction the write did not
+    /// return (another statement of it, or a WITH that changed the table too) and so that the
+    /// cursor moves on.
+    private func notified(by transaction: UInt64?) {
+        guard writesInFlight.withLockedValue({ $0 }) == 0 else {
+            heldNotifications.append(transaction)
+            return
+        }
+        if let transaction, let settlingDelay, early.isApplied(transaction) {
+            settleLater(in: settlingDelay)
+        } else {
+            requestRead(now: false)
+        }
+    }
+
+    /// Reads the log `delay` from now, unless a read begins before then.
+    private func settleLater(in delay: TimeAmount) {
+        guard !settlingScheduled else { return }
+        settlingScheduled = true
+        let asked = NIODeadline.now()
+        eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self else { return }
+            self.settlingScheduled = false
+            if self.lastReadStart < asked { self.requestRead(now: false) }
+        }
     }
 
     // MARK: - Connecting
@@ -160,8 +227,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         let generation = generation
         return Self.connection(to: database, on: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return connection.close() }
-            connection.addListener(channel: self.channel) { [weak self] _, _ in
-                self?.requestRead(now: false)
+            connection.addListener(channel: self.channel) { [weak self] _, notification in
+                self?.notified(by: UInt64(notification.payload))
             }
             let listen = PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel))
             return connection.query(listen, logger: self.database.logger).map { _ in
@@ -248,6 +315,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private func performRead() {
         guard let connection, let cursor else { return }
         readRequested = false
+        readsBegun.withLockedValue { $0 += 1 }
         let started = NIODeadline.now()
         reading = started
         lastReadStart = started

@@ -60,15 +60,20 @@ extension PostgresReader {
     /// hand-over (for tests: a log read that overtakes the hand-over).
     func write(_ write: PostgresWrite, on connection: PostgresConnection, beforeHandOff: () throws -> Void) throws -> [PostgresRow] {
         let feeds = writeListeners.feeds(of: write.table)
-        let handOffs = feeds.map(\.handOffsAccepted)
+        let handOffs = feeds.map { $0.beginWrite() }
+        var written: WrittenRows?
+        // Ended whatever happens, so the feeds do not hold notifications for it.
+        defer {
+            for (index, feed) in feeds.enumerated() {
+                feed.endWrite(written.map { ($0.xid, $0.rows[index]) }, sentAfter: handOffs[index])
+            }
+        }
         let query = try WrittenRows.query(write, feeds: feeds)
         let rows = try connection.query(query, logger: logger).wait()
         try beforeHandOff()
         // Committed: a row the feeds cannot read is left to the log, never reported as a failure.
-        if !feeds.isEmpty, let written = try? WrittenRows(rows, feeds: feeds, deletes: write.deletes) {
-            for (index, feed) in feeds.enumerated() {
-                feed.applyWritten(xid: written.xid, rows: written.rows[index], sentAfter: handOffs[index])
-            }
+        if !feeds.isEmpty {
+            written = try? WrittenRows(rows, feeds: feeds, deletes: write.deletes)
         }
         return Array(rows)
     }

@@ -77,13 +77,11 @@ struct PostgresMigration {
             for statement in PostgresSchema.migrations[step] ?? [] {
                 try query(PostgresQuery(unsafeSQL: statement))
             }
-            // The change log, synchronously (no task: this thread may be one Swift concurrency
-            // needs to run it).
-            if step == 1 {
-                for statement in try PostgresChangeLog.installStatements(on: "team") {
-                    try query(PostgresQuery(unsafeSQL: statement))
-                }
-            }
+        }
+        // The change log as this version installs it, synchronously (no task: this thread may
+        // be one Swift concurrency needs to run it).
+        for statement in try PostgresChangeLog.installStatements(on: "team") {
+            try query(PostgresQuery(unsafeSQL: statement))
         }
         try query("""
             INSERT INTO \(unescaped: PostgresSchema.versionTable) (version) VALUES (\(Int32(PostgresSchema.version)))

@@ -8,7 +8,7 @@ import WorldCup
 /// build the same table and index from these statements.
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
-    public static let version = 1
+    public static let version = 2
     /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
     /// (13) and `CREATE OR REPLACE TRIGGER` (14).
     public static let oldestServer = 140_000
@@ -65,8 +65,8 @@ public enum PostgresSchema {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// The statements that bring the schema from `version - 1` to `version`, oldest first (the
-    /// change log, which needs a connection, is installed by the store after version 1's).
+    /// The statements that bring the schema from `version - 1` to `version`, oldest first. The
+    /// change log is installed (again: its statements are idempotent) after every migration.
     static let migrations: [Int: [String]] = [
         1: [
             "CREATE TABLE \(versionTable) (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL)",
@@ -78,6 +78,9 @@ public enum PostgresSchema {
             #"CREATE TABLE tap (id uuid PRIMARY KEY, "teamID" bigint NOT NULL, "tappedAt" timestamptz NOT NULL DEFAULT now())"#,
             #"CREATE INDEX tap_by_time ON tap ("tappedAt")"#,
         ],
+        // The change log's row trigger reads the id directly, and notifications name the
+        // writing transaction: nothing but the log's install, which follows.
+        2: [],
     ]
 
     /// Throws one sentence when a server of `versionNumber` (`server_version_num`) is too old.

@@ -25,6 +25,26 @@ import WorldCupPostgres
         #expect(try store.teamCount() == 32)
     }
 
+    @Test func aVersionOneBoardMovesToTheTableOwnTrigger() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // Version 1's row trigger ran a function shared by every table; what it ran does not
+        // matter here, only that opening moves the board to version 2's.
+        _ = try await database.execute("DROP TRIGGER liveresults_log ON team")
+        _ = try await database.execute("UPDATE worldcup_schema SET version = 1")
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == 2)
+        #expect(try await database.integer("""
+            SELECT count(*) FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+            WHERE t.tgrelid = 'team'::regclass AND t.tgname = 'liveresults_log' AND p.proname = 'liveresults_log_team'
+            """) == 1)
+        let before = try await database.integer("SELECT count(*) FROM liveresults_change") ?? 0
+        _ = try store.tap(teamID: try store.teams()[0].id!)
+        #expect(try await database.integer("SELECT count(*) FROM liveresults_change") == before + 1)
+        #expect(try store.teamCount() == 32)
+    }
+
     @Test func anEmptiedBoardIsNotSeededAgain() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }

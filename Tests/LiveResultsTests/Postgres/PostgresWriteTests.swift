@@ -57,6 +57,70 @@ import Testing
         }
     }
 
+    /// The feed of the reader's one controller over `item`.
+    func feed(_ database: PostgresItems) throws -> PostgresChangeFeed {
+        try #require(database.database.writeListeners.feeds(of: "item").first)
+    }
+
+    @Test func theNotificationOfAHandedOverWriteAsksForNoReadAtOnce() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            // The log is read anyway two poll intervals after an own write's notification: not
+            // within this test.
+            controller.changeLogPollInterval = .seconds(120)
+            try controller.performFetch()
+            try controller.refresh()
+            let readsBefore = try feed(database).logReadsBegun
+            for step in 0..<12 {
+                try write(database, "UPDATE item SET score = score + 1 WHERE id = \(ids[step % ids.count])")
+                try controller.processPendingChanges()
+                #expect(recorder.take().first == .willChange, "step \(step) was handed over")
+            }
+            // Every notification has come by now (each follows its commit by well under this).
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try feed(database).logReadsBegun == readsBefore, "no log read for the process's own writes")
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+            // Another process's write is read at once.
+            try await database.run("UPDATE item SET score = 0 WHERE id = \(ids[1])")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while controller.layout != expectedLayout(try await database.allRows()), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                try controller.processPendingChanges()
+            }
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+            #expect(try feed(database).logReadsBegun > readsBefore)
+            try controller.refresh()
+            _ = recorder.take()
+            #expect(controller.refetchCount == 0)
+        }
+    }
+
+    @Test func rowsTheWriteDidNotReturnComeFromTheLogSoonAfter() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            controller.changeLogPollInterval = .milliseconds(20)
+            try controller.performFetch()
+            // The WITH changes Argentina too; RETURNING names Brazil only.
+            try write(database, """
+                WITH other AS (UPDATE item SET score = 0 WHERE id = \(ids[1]) RETURNING id)
+                UPDATE item SET score = 9 WHERE id = \(ids[0])
+                """)
+            try controller.processPendingChanges()
+            #expect(recorder.take() == [.willChange, .row(.move, id: ids[0], from: ip(2, 1), to: ip(2, 0)), .didChange])
+            let deadline = ContinuousClock.now + .seconds(10)
+            while recorder.events.isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                try controller.processPendingChanges()
+            }
+            #expect(recorder.take() == [.willChange, .row(.update, id: ids[1], from: ip(2, 1), to: ip(2, 1)), .didChange])
+            #expect(controller.layout == expectedLayout(try await database.allRows()))
+            try controller.refresh()
+            #expect(recorder.take() == [])
+        }
+    }
+
     @Test func aLogReadThatOvertookTheHandOverKeepsItsNewerKeys() async throws {
         try await withItems { database, ids in
             let recorder = Recorder()
@@ -131,6 +195,9 @@ import Testing
             try controller.refresh()
             #expect(recorder.take() == [], "nothing committed")
             #expect(controller.layout == expectedLayout(try await database.allRows()))
+            // The client notices the server's end of the connection a moment after the error.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !doomed.isClosed, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(doomed.isClosed)
         }
     }
