@@ -274,3 +274,35 @@ struct SectionIndexTests {
         #expect(try controller.objects(inSection: 3).map(\.name) == ["Chile"])
     }
 }
+
+@Suite("Counting a fetch's rows")
+struct FetchCountTests {
+    /// The opcodes of the program SQLite runs for a query.
+    private func opcodes(_ db: Database, _ sql: SQL) throws -> [String] {
+        let (text, arguments) = try sql.build(db)
+        return try Row.fetchAll(db, sql: "EXPLAIN " + text, arguments: arguments).map { $0["opcode"] as String }
+    }
+
+    @Test("Without a predicate, the count before a fetch is SQLite's b-tree count, not a step through every row")
+    func countWithoutPredicate() throws {
+        let database = try makeItemDatabase()
+        try insertItems(items, into: database)
+        let query = KeyQuery(tableName: "item", predicate: nil, sortDescriptors: [SortColumn("score")], sectionColumn: "zone")
+        try database.read { db in
+            let program = try opcodes(db, query.countSQL)
+            #expect(program.contains("Count"), "\(program)")
+            #expect(!program.contains("AggStep"), "\(program)")
+            #expect(try query.fetchCount(db) == items.count)
+        }
+    }
+
+    @Test("With a predicate, the count is of the matching rows only")
+    func countWithPredicate() throws {
+        let database = try makeItemDatabase()
+        try insertItems(items, into: database)
+        let query = KeyQuery(tableName: "item", predicate: SQL("score > 4"), sortDescriptors: [SortColumn("score")], sectionColumn: "zone")
+        try database.read { db in
+            #expect(try query.fetchCount(db) == 2) // Ann 5 and Cid 8
+        }
+    }
+}
