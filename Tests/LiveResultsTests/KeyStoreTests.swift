@@ -26,6 +26,20 @@ struct KeyStoreTests {
         store._checkInvariants()
     }
 
+    @Test("A fetch's rows appended unmapped are found by id once mapped at once, dense or sparse")
+    func appendedUnmapped() {
+        for ids: [RecordID] in [[7, 3, 5, 1], [1 << 40, 3, -7]] {
+            var store = KeyStore(ascending: [true])
+            _ = store.sectionNumber(for: .null)
+            for id in ids { store.store(id: id, section: 0, sortValues: { _ in id.databaseValue }, mapsID: false) }
+            #expect(store.slot(for: ids[0]) == nil, "nothing is mapped before mapAppendedIDs")
+            store.mapAppendedIDs()
+            for (slot, id) in ids.enumerated() { #expect(store.slot(for: id) == slot) }
+            #expect(store.count == ids.count)
+            store._checkInvariants()
+        }
+    }
+
     @Test("Sparse ids switch the id map to a dictionary without losing a row")
     func sparseIDs() {
         var store = KeyStore(ascending: [true])

@@ -203,19 +203,39 @@ struct KeyStore {
         if let denseSlots {
             guard Self.isDenseTable(denseSlots, of: ids) else { return nil }
             self.denseSlots = denseSlots
-        } else if let dense = Self.denseSlots(of: ids) {
-            guard let table = dense else { return nil } // an id repeats
-            self.denseSlots = table
         } else {
-            var sparse: [RecordID: Int32] = [:]
-            sparse.reserveCapacity(ids.count)
-            var repeated = false
-            ids.forEach { slot, id in
-                if sparse.updateValue(Int32(slot), forKey: id) != nil { repeated = true }
-            }
-            guard !repeated else { return nil }
-            sparseSlots = sparse
+            guard mapEverySlot() else { return nil }
         }
+    }
+
+    /// Maps the id of every slot to its slot, all at once: through a dense table while ids are
+    /// dense, a dictionary otherwise. False (the map left partly made) when an id repeats.
+    /// Every slot must be in use.
+    private mutating func mapEverySlot() -> Bool {
+        if let dense = Self.denseSlots(of: ids) {
+            guard let table = dense else { return false } // an id repeats
+            denseSlots = table
+            sparseSlots = nil
+            return true
+        }
+        var sparse: [RecordID: Int32] = [:]
+        sparse.reserveCapacity(ids.count)
+        var repeated = false
+        ids.forEach { slot, id in
+            if sparse.updateValue(Int32(slot), forKey: id) != nil { repeated = true }
+        }
+        denseSlots = []
+        sparseSlots = sparse
+        return !repeated
+    }
+
+    /// Maps every id appended with `store(…, mapsID: false)` to its slot, in one pass over
+    /// the ids once a fetch's rows are all in: a lookup and a write at a random place of a
+    /// table at every row cost a fetch more than its other work on the row.
+    mutating func mapAppendedIDs() {
+        precondition(freeSlots.isEmpty, "ids are mapped at once only after a fetch, which frees no slot")
+        // Rows come from one table, ids are its rowids: none repeats.
+        precondition(mapEverySlot(), "an id was fetched twice")
     }
 
     /// The table from id to slot + 1 (0: absent) of ids stored in slots 0, 1, … in this order;
@@ -333,15 +353,17 @@ struct KeyStore {
     /// (the caller read the section value from the first sort column), the first sort value
     /// is the section's and is not asked for. `utf8` may give a text value of a column of
     /// texts as its bytes, when they are exactly those `sortValues` would hold (no `String`
-    /// is made); nil asks `sortValues`.
+    /// is made); nil asks `sortValues`. `mapsID: false` (a fetch's rows, each a new id)
+    /// appends the row in a new slot without looking its id up or mapping it: the caller maps
+    /// them all with `mapAppendedIDs()` before the store is read.
     @discardableResult
     mutating func store(id: RecordID, section: Int32, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue,
-                        utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }) -> Int {
+                        utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }, mapsID: Bool = true) -> Int {
         let slot: Int
-        if let existing = self.slot(for: id) {
+        if mapsID, let existing = self.slot(for: id) {
             slot = existing
             sectionOfSlot.set(Int64(section), at: slot)
-        } else if let free = freeSlots.popLast() {
+        } else if mapsID, let free = freeSlots.popLast() {
             slot = Int(free)
             count += 1
             ids.set(id, at: slot)
@@ -357,7 +379,7 @@ struct KeyStore {
             if columns[c].isTexts, let bytes = utf8(c), columns[c].setText(bytes, at: slot) { continue }
             set(column: c, at: slot, isSectionValue: firstValueIsSection && c == 0) { sortValues(c) }
         }
-        map(id, to: Int32(slot))
+        if mapsID { map(id, to: Int32(slot)) }
         return slot
     }
 

@@ -79,25 +79,33 @@ package struct SectionedIndex {
 
     /// Adds a row after all others; rows must come in result order. `firstValueIsSection`:
     /// the first sort value is `value` (read from the same column), so it is not asked for.
+    /// `mapsID: false`: a fetch's row, whose id `mapFetchedIDs()` maps later (`KeyStore.store`).
     package mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String,
-                                       firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue) throws {
+                                       firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> DatabaseValue) throws {
         let number = self.sectionNumber(for: value)
         if sections.last?.number != number {
             if placeOfSectionNumber[number] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
             placeOfSectionNumber[number] = sections.count
             sections.append(Section(number: number, value: value, name: sectionName(value), slots: []))
         }
-        let slot = store.store(id: id, section: number, firstValueIsSection: firstValueIsSection, sortValues: sortValues)
+        let slot = store.store(id: id, section: number, firstValueIsSection: firstValueIsSection, sortValues: sortValues, mapsID: mapsID)
         sections[sections.count - 1].slots.append(Int32(slot))
     }
 
     /// Adds a row after all others, in the same section as the last row (the caller knows).
-    /// `utf8`: text values as their bytes (`KeyStore.store`).
-    mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue,
+    /// `utf8`: text values as their bytes; `mapsID` as in `appendSorted` (`KeyStore.store`).
+    mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> DatabaseValue,
                                       utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }) {
         let last = sections.count - 1
-        let slot = store.store(id: id, section: sections[last].number, firstValueIsSection: firstValueIsSection, sortValues: sortValues, utf8: utf8)
+        let slot = store.store(id: id, section: sections[last].number, firstValueIsSection: firstValueIsSection, sortValues: sortValues, utf8: utf8,
+                               mapsID: mapsID)
         sections[last].slots.append(Int32(slot))
+    }
+
+    /// Maps the ids of the rows appended with `mapsID: false` to their slots, once a fetch's
+    /// rows are all in (`KeyStore.mapAppendedIDs()`).
+    mutating func mapFetchedIDs() {
+        store.mapAppendedIDs()
     }
 
     package mutating func reserveCapacity(_ capacity: Int) {

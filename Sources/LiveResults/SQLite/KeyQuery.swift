@@ -134,7 +134,6 @@ struct KeyQuery: Sendable {
         try SQLRequest<Int>(literal: countSQL).fetchOne(db) ?? 0
     }
 
-
     /// Every matching row, in result order, straight into an index: no key is held twice.
     func fetchIndex(_ db: Database, sectionName: (DatabaseValue) -> String) throws -> SectionedIndex {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil)
@@ -150,13 +149,15 @@ struct KeyQuery: Sendable {
             // Rows come section by section: most rows are in the previous row's section, which
             // is recognised from the column's bytes without decoding or hashing the value.
             if let previousSection, sectionColumn == nil || Self.column(sectionOffset, of: row, is: previousSection) {
-                index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, sortValues: sortValue) { Self.plainText(CInt($0 + 1), of: row) }
+                index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, mapsID: false, sortValues: sortValue) { Self.plainText(CInt($0 + 1), of: row) }
             } else {
                 let section: DatabaseValue = sectionColumn == nil ? .null : DatabaseValue(sqliteStatement: row, index: sectionOffset)
-                try index.appendSorted(id: id, section: section, sectionName: sectionName, firstValueIsSection: firstValueIsSection, sortValues: sortValue)
+                try index.appendSorted(id: id, section: section, sectionName: sectionName, firstValueIsSection: firstValueIsSection, mapsID: false, sortValues: sortValue)
                 previousSection = section
             }
         }
+        // The ids were appended unmapped (rowids of one table: each new): map them at once.
+        index.mapFetchedIDs()
         index.checkInvariantsInDebug()
         return index
     }
