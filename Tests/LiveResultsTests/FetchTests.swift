@@ -292,7 +292,8 @@ struct FetchCountTests {
             let program = try opcodes(db, query.countSQL)
             #expect(program.contains("Count"), "\(program)")
             #expect(!program.contains("AggStep"), "\(program)")
-            #expect(try query.fetchCount(db) == items.count)
+            let count = try query.fetchCount(db)
+            #expect(count == items.count)
         }
     }
 
@@ -302,7 +303,8 @@ struct FetchCountTests {
         try insertItems(items, into: database)
         let query = KeyQuery(tableName: "item", predicate: SQL("score > 4"), sortDescriptors: [SortColumn("score")], sectionColumn: "zone")
         try database.read { db in
-            #expect(try query.fetchCount(db) == 2) // Ann 5 and Cid 8
+            let count = try query.fetchCount(db)
+            #expect(count == 2) // Ann 5 and Cid 8
         }
     }
 }
