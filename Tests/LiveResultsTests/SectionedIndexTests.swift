@@ -113,6 +113,33 @@ struct SectionedIndexTests {
         }
     }
 
+    @Test("A view keeps exactly the rows whose slot's bit is set, in order, serially and in parallel chunks")
+    func viewKeepsTheSetBits() throws {
+        var random = SplitMix64(seed: 14)
+        let rows = (1...3_000).map { id in
+            Row(id: RecordID(id), section: Int64(random.int(0..<4)), score: Int64(random.int(0..<50)), name: random.pick(["a", "b", "é", "z"]))
+        }
+        let index = try Self.index(rows)
+        let wordCount = (index.store.ids.count + 63) / 64
+        // None, a few, about half, all but a few, all; and bits that stop short of the last slots.
+        for (share, words) in [(0.0, wordCount), (0.01, wordCount), (0.5, wordCount), (0.99, wordCount), (1.0, wordCount), (0.5, wordCount / 2)] {
+            var bits = [UInt64](repeating: 0, count: words)
+            for row in rows where random.chance(share) {
+                let slot = try #require(index.store.slot(for: row.id))
+                if slot >> 6 < words { bits[slot >> 6] |= 1 << UInt64(slot & 63) }
+            }
+            let kept = rows.filter { row in
+                let slot = index.store.slot(for: row.id)!
+                return slot >> 6 < words && bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0
+            }
+            for parallelFrom in [0, Int.max] {
+                let view = index.view(keepingSlotsIn: bits, parallelFrom: parallelFrom)
+                view._checkInvariants()
+                #expect(Self.layout(view) == Self.layout(kept), "share \(share), \(words) words, parallel from \(parallelFrom)")
+            }
+        }
+    }
+
     @Test("A change that would split a section throws and leaves the index as it was")
     func outOfOrder() throws {
         // Sorted by score only, sectioned by zone: zone 1 holds scores 5 and 3, zone 2 holds 1.

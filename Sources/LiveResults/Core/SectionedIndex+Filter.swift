@@ -13,15 +13,16 @@ extension SectionedIndex {
     /// A view of the rows whose slot's bit is set in `bits` (bit `slot % 64` of word
     /// `slot / 64`), in the same order, with the sections that keep a row (an unsectioned
     /// index keeps its one section). It shares this index's store: about 1 ns and 4 bytes a
-    /// kept row, nothing copied.
-    func view(keepingSlotsIn bits: [UInt64]) -> SectionedIndex {
+    /// kept row, nothing copied. A section of `parallelFrom` rows or more is filtered on
+    /// several threads at once.
+    func view(keepingSlotsIn bits: [UInt64], parallelFrom: Int = ParallelChunks.parallelItems / 2) -> SectionedIndex {
         var view = self
         view.isView = true
         view.sections = []
         bits.withUnsafeBufferPointer { bits in
             for section in sections {
                 var kept = section
-                kept.slots = Self.slots(section.slots, keptBy: bits)
+                kept.slots = Self.slots(section.slots, keptBy: bits, parallel: section.slots.count >= parallelFrom)
                 if !kept.slots.isEmpty || isUnsectioned { view.sections.append(kept) }
             }
         }
@@ -30,28 +31,41 @@ extension SectionedIndex {
         return view
     }
 
-    /// The slots whose bit is set, in order, in an array of exactly their number: counted
-    /// first, then copied without a branch a slot.
-    private static func slots(_ slots: [Int32], keptBy bits: UnsafeBufferPointer<UInt64>) -> [Int32] {
-        slots.withUnsafeBufferPointer { slots in
-            @inline(__always) func kept(_ slot: Int32) -> Int {
-                let word = Int(slot) >> 6
-                return word < bits.count ? Int(truncatingIfNeeded: (bits[word] >> UInt64(slot & 63)) & 1) : 0
-            }
-            var count = 0
-            for slot in slots { count &+= kept(slot) }
-            guard count > 0 else { return [] }
-            // One element more than kept: each slot is written, and the next overwrites it
-            // unless it was kept.
-            return [Int32](unsafeUninitializedCapacity: count + 1) { buffer, initialized in
-                var written = 0
-                for slot in slots {
-                    buffer[written] = slot
-                    written &+= kept(slot)
+    /// The slots whose bit is set, in order, in one pass without a branch a slot: each chunk
+    /// of the slots (`ParallelChunks`, on several threads when `parallel`) writes the
+    /// slots it keeps from where its part starts in the result, then the parts are moved
+    /// together. When it keeps under a quarter of `slots`, the kept slots are copied into an
+    /// array of their size, so that a narrow view does not hold the room of a wide one.
+    private static func slots(_ slots: [Int32], keptBy bits: UnsafeBufferPointer<UInt64>, parallel: Bool) -> [Int32] {
+        guard !slots.isEmpty else { return [] }
+        let chunks = ParallelChunks.ranges(slots.count, parallel: parallel)
+        let kept = slots.withUnsafeBufferPointer { slots in
+            [Int32](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
+                let base = buffer.baseAddress!
+                nonisolated(unsafe) let output = base
+                let keptCounts = ParallelChunks.map(chunks) { range in
+                    // Each slot is written; the next overwrites it unless it was kept. A chunk
+                    // keeps at most the slots it read: it stays inside its part.
+                    var written = range.lowerBound
+                    for slot in slots[range] {
+                        output[written] = slot
+                        let word = Int(slot) >> 6
+                        written &+= word < bits.count ? Int(truncatingIfNeeded: (bits[word] >> UInt64(slot & 63)) & 1) : 0
+                    }
+                    return written - range.lowerBound
                 }
-                initialized = written
+                var end = 0
+                for (range, count) in zip(chunks, keptCounts) {
+                    if range.lowerBound != end, count > 0 {
+                        UnsafeMutableRawPointer(base + end).copyMemory(from: base + range.lowerBound, byteCount: count * MemoryLayout<Int32>.stride)
+                    }
+                    end += count
+                }
+                initialized = end
             }
         }
+        guard kept.count < slots.count / 4 else { return kept }
+        return kept.withUnsafeBufferPointer { Array($0) }
     }
 
     /// The view with `store` lent to it (the store of the index it was made from, as it is now).

@@ -135,12 +135,13 @@ struct TextColumn {
     func matches(_ needle: [UInt8], refining previous: Matches? = nil, previousNeedle: [UInt8] = [],
                  parallelFrom: Int = Self.parallelSlots) -> Matches {
         let slotCount = lengths.count
-        var offsets = [UInt8](repeating: UInt8.max, count: slotCount)
+        // The empty needle is at 0 in every value; where one byte is first is not looked for.
+        var offsets = [UInt8](repeating: needle.isEmpty ? 0 : UInt8.max, count: slotCount)
         guard var bits = candidates(needle, among: previous) else { return Matches(bits: [], offsets: offsets, count: 0) }
+        // With one byte or none, the candidates are the matches: nothing to search.
+        guard needle.count > 1 else { return Matches(bits: bits, offsets: offsets, count: Self.population(of: bits)) }
         let extends = previous != nil && needle.starts(with: previousNeedle)
         let previousCount = previousNeedle.count
-        // With one byte or none, a candidate matches: the search only looks for where.
-        let candidatesMatch = needle.count <= 1
         let unknown = Matches.unknownOffset
         let emptyOffsets = [UInt8]()
         // Raw pointers throughout: this loop runs over a million values at each key.
@@ -165,11 +166,6 @@ struct TextColumn {
                         rest &= rest &- 1
                         let text = base + Int(starts[slot])
                         let length = Int(lengths[slot])
-                        if needle.isEmpty {
-                            kept |= bit
-                            offsets[slot] = 0
-                            continue
-                        }
                         var from = 0
                         if extends, slot < previousOffsets.count, Int(previousOffsets[slot]) < unknown {
                             // The previous needle is first at `offset`: does the rest follow it?
@@ -183,9 +179,7 @@ struct TextColumn {
                             }
                             from = offset + 1
                         }
-                        if candidatesMatch {
-                            kept |= bit // it holds the byte; where first is left unknown
-                        } else if let at = Self.find(needle, in: text, count: length, from: from) {
+                        if let at = Self.find(needle, in: text, count: length, from: from) {
                             kept |= bit
                             offsets[slot] = UInt8(truncatingIfNeeded: min(at, unknown))
                         }
@@ -222,6 +216,11 @@ struct TextColumn {
         return bits
     }
 
+    /// The number of bits set.
+    private static func population(of bits: [UInt64]) -> Int {
+        bits.reduce(0) { $0 &+ $1.nonzeroBitCount }
+    }
+
     private static func intersect(_ bits: inout [UInt64], _ other: [UInt64]) {
         bits.withUnsafeMutableBufferPointer { bits in
             other.withUnsafeBufferPointer { other in
@@ -231,7 +230,7 @@ struct TextColumn {
     }
 
     /// From how many slots a search runs on several threads.
-    static let parallelSlots = 1 << 17
+    static let parallelSlots = ParallelChunks.parallelItems
 
     /// The output buffers of a search, written by several threads at once, each in words
     /// (and their 64 slots) of its own.
@@ -240,23 +239,10 @@ struct TextColumn {
         let offsets: UnsafeMutableBufferPointer<UInt8>
     }
 
-    /// Calls `body` on `0..<count` cut in chunks, one a processor (at most 4) when `parallel`,
-    /// else on the whole range at once; returns the sum of what the calls return.
+    /// Calls `body` on `0..<count` cut in chunks, on several threads when `parallel`
+    /// (`ParallelChunks`); returns the sum of what the calls return.
     static func inChunks(_ count: Int, parallel: Bool, _ body: (Range<Int>) -> Int) -> Int {
-        let chunks = parallel ? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount, count)) : 1
-        guard chunks > 1 else { return body(0..<count) }
-        var sums = [Int](repeating: 0, count: chunks)
-        sums.withUnsafeMutableBufferPointer { sums in
-            nonisolated(unsafe) let sums = sums
-            withoutActuallyEscaping(body) { body in
-                nonisolated(unsafe) let body = body
-                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                    let range = (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
-                    sums[chunk] = body(range)
-                }
-            }
-        }
-        return sums.reduce(0, +)
+        ParallelChunks.map(ParallelChunks.ranges(count, parallel: parallel), body).reduce(0, +)
     }
 
     /// Whether `needle` occurs in the `count` bytes at `text` at or after `from` (byte for

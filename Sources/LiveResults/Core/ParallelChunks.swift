@@ -1,0 +1,33 @@
+import Foundation
+
+/// A pass over many items cut in chunks that run on several threads at once: the filter's
+/// passes over a million rows (its search, the view of the rows that pass), which must
+/// answer within a keypress.
+enum ParallelChunks {
+    /// From how many items a pass runs on several threads.
+    static let parallelItems = 1 << 17
+
+    /// `0..<count` cut in consecutive chunks: one a processor (at most 4) when `parallel`,
+    /// else the whole range.
+    static func ranges(_ count: Int, parallel: Bool) -> [Range<Int>] {
+        let chunks = parallel ? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount, count)) : 1
+        return (0..<chunks).map { chunk in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) }
+    }
+
+    /// Calls `body` on each range, on several threads at once when there is more than one;
+    /// returns what each call returned, in the order of `ranges`.
+    static func map(_ ranges: [Range<Int>], _ body: (Range<Int>) -> Int) -> [Int] {
+        guard ranges.count > 1 else { return ranges.map(body) }
+        var results = [Int](repeating: 0, count: ranges.count)
+        results.withUnsafeMutableBufferPointer { results in
+            nonisolated(unsafe) let results = results
+            withoutActuallyEscaping(body) { body in
+                nonisolated(unsafe) let body = body
+                DispatchQueue.concurrentPerform(iterations: ranges.count) { chunk in
+                    results[chunk] = body(ranges[chunk])
+                }
+            }
+        }
+        return results
+    }
+}
