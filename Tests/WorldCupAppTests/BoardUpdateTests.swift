@@ -78,6 +78,21 @@ struct BoardUpdateTests {
         #expect(model.filter == nil)
     }
 
+    @Test("While the filter has a text there is no leader (the title shows the filter); the empty filter and Esc bring it back")
+    func leaderWhileFiltered() {
+        var model = board()
+        #expect(model.leader?.teamName == "Spain")
+        _ = press(.character("/"), on: &model)
+        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        #expect(model.leader?.teamName == "Spain", "the empty filter keeps every team")
+        _ = press(.character("g"), on: &model)
+        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        #expect(model.leader == nil)
+        _ = press(.escape, on: &model)
+        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        #expect(model.leader?.teamName == "Spain")
+    }
+
     @Test("Only one mode at a time: the help swallows the key that closes it, q in it quits")
     func help() {
         var model = board()

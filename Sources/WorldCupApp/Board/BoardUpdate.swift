@@ -122,7 +122,10 @@ extension BoardModel {
 
     private mutating func refresh(from data: some BoardData) {
         table.sectionIndexTitles = data.sectionIndexTitles
-        leader = data.leader
+        // While the filter has a text, the title shows it instead of the leader: reading each
+        // section's first teams for it (a query a section at a million teams) would only
+        // slow every key of the filter down.
+        leader = filter?.keepsEverything == false ? nil : data.leader
     }
 
     /// Puts a message on the status line for `seconds` (nil: until a key).
