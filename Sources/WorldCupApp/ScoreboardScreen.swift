@@ -151,7 +151,7 @@ public final class ScoreboardScreen {
         case let .add(name, zone):
             do {
                 let team = try scoreboard.add(name: name, zone: zone)
-                processChanges(lookingNow: true)
+                processChanges()
                 send(.added(team))
             } catch {
                 report(error, as: BoardEvent.addRefused)
@@ -181,7 +181,7 @@ public final class ScoreboardScreen {
     private func outcome(_ write: () throws -> BoardEvent) {
         do {
             let event = try write()
-            processChanges(lookingNow: true)
+            processChanges()
             send(event)
         } catch {
             report(error)
@@ -191,18 +191,13 @@ public final class ScoreboardScreen {
     // MARK: - Changes
 
     /// Shows the changes committed since the last call, as moves, inserts and flashes, and
-    /// whether a shared board's server is reachable. `lookingNow`, after this screen's own
-    /// write: on a server the store wrote on a connection of its own, whose commit the
-    /// controller hears of like any other's, so it looks for it now (on a file it knows
-    /// already).
-    public func processChanges(lookingNow: Bool = false) {
+    /// whether a shared board's server is reachable. After this screen's own write the
+    /// controller has its rows already: on a file from the commit itself, on a server from
+    /// the write's answer (`PostgresReader.write`), so no read waits for them.
+    public func processChanges() {
         selectionBeforeChanges = model.selectedID(data)
         do {
-            if lookingNow, model.connection != nil {
-                try controller.refresh()
-            } else {
-                try controller.processPendingChanges()
-            }
+            try controller.processPendingChanges()
         } catch {
             report(error)
         }

@@ -109,6 +109,19 @@ func expectedLayout(_ rows: [Int64: Item], matching: (Item) -> Bool = { _ in tru
 }
 
 extension ResultsController<Item> {
+    /// Processes pending changes (looking at the log now when `looking`) every 10 ms until
+    /// `done` holds or `seconds` pass; whether it held.
+    @discardableResult
+    func processChanges(looking: Bool = false, forUpTo seconds: Double = 10, until done: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while try await !done() {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(10))
+            try looking ? refresh() : processPendingChanges()
+        }
+        return true
+    }
+
     /// The result as the controller holds it: section names with the ids of their rows.
     var layout: [Layout] {
         sections.enumerated().map { s, section in

@@ -26,12 +26,7 @@ import Testing
             // again and prepared its read for the table as it is now.
             try await database.run("UPDATE item SET score = score + 3 WHERE id = \(ids[1])")
             let expected = expectedLayout(try await database.allRows())
-            let deadline = Date().addingTimeInterval(10)
-            while controller.layout != expected, Date() < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-                try controller.refresh()
-            }
-            #expect(controller.layout == expected)
+            #expect(try await controller.processChanges(looking: true) { controller.layout == expected })
             #expect(controller.refetchCount == 1, "no refetch once the read is prepared again")
             // One move in each tap's batch (Brazil up; then one of the two past the other). The
             // read after reconnecting may read the first tap's entry again: an update, no move.

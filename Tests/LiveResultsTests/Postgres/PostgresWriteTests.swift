@@ -83,12 +83,7 @@ import Testing
             #expect(controller.layout == expectedLayout(try await database.allRows()))
             // Another process's write is read at once.
             try await database.run("UPDATE item SET score = 0 WHERE id = \(ids[1])")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while controller.layout != expectedLayout(try await database.allRows()), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-                try controller.processPendingChanges()
-            }
-            #expect(controller.layout == expectedLayout(try await database.allRows()))
+            #expect(try await controller.processChanges { controller.layout == expectedLayout(try await database.allRows()) })
             #expect(try feed(database).logReadsBegun > readsBefore)
             try controller.refresh()
             _ = recorder.take()
@@ -109,11 +104,7 @@ import Testing
                 """)
             try controller.processPendingChanges()
             #expect(recorder.take() == [.willChange, .row(.move, id: ids[0], from: ip(2, 1), to: ip(2, 0)), .didChange])
-            let deadline = ContinuousClock.now + .seconds(10)
-            while recorder.events.isEmpty, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-                try controller.processPendingChanges()
-            }
+            try await controller.processChanges { !recorder.events.isEmpty }
             #expect(recorder.take() == [.willChange, .row(.update, id: ids[1], from: ip(2, 1), to: ip(2, 1)), .didChange])
             #expect(controller.layout == expectedLayout(try await database.allRows()))
             try controller.refresh()
