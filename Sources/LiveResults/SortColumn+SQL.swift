@@ -25,8 +25,14 @@ extension SortColumn {
     /// strings as equal). A column a row lacks is NULL. Returns a negative number, zero or a
     /// positive number as `a` sorts before, with or after `b`; ties are left to the caller.
     public static func compare(_ a: [String: DatabaseValue], _ b: [String: DatabaseValue], by columns: [SortColumn]) -> Int {
+        compare(a, b, by: columns) { row, column in row[column] ?? .null }
+    }
+
+    /// Compares two rows as `compare(_:_:by:)` does, reading only the columns it needs through
+    /// `value` (a row's value of a column), so that a record need not be encoded whole.
+    public static func compare<Row>(_ a: Row, _ b: Row, by columns: [SortColumn], value: (Row, String) -> DatabaseValue) -> Int {
         for term in columns {
-            let order = SQLiteOrdering.compare(a[term.column] ?? .null, b[term.column] ?? .null)
+            let order = SQLiteOrdering.compare(value(a, term.column), value(b, term.column))
             if order != 0 { return term.ascending ? order : -order }
         }
         return 0

@@ -21,12 +21,22 @@ extension Team {
     /// zone (most wins, then the name's bytes, then the id). The leader is the team that ranks
     /// ahead of every other.
     public func ranksAhead(of other: Team) -> Bool {
-        let order = SortColumn.compare(orderValues, other.orderValues, by: Array(Self.boardOrder.dropFirst()))
+        let order = SortColumn.compare(self, other, by: Self.boardOrderInZone) { team, column in team.orderValue(ofColumn: column) }
         return order != 0 ? order < 0 : (id ?? .max) < (other.id ?? .max)
     }
 
-    /// The team's columns as the database stores them (its encoding cannot fail).
-    private var orderValues: [String: DatabaseValue] {
-        (try? databaseDictionary) ?? [:]
+    /// `boardOrder` without its first term, the zone.
+    private static let boardOrderInZone = Array(boardOrder.dropFirst())
+
+    /// The value of one column as the database stores it. The columns of `boardOrder` are read
+    /// straight from their properties (no encoding); any other column from the whole encoding,
+    /// so that a column added to the order sorts right before it gets its own case.
+    func orderValue(ofColumn column: String) -> DatabaseValue {
+        switch column {
+        case "qualifyingZone": qualifyingZone.databaseValue
+        case "wins": wins.databaseValue
+        case "teamName": teamName.databaseValue
+        default: ((try? databaseDictionary) ?? [:])[column] ?? .null
+        }
     }
 }

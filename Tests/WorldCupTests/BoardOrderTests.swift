@@ -3,7 +3,7 @@ import TestSupport
 import GRDB
 import LiveResults
 import Testing
-import WorldCup
+@testable import WorldCup
 
 /// `Team.boardOrder` is the one definition of the scoreboard's order: the store, the schema's
 /// index and the in-memory tie-break all follow it.
@@ -54,5 +54,59 @@ struct BoardOrderTests {
         #expect(decomposed.ranksAhead(of: twin))
         #expect(!twin.ranksAhead(of: decomposed))
         #expect(!decomposed.ranksAhead(of: decomposed))
+    }
+
+    /// Names whose orders differ between bytes and Swift's `<`, or between case and accent
+    /// forms: composed and decomposed accents, case, emoji (four bytes, and a flag of two
+    /// scalars), the empty name, and names and wins that tie.
+    static let trickyTeams: [Team] = {
+        let names = ["B", "b", "A\u{30A}", "\u{C5}", "A", "a", "Ab", "e\u{301}", "\u{E9}", "🇫🇷", "🇩🇪 Germany", "⚽",
+                     "Ω", "", "B", "Z", "z", "\u{E9}"]
+        let wins = [3, 3, 3, 3, 0, 7, 3, 3, 3, 0, 3, 7, 3, 3, 3, 0, 3, 3]
+        // Ids run against the list's order, so that ties broken by the id show, and each
+        // decomposed name has the higher id: Swift's `<`, which takes it as equal to the
+        // composed one, would let the id put the composed one first; its bytes sort first.
+        return names.indices.map { index in
+            Team(id: Int64(names.count - index), teamName: names[index], qualifyingZone: ["Europe", "Asia"][index % 2],
+                 imageName: "", wins: wins[index])
+        }
+    }()
+
+    @Test("ranksAhead orders tricky names exactly as SQLite orders the board's columns after the zone")
+    func ranksAheadAgreesWithSQLite() throws {
+        let database = try DatabaseQueue()
+        let sqliteOrder: [Int64] = try database.write { db in
+            // No unique folded name here: equal names and names equal but for case must meet.
+            try db.execute(sql: """
+                CREATE TABLE team (id INTEGER PRIMARY KEY, teamName TEXT NOT NULL, qualifyingZone TEXT NOT NULL,
+                                   imageName TEXT NOT NULL, wins INTEGER NOT NULL, nameKey TEXT NOT NULL)
+                """)
+            for var team in Self.trickyTeams { try team.insert(db) }
+            let order = SortColumn.orderingSQL(Array(Team.boardOrder.dropFirst()))
+            return try Int64.fetchAll(db, sql: "SELECT id FROM team ORDER BY \(order)")
+        }
+        let teams = Dictionary(uniqueKeysWithValues: Self.trickyTeams.map { ($0.id!, $0) })
+        let ordered = sqliteOrder.map { teams[$0]! }
+        #expect(Self.trickyTeams.sorted { $0.ranksAhead(of: $1) }.map(\.id) == sqliteOrder.map(Optional.some))
+        for (position, team) in ordered.enumerated() {
+            for later in ordered[(position + 1)...] {
+                #expect(team.ranksAhead(of: later), "\(team.teamName.debugDescription) #\(team.id!) before \(later.teamName.debugDescription) #\(later.id!)")
+                #expect(!later.ranksAhead(of: team), "\(later.teamName.debugDescription) #\(later.id!) not before \(team.teamName.debugDescription) #\(team.id!)")
+            }
+            #expect(!team.ranksAhead(of: team))
+        }
+    }
+
+    @Test("orderValue(ofColumn:) reads every column exactly as the team's encoding stores it")
+    func orderValuesMatchTheEncoding() throws {
+        for team in Self.trickyTeams {
+            let encoded = try team.databaseDictionary
+            for (column, value) in encoded {
+                let read = team.orderValue(ofColumn: column)
+                #expect(SortColumn.compare([column: value], [column: read], by: [SortColumn(column)]) == 0,
+                        "\(column) of \(team.teamName.debugDescription): \(read) instead of \(value)")
+            }
+            #expect(team.orderValue(ofColumn: "noSuchColumn") == .null)
+        }
     }
 }
