@@ -46,21 +46,30 @@ extension ResultsController {
         result.shown.indexPath(for: id)
     }
 
-    /// The record at an index path, loading it (and its neighbours, up to `fetchBatchSize`)
-    /// when it is not in memory.
+    /// The record at an index path, loading it when it is not in memory, with those of the
+    /// next rows, up to `fetchBatchSize` in all, that are not in memory either: a cold window
+    /// loads in one batch, and a record an update dropped from a loaded window loads alone.
     public func object(at indexPath: IndexPath) throws -> Record {
         let id = result.shown.id(at: indexPath)
         if let record = records[id] { return record }
         let rowCount = result.shown.rowCount(inSection: indexPath.section)
         let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : rowCount
-        let batch = try load(result.shown.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + batchSize)))
-        // Keep memory bounded: forget what was loaded before once there is much of it.
-        if records.count + batch.count > max(4096, 64 * fetchRequest.fetchBatchSize) { records.removeAll() }
-        records.merge(batch) { _, new in new }
-        guard let record = batch[id] else {
+        let window = result.shown.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + batchSize))
+        remember(try load(window.filter { records[$0] == nil }), keeping: window)
+        guard let record = records[id] else {
             throw LiveResultsError(.database, "The row \(id) is no longer in the database.")
         }
         return record
+    }
+
+    /// Keeps records just loaded in memory. Memory stays bounded: once there are many, those
+    /// loaded before are forgotten, all but the ones of `window` (the rows being read).
+    private func remember(_ loaded: [RecordID: Record], keeping window: [RecordID]) {
+        if records.count + loaded.count > max(4096, 64 * fetchRequest.fetchBatchSize) {
+            let kept = window.compactMap { id in records[id].map { (id, $0) } }
+            records = Dictionary(uniqueKeysWithValues: kept)
+        }
+        records.merge(loaded) { _, new in new }
     }
 
     /// All records of the result, in order.

@@ -179,6 +179,37 @@ struct ReadingTests {
         #expect(recordLoads().count == 1)
     }
 
+    @Test("A record an update dropped from a loaded window loads alone; a cold window loads in one batch")
+    func missingRecordsLoadAlone() throws {
+        let database = try makeItemDatabase()
+        try insertItems((0..<10).map { Item(name: "n\($0)", zone: "Z", score: $0) }, into: database)
+        let store = LoadCountingStore(SQLiteResultsStore(database: database))
+        let controller = ResultsController<Item>(store: store, fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("name")], fetchBatchSize: 4))
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        func update(_ sql: String) throws {
+            try database.write { try $0.execute(sql: sql) }
+            try controller.processPendingChanges()
+        }
+
+        _ = try controller.object(at: ip(0, 0))
+        _ = try controller.object(at: ip(0, 4))
+        #expect(store.takeLoads() == [[1, 2, 3, 4], [5, 6, 7, 8]])
+        try update("UPDATE item SET score = 100 WHERE id = 3")
+        #expect(try controller.object(at: ip(0, 2)).score == 100)
+        #expect(store.takeLoads() == [[3]], "only the updated record, not the loaded ones after it")
+        #expect(try controller.object(at: ip(0, 3)).name == "n3")
+        #expect(store.takeLoads().isEmpty)
+        try update("UPDATE item SET flag = 0 WHERE id = 8")
+        #expect(try controller.object(at: ip(0, 7)).flag == 0)
+        #expect(store.takeLoads() == [[8, 9, 10]], "the window's missing rows, in one load")
+        try update("UPDATE item SET flag = 0")
+        #expect(try controller.object(at: ip(0, 1)).flag == 0)
+        #expect(store.takeLoads() == [[2, 3, 4, 5]], "a window every row of which is missing loads whole")
+        #expect(recorder.take().contains(.didChange))
+    }
+
     @Test("Loaded records are never stale after processPendingChanges", arguments: [0, 1, 3, 100])
     func freshAfterChange(batchSize: Int) throws {
         let fixture = try Fixture((0..<10).map { Item(name: "n\($0)", zone: "Z", score: $0) }, sortDescriptors: [SortColumn("name")], sectionNameKeyPath: nil, fetchBatchSize: batchSize)
@@ -214,6 +245,39 @@ struct ReadingTests {
         let objects = try fixture.controller.fetchedObjects
         #expect(objects.count == count)
         #expect(objects.first?.name == "changed")
+    }
+}
+
+/// A store that records the ids of each `loadRecords` call, and passes every call on.
+final class LoadCountingStore: ResultsStore {
+    let inner: any ResultsStore
+    private var loads: [[RecordID]] = []
+
+    init(_ inner: any ResultsStore) {
+        self.inner = inner
+    }
+
+    /// The ids of each load since the last call, in order.
+    func takeLoads() -> [[RecordID]] {
+        defer { loads.removeAll() }
+        return loads
+    }
+
+    func fetch(_ query: StoreQuery, tracking: Tracking?, cache: SectionCache?) throws -> StoreFetch {
+        try inner.fetch(query, tracking: tracking, cache: cache)
+    }
+
+    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
+        try inner.fetchAll(query)
+    }
+
+    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {
+        loads.append(ids)
+        return try inner.loadRecords(type, ids: ids)
+    }
+
+    func forEachText(inColumn column: String, table: String, ids: [RecordID]?, _ body: (RecordID, UnsafeRawBufferPointer?) throws -> Void) throws {
+        try inner.forEachText(inColumn: column, table: table, ids: ids, body)
     }
 }
 
