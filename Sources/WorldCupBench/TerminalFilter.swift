@@ -36,6 +36,8 @@ extension TerminalBenchmark {
         let perRound = Self.filterKeepingAll.count + Self.filterNarrowing.count
         let rounds = max(1, (keys + perRound - 1) / perRound)
         var keepingAll: [Double] = [], narrowing: [Double] = [], opens: [Double] = [], readies: [Double] = [], clears: [Double] = []
+        // Each filter's times by the character typed (its place in the text), to tell which keys are slow.
+        var byCharacter: [String: [[Double]]] = [:]
         let boardKB = try MemoryProbe.statusKB("VmRSS", of: session.pid)
         var filteredKB = 0
         for round in 0...rounds {
@@ -50,6 +52,9 @@ extension TerminalBenchmark {
                 readies.append(ready)
                 clears.append(clear)
                 if isNarrowing { narrowing += typed } else { keepingAll += typed }
+                var times = byCharacter[text] ?? Array(repeating: [], count: typed.count)
+                for (place, time) in typed.enumerated() { times[place].append(time) }
+                byCharacter[text] = times
             }
         }
         let result = FilterLatency(keepingAll: KeyLatency(keepingAll), narrowing: KeyLatency(narrowing), all: KeyLatency(keepingAll + narrowing),
@@ -60,6 +65,12 @@ extension TerminalBenchmark {
         }
         Progress.say("\(label) filter “\(Self.filterKeepingAll)” (keeps every team) per key: \(text(result.keepingAll))")
         Progress.say("\(label) filter “\(Self.filterNarrowing)” (narrows) per key: \(text(result.narrowing))")
+        for text in [Self.filterKeepingAll, Self.filterNarrowing] {
+            let keys = zip(text, byCharacter[text] ?? []).map { character, times in
+                "“\(character)” p50 \(Report.format(KeyLatency(times).p50, decimals: 2)) max \(Report.format(times.max() ?? 0, decimals: 2))"
+            }
+            Progress.say("\(label) filter “\(text)” by key (ms): \(keys.joined(separator: ", "))")
+        }
         Progress.say("\(label) / (opens the filter): \(text(result.open)); to the names read: \(text(result.ready)); Esc (clears it): \(text(result.clear))")
         Progress.say("\(label) the app's resident memory: \(Report.format(result.boardRSSMB, decimals: 1)) MB showing the board, up to \(Report.format(result.filteredRSSMB, decimals: 1)) MB while filtered")
         return result
