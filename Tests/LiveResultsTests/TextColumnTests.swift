@@ -99,20 +99,4 @@ import TestSupport
         #expect(column.matches(Array("a".utf8)).count == 0)
         #expect(column.matches(Array("y".utf8)).contains(0))
     }
-
-    @Test("A byte in every value is located, so that the key typed after it is decided from there; a byte some value lacks matches by its set")
-    func oneByteInEveryValueIsLocated() throws {
-        let values: [[UInt8]?] = [Array("team 12".utf8), Array("at the top".utf8), nil, Array("mat".utf8)]
-        var column = TextColumn(slotCount: values.count)
-        for (slot, value) in values.enumerated() { try column.set(value, at: slot) }
-        let everywhere = column.matches(Array("t".utf8), refining: column.matches([]), previousNeedle: [])
-        Self.check(everywhere, values, Array("t".utf8), "a byte in every value")
-        #expect([0, 1, 3].map { Int(everywhere.offsets[$0]) } == [0, 1, 2])
-        let extended = column.matches(Array("te".utf8), refining: everywhere, previousNeedle: Array("t".utf8))
-        Self.check(extended, values, Array("te".utf8), "a key further")
-        #expect(extended.count == 1 && extended.contains(0))
-        let somewhere = column.matches(Array("1".utf8), refining: column.matches([]), previousNeedle: [])
-        Self.check(somewhere, values, Array("1".utf8), "a byte in one value")
-        #expect(somewhere.count == 1 && somewhere.contains(0))
-    }
 }

@@ -127,11 +127,6 @@ struct TextColumn {
     ///
     /// Only the slots whose value holds every byte of the needle are looked at (the AND of
     /// their `ByteSlotSets`, 64 slots a step); for a needle of one byte they are the answer.
-    /// When that byte is in every value (nothing is filtered out: the key builds no view),
-    /// a pass also finds where it first is in each, so that the key typed after it is
-    /// decided from there instead of searching every value afresh (which made that second
-    /// key the slowest of a filter that keeps every row). A byte in fewer values is not
-    /// located: the pass would cost a narrowing key as much as it saves the next one.
     /// With `previous` (the matches of `previousNeedle`, which `needle` contains), only the
     /// slots that matched it; and when `needle` extends `previousNeedle` (a key typed at the
     /// end), a value whose previous occurrence is known is decided by comparing the bytes
@@ -140,17 +135,12 @@ struct TextColumn {
     func matches(_ needle: [UInt8], refining previous: Matches? = nil, previousNeedle: [UInt8] = [],
                  parallelFrom: Int = Self.parallelSlots) -> Matches {
         let slotCount = lengths.count
-        // The empty needle is at 0 in every value: the candidates are the matches, and so
-        // are one byte's (located only when every value holds it).
+        // The empty needle is at 0 in every value; where one byte is first is not looked for.
         var offsets = [UInt8](repeating: needle.isEmpty ? 0 : UInt8.max, count: slotCount)
         guard var bits = candidates(needle, among: previous) else { return Matches(bits: [], offsets: offsets, count: 0) }
-        if needle.count <= 1 {
-            let count = Self.population(of: bits)
-            guard needle.count == 1, count == Self.population(of: byteSets.valued) else { return Matches(bits: bits, offsets: offsets, count: count) }
-        }
+        // With one byte or none, the candidates are the matches: nothing to search.
+        guard needle.count > 1 else { return Matches(bits: bits, offsets: offsets, count: Self.population(of: bits)) }
         let extends = previous != nil && needle.starts(with: previousNeedle)
-        // One byte: every candidate holds it (its byte set says so); only where is looked for.
-        let onlyByte: UInt8? = needle.count == 1 ? needle[0] : nil
         let previousCount = previousNeedle.count
         let unknown = Matches.unknownOffset
         let emptyOffsets = [UInt8]()
@@ -176,11 +166,6 @@ struct TextColumn {
                         rest &= rest &- 1
                         let text = base + Int(starts[slot])
                         let length = Int(lengths[slot])
-                        if let onlyByte {
-                            kept |= bit
-                            offsets[slot] = UInt8(truncatingIfNeeded: min(Self.firstIndex(of: onlyByte, in: text, count: length), unknown))
-                            continue
-                        }
                         var from = 0
                         if extends, slot < previousOffsets.count, Int(previousOffsets[slot]) < unknown {
                             // The previous needle is first at `offset`: does the rest follow it?
@@ -260,23 +245,6 @@ struct TextColumn {
         ParallelChunks.map(ParallelChunks.ranges(count, parallel: parallel), body).reduce(0, +)
     }
 
-    /// Where `byte` is first in the `count` bytes at `text` (`count` when it is not there),
-    /// 8 bytes a step with no compare a byte: the lowest byte flagged in a word is exact (a
-    /// false flag can only follow a true one). Reads past the value stay in the padding.
-    @inline(__always)
-    private static func firstIndex(of byte: UInt8, in text: UnsafePointer<UInt8>, count: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let pattern = UInt64(byte) &* ones
-        var i = 0
-        while i < count {
-            let word = UnsafeRawPointer(text + i).loadUnaligned(as: UInt64.self) ^ pattern
-            let flags = (word &- ones) & ~word & (ones &<< 7)
-            if flags != 0 { return min(i &+ flags.trailingZeroBitCount &>> 3, count) }
-            i &+= 8
-        }
-        return count
-    }
-
     /// Whether `needle` occurs in the `count` bytes at `text` at or after `from` (byte for
     /// byte, as `instr`); where it first does. Reads 8 bytes at a time to find where the
     /// needle's first byte is (the buffer ends with `padding` bytes, so a read past a value's
@@ -314,8 +282,7 @@ struct Matches {
     /// Bit `slot % 64` of word `slot / 64` is on for a matching slot.
     private(set) var bits: [UInt64]
     /// Where the needle first occurs in each matching slot's value; `unknownOffset` past 254,
-    /// or when it was not looked for (a needle of one byte that some value lacks matches by
-    /// its byte's set alone).
+    /// or when it was not looked for (a needle of one byte matches by its byte's set alone).
     private(set) var offsets: [UInt8]
     /// How many slots match.
     private(set) var count = 0
