@@ -2,39 +2,54 @@ import Testing
 import TestSupport
 @testable import LiveResults
 
-/// The filter's column (`TextColumn`) against a plain search of every value: its byte sets,
-/// the refining of earlier matches, and the search cut in chunks on several threads.
+/// The filter's column (`TextColumn`) against a plain search of every value: its planes
+/// (`BytePlanes`) and the values longer than them, the refining of earlier matches, and the
+/// search cut in chunks on several threads.
 @Suite struct TextColumnTests {
-    /// Pieces of values: ASCII of both cases, digits, a space, and non-ASCII (é precomposed
-    /// and decomposed, ß, a CJK character, an emoji), so that needles split multi-byte characters too.
-    static let pieces = ["a", "A", "b", "B", "e", "t", "1", "2", " ", "\u{E9}", "e\u{301}", "\u{DF}", "\u{65E5}", "\u{1F3C6}", "ab", "te"]
+    /// Pieces of values: ASCII of both cases, digits, a space, non-ASCII (é precomposed
+    /// and decomposed, ß, a CJK character, an emoji), so that needles split multi-byte
+    /// characters too, and NUL (not found by plane: the planes pad with it). Values of up to
+    /// 14 pieces are often longer than the planes.
+    static let pieces = ["a", "A", "b", "B", "e", "t", "1", "2", " ", "\u{E9}", "e\u{301}", "\u{DF}", "\u{65E5}", "\u{1F3C6}", "ab", "te", "\u{0}"]
 
     static func randomValue(_ random: inout SplitMix64) -> [UInt8]? {
         guard !random.chance(0.05) else { return nil }
         return Array((0..<random.int(0...14)).map { _ in random.pick(pieces) }.joined().utf8)
     }
 
-    /// The slots whose value contains `needle`, and where it first occurs, by a plain search.
-    static func oracle(_ values: [[UInt8]?], _ needle: [UInt8]) -> [Int: Int] {
-        var found: [Int: Int] = [:]
+    /// The slots whose value contains `needle`, and every position where it occurs in each,
+    /// by a plain search.
+    static func oracle(_ values: [[UInt8]?], _ needle: [UInt8]) -> [Int: [Int]] {
+        var found: [Int: [Int]] = [:]
         for (slot, value) in values.enumerated() {
             guard let value, needle.count <= value.count else { continue }
-            for start in 0...(value.count - needle.count) where value[start..<start + needle.count].elementsEqual(needle) {
-                found[slot] = start
-                break
-            }
+            let at = (0...(value.count - needle.count)).filter { value[$0..<$0 + needle.count].elementsEqual(needle) }
+            if !at.isEmpty { found[slot] = at }
         }
         return found
     }
 
-    /// Checks matches against the oracle: the same slots, and every offset it knows right.
+    /// Checks matches against the oracle: the same slots, and the same positions within the
+    /// planes (for a needle without NUL).
     static func check(_ matches: Matches, _ values: [[UInt8]?], _ needle: [UInt8], _ label: String) {
         let expected = oracle(values, needle)
+        let text = String(decoding: needle, as: UTF8.self).debugDescription
         let slots = (0..<values.count).filter { matches.contains($0) }
-        #expect(Set(slots) == Set(expected.keys), "\(label): the matching slots of “\(String(decoding: needle, as: UTF8.self))”")
-        #expect(matches.count == expected.count, "\(label): the count of “\(String(decoding: needle, as: UTF8.self))”")
-        for slot in slots where Int(matches.offsets[slot]) != Matches.unknownOffset {
-            #expect(Int(matches.offsets[slot]) == expected[slot], "\(label): the first occurrence in slot \(slot)")
+        #expect(Set(slots) == Set(expected.keys), "\(label): the matching slots of \(text)")
+        #expect(matches.count == expected.count, "\(label): the count of \(text)")
+        #expect((matches.positions == nil) == needle.contains(0), "\(label): positions kept for \(text)")
+        guard matches.positions != nil else { return }
+        let positionCount = max(0, BytePlanes.width - needle.count + 1)
+        #expect(matches.positions?.count == positionCount, "\(label): positions of \(text)")
+        // Where the needle is, in a fifth of the slots (which fifth varies with the needle).
+        for slot in values.indices where (slot + needle.count) % 5 == 0 {
+            let held = (0..<positionCount).filter { matches.holds(slot, at: $0) }
+            // The empty needle is held everywhere in a matching slot (the next byte narrows it).
+            let wanted = needle.isEmpty
+                ? (expected[slot] == nil ? [] : Array(0..<positionCount))
+                : (expected[slot] ?? []).filter { $0 < positionCount }
+            #expect(held == wanted, "\(label): where \(text) is in slot \(slot)")
+            if held != wanted { return }
         }
     }
 
@@ -81,7 +96,7 @@ import TestSupport
             serial.needle = needle
             Self.check(serial.matches, values, needle, "step \(step), serial")
             Self.check(parallel, values, needle, "step \(step), parallel")
-            #expect(parallel.bits == serial.matches.bits && parallel.offsets == serial.matches.offsets, "step \(step): parallel and serial differ")
+            #expect(parallel.bits == serial.matches.bits && parallel.positions == serial.matches.positions, "step \(step): parallel and serial differ")
         }
     }
 
@@ -98,5 +113,34 @@ import TestSupport
         try column.set(Array("xyz".utf8), at: 0)
         #expect(column.matches(Array("a".utf8)).count == 0)
         #expect(column.matches(Array("y".utf8)).contains(0))
+    }
+    @Test("Names alike by position: a byte every value holds there, or none, is answered from the counts, and stays right through commits")
+    func namesAlikeByPosition() throws {
+        // Like generated names: "Team 0000001", every value with "T" at 0 and " " at 4.
+        var values: [[UInt8]?] = (0..<700).map { number in
+            let digits = String(number * 7919 % 1_000_003)
+            return Array(("Team " + String(repeating: "0", count: 7 - digits.count) + digits).utf8)
+        }
+        values += [nil, [], Array("Team".utf8), Array("A team longer than the planes hold".utf8)]
+        var column = TextColumn(slotCount: 10)  // grows as slots arrive
+        for (slot, value) in values.enumerated() { try column.set(value, at: slot) }
+        var filter = RowFilter(needle: [], column: column, matches: column.matches([]), view: nil)
+        func type(_ needle: String) {
+            let bytes = Array(needle.utf8)
+            let narrows = LiveResult.bytes(bytes, contain: filter.needle)
+            filter.matches = narrows
+                ? filter.column.matches(bytes, refining: filter.matches, previousNeedle: filter.needle, parallelFrom: 0)
+                : filter.column.matches(bytes, parallelFrom: .max)
+            filter.needle = bytes
+            Self.check(filter.matches, values, bytes, "after typing \(needle.debugDescription)")
+        }
+        for needle in ["T", "Te", "Tea", "Team", "Team ", "Team 0", "Team 00", "Team 001"] { type(needle) }
+        // A commit: a value no longer like the others at position 0, one more like them, one longer.
+        for (slot, value) in [(3, "Xeam 0000003"), (700, "Team 0000042"), (5, "Team 0000005 and far more than sixteen bytes")] {
+            values[slot] = Array(value.utf8)
+            try filter.set(values[slot], at: slot)
+            Self.check(filter.matches, values, filter.needle, "after setting slot \(slot)")
+        }
+        for needle in ["", "e", "ea", "eam 0", "m 0000005", "far", "far more", "00"] { type(needle) }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A filter a result applies in memory: the column it reads, kept by slot of the result's
@@ -49,11 +50,7 @@ struct RowFilter {
     /// Records a slot's new value (nil: NULL, or the row left).
     mutating func set(_ value: [UInt8]?, at slot: Int) throws {
         try column.set(value, at: slot)
-        if let found = column.firstOccurrence(of: needle, atSlot: slot, from: 0) {
-            matches.insert(slot, offset: found)
-        } else {
-            matches.remove(slot)
-        }
+        column.update(&matches, of: needle, atSlot: slot)
     }
 }
 
@@ -73,8 +70,8 @@ extension LiveResult {
     /// Changes the needle of the filter, over the column it has.
     ///
     /// When the new needle contains the old one (it only narrows), only the rows that passed
-    /// are tested again, and a needle typed one key further is decided from where the old
-    /// one was found; otherwise the whole column is read again (in memory).
+    /// are tested again, and a needle typed one key further is decided from the positions
+    /// where the old one was found; otherwise it is found afresh (in memory).
     mutating func setFilter(needle: [UInt8]) {
         guard var filter else { return }
         self.filter = nil
@@ -97,11 +94,14 @@ extension LiveResult {
         return (previous ?? index).view(keepingSlotsIn: matches.bits)
     }
 
-    /// Removes the filter: the whole index is the result again.
+    /// Removes the filter: the whole index is the result again. Its column (tens of
+    /// megabytes at a million rows) is freed on another thread: giving that many pages back
+    /// to the system takes longer than a frame.
     mutating func removeFilter() {
-        guard filter != nil else { return }
+        guard let removed = filter else { return }
         filter = nil
         refreshWindow()
+        DispatchQueue.global(qos: .utility).async { [freed = FreedElsewhere(consume removed)] in withExtendedLifetime(freed) {} }
     }
 
     /// Applies a commit's rows (their new keys, nil for rows that left) and their filter
@@ -145,4 +145,10 @@ extension LiveResult {
             text[start..<start + needle.count].elementsEqual(needle)
         }
     }
+}
+
+/// A value handed to another thread, which frees it when it lets go of it.
+private final class FreedElsewhere<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: consuming Value) { self.value = value }
 }

@@ -2,9 +2,10 @@ import Foundation
 
 /// One text column of every row of a result, kept in memory for a filter (`ResultsFilter`):
 /// the UTF-8 bytes of each slot's value (slots as in the result's `KeyStore`) one after
-/// another in a single buffer, with each slot's start and length, and for each byte value
-/// the slots whose value holds it (`ByteSlotSets`). A million 12-byte names take about
-/// 23 MB; no `String` is made.
+/// another in a single buffer, with each slot's start and length; the first bytes of every
+/// value transposed by position (`BytePlanes`), where a needle is found; and the slots with a
+/// value and those with a value longer than the planes. A million 12-byte names take about
+/// 37 MB; no `String` is made.
 ///
 /// A value that grows is written at the end of the buffer; the buffer is compacted when more
 /// than half of it is no longer used.
@@ -15,8 +16,13 @@ struct TextColumn {
     private var starts: [UInt32] = []
     /// Each slot's length in bytes; -1 for NULL (or a slot with no value yet).
     private var lengths: [Int32] = []
-    /// Which slots hold which bytes, and which hold a value at all.
-    private var byteSets: ByteSlotSets
+    /// The first bytes of every value, by position.
+    private var planes: BytePlanes
+    /// The slots that hold a value (the empty text included), one bit a slot.
+    private var valued: [UInt64]
+    /// The slots whose value is longer than the planes, one bit a slot, and how many.
+    private var long: [UInt64]
+    private var longCount = 0
     /// Bytes of `bytes` that no slot uses any more.
     private var unused = 0
     /// Zero bytes at the end of `bytes`, so that `find` may read 8 bytes from any value's byte.
@@ -26,7 +32,9 @@ struct TextColumn {
     init(slotCount: Int, expectedBytes: Int = 0) {
         starts = Array(repeating: 0, count: slotCount)
         lengths = Array(repeating: -1, count: slotCount)
-        byteSets = ByteSlotSets(slotCount: slotCount)
+        planes = BytePlanes(slotCount: slotCount)
+        valued = [UInt64](repeating: 0, count: planes.wordCount)
+        long = valued
         bytes.reserveCapacity(expectedBytes + Self.padding)
         bytes.append(contentsOf: repeatElement(0, count: Self.padding))
     }
@@ -39,20 +47,28 @@ struct TextColumn {
         if slot >= lengths.count {
             starts.append(contentsOf: repeatElement(0, count: slot + 1 - lengths.count))
             lengths.append(contentsOf: repeatElement(-1, count: slot + 1 - lengths.count))
-            byteSets.grow(toHold: lengths.count)
         }
+        guard (value?.count ?? 0) < Int32.max, bytes.count + (value?.count ?? 0) + Self.padding < Int(UInt32.max) else {
+            throw LiveResultsError(.database, "A filter's column holds more text than fits in memory (4 GB).")
+        }
+        let wasValued = lengths[slot] >= 0
         let old = Int(max(lengths[slot], 0))
-        if lengths[slot] >= 0 {
-            let start = Int(starts[slot])
-            bytes.withUnsafeBufferPointer { byteSets.remove(slot, holding: UnsafeBufferPointer(rebasing: $0[start..<start + old])) }
+        planes.set(value?.assumingMemoryBound(to: UInt8.self), at: slot, wasValued: wasValued)
+        if planes.wordCount > valued.count {
+            valued.append(contentsOf: repeatElement(0, count: planes.wordCount - valued.count))
+            long.append(contentsOf: repeatElement(0, count: planes.wordCount - long.count))
+        }
+        let bit: UInt64 = 1 << UInt64(slot & 63)
+        if (value != nil) != wasValued { valued[slot >> 6] ^= bit }
+        let isLong = (value?.count ?? 0) > BytePlanes.width
+        if isLong != (old > BytePlanes.width) {
+            long[slot >> 6] ^= bit
+            longCount += isLong ? 1 : -1
         }
         guard let value else {
             unused += old
             lengths[slot] = -1
             return
-        }
-        guard value.count < Int32.max, bytes.count + value.count + Self.padding < Int(UInt32.max) else {
-            throw LiveResultsError(.database, "A filter's column holds more text than fits in memory (4 GB).")
         }
         if value.count <= old {
             // In place: a value that did not grow keeps its room.
@@ -62,14 +78,16 @@ struct TextColumn {
             }
             unused += old - value.count
         } else {
-            bytes.removeLast(Self.padding)
-            starts[slot] = UInt32(bytes.count)
-            bytes.append(contentsOf: value)
-            bytes.append(contentsOf: repeatElement(0, count: Self.padding))
+            // At the end, over the padding, which moves on past it.
+            let start = bytes.count - Self.padding
+            starts[slot] = UInt32(start)
+            bytes.append(contentsOf: repeatElement(0, count: value.count))
+            bytes.withUnsafeMutableBytes { buffer in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + value.count]).copyMemory(from: value)
+            }
             unused += old
         }
         lengths[slot] = Int32(value.count)
-        byteSets.insert(slot, holding: value.assumingMemoryBound(to: UInt8.self))
         if unused > 4096 && unused > (bytes.count - Self.padding) / 2 { compact() }
     }
 
@@ -123,97 +141,132 @@ struct TextColumn {
         }
     }
 
-    /// The slots whose value contains `needle`, and where it first occurs in each.
+    /// Whether a slot's value holds `needle` at byte `position`.
+    func holds(_ needle: [UInt8], atSlot slot: Int, at position: Int) -> Bool {
+        guard slot < lengths.count, position + needle.count <= Int(lengths[slot]) else { return false }
+        let start = Int(starts[slot]) + position
+        return bytes[start..<start + needle.count].elementsEqual(needle)
+    }
+
+    /// The slots whose value contains `needle`, and at which positions of the planes.
     ///
-    /// Only the slots whose value holds every byte of the needle are looked at (the AND of
-    /// their `ByteSlotSets`, 64 slots a step); for a needle of one byte they are the answer.
-    /// With `previous` (the matches of `previousNeedle`, which `needle` contains), only the
-    /// slots that matched it; and when `needle` extends `previousNeedle` (a key typed at the
-    /// end), a value whose previous occurrence is known is decided by comparing the bytes
-    /// after it. A column of `parallelFrom` slots or more is searched in chunks on several
-    /// threads (`inChunks`).
+    /// The needle is found by position, one byte after another (`BytePlanes.extend`), from
+    /// the slots with a value, or from `previous` (the matches of `previousNeedle`, which
+    /// `needle` contains: only its slots can match). When `needle` extends `previousNeedle`
+    /// (a key typed at the end), only the new bytes are looked at, from the positions where
+    /// `previousNeedle` was. The values longer than the planes among those slots are searched
+    /// byte for byte, and so is every candidate for a needle with a NUL byte. A column of
+    /// `parallelFrom` slots or more is read in chunks on several threads.
     func matches(_ needle: [UInt8], refining previous: Matches? = nil, previousNeedle: [UInt8] = [],
                  parallelFrom: Int = Self.parallelSlots) -> Matches {
-        let slotCount = lengths.count
-        // The empty needle is at 0 in every value; where one byte is first is not looked for.
-        var offsets = [UInt8](repeating: needle.isEmpty ? 0 : UInt8.max, count: slotCount)
-        guard var bits = candidates(needle, among: previous) else { return Matches(bits: [], offsets: offsets, count: 0) }
-        // With one byte or none, the candidates are the matches: nothing to search.
-        guard needle.count > 1 else { return Matches(bits: bits, offsets: offsets, count: Self.population(of: bits)) }
-        let extends = previous != nil && needle.starts(with: previousNeedle)
-        let previousCount = previousNeedle.count
-        let unknown = Matches.unknownOffset
-        let emptyOffsets = [UInt8]()
-        // Raw pointers throughout: this loop runs over a million values at each key.
-        let count = bytes.withUnsafeBufferPointer { buffer in
+        let parallel = slotCount >= parallelFrom
+        let candidates = previous.map { fitted($0.bits) } ?? valued
+        guard !needle.contains(0) else {
+            let bits = searched(needle, among: candidates, parallel: parallel)
+            return Matches(bits: bits, count: Self.population(of: bits), positions: nil)
+        }
+        var positions: [[UInt64]]
+        var typed: Int
+        if let held = previous?.positions, needle.starts(with: previousNeedle),
+           held.count == max(0, BytePlanes.width - previousNeedle.count + 1) {
+            positions = held.map { $0.isEmpty ? [] : fitted($0) }
+            typed = previousNeedle.count
+        } else {
+            // The empty needle is at every position of every candidate.
+            positions = Array(repeating: candidates, count: BytePlanes.width + 1)
+            typed = 0
+        }
+        for byte in needle[typed...] {
+            positions = planes.extend(positions, typed: typed, with: byte, parallel: parallel)
+            typed += 1
+        }
+        var bits = Self.union(positions, wordCount: valued.count)
+        if longCount > 0 {
+            // Past the planes: the long values among the candidates, byte for byte.
+            let found = searched(needle, among: Self.intersection(candidates, long), parallel: parallel)
+            Self.formUnion(&bits, found)
+        }
+        return Matches(bits: bits, count: Self.population(of: bits), positions: positions)
+    }
+
+    /// Updates `matches` (of `needle`) for a slot whose value was just set.
+    func update(_ matches: inout Matches, of needle: [UInt8], atSlot slot: Int) {
+        let contains = contains(needle, atSlot: slot)
+        matches.set(slot, contains: contains, wordCount: valued.count) { position in
+            needle.isEmpty ? contains : holds(needle, atSlot: slot, at: position)
+        }
+    }
+
+    /// `bits` with as many words as the column's sets.
+    private func fitted(_ bits: [UInt64]) -> [UInt64] {
+        let wordCount = valued.count
+        guard bits.count != wordCount else { return bits }
+        return Array(bits.prefix(wordCount)) + repeatElement(0, count: max(0, wordCount - bits.count))
+    }
+
+    /// The slots of `candidates` whose value contains `needle`, searched value by value.
+    private func searched(_ needle: [UInt8], among candidates: [UInt64], parallel: Bool) -> [UInt64] {
+        var bits = candidates
+        // Raw pointers throughout: this loop may run over a million values at a key.
+        bytes.withUnsafeBufferPointer { buffer in
         starts.withUnsafeBufferPointer { starts in
         lengths.withUnsafeBufferPointer { lengths in
         needle.withUnsafeBufferPointer { needle in
-        (previous?.offsets ?? emptyOffsets).withUnsafeBufferPointer { previousOffsets in
         bits.withUnsafeMutableBufferPointer { bits in
-        offsets.withUnsafeMutableBufferPointer { offsets in
             let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
-            let shared = SharedPointers(bits: bits, offsets: offsets)
-            return Self.inChunks(bits.count, parallel: slotCount >= parallelFrom) { words in
-                let bits = shared.bits, offsets = shared.offsets
-                var found = 0
+            nonisolated(unsafe) let output = bits
+            _ = ParallelChunks.map(ParallelChunks.ranges(bits.count, parallel: parallel)) { words in
                 for word in words {
-                    var rest = bits[word]
+                    var rest = output[word]
                     var kept: UInt64 = 0
                     while rest != 0 {
                         let slot = word &<< 6 &+ rest.trailingZeroBitCount
                         let bit = rest & (0 &- rest)
                         rest &= rest &- 1
-                        let text = base + Int(starts[slot])
-                        let length = Int(lengths[slot])
-                        var from = 0
-                        if extends, slot < previousOffsets.count, Int(previousOffsets[slot]) < unknown {
-                            // The previous needle is first at `offset`: does the rest follow it?
-                            let offset = Int(previousOffsets[slot])
-                            var k = previousCount
-                            while k < needle.count, offset &+ k < length, text[offset &+ k] == needle[k] { k &+= 1 }
-                            if k == needle.count {
-                                kept |= bit
-                                offsets[slot] = UInt8(truncatingIfNeeded: offset)
-                                continue
-                            }
-                            from = offset + 1
-                        }
-                        if let at = Self.find(needle, in: text, count: length, from: from) {
-                            kept |= bit
-                            offsets[slot] = UInt8(truncatingIfNeeded: min(at, unknown))
-                        }
+                        guard slot < lengths.count else { continue }
+                        if Self.find(needle, in: base + Int(starts[slot]), count: Int(lengths[slot]), from: 0) != nil { kept |= bit }
                     }
-                    bits[word] = kept
-                    found &+= kept.nonzeroBitCount
+                    output[word] = kept
                 }
-                return found
+                return 0
             }
         }
         }
         }
         }
         }
-        }
-        }
-        return Matches(bits: bits, offsets: offsets, count: count)
+        return bits
     }
 
-    /// The slots that may hold `needle`: those holding each of its bytes, among `previous`'s
-    /// matches or else the slots with a value; nil when a byte of the needle is in no value.
-    private func candidates(_ needle: [UInt8], among previous: Matches?) -> [UInt64]? {
-        let wordCount = byteSets.wordCount
-        var bits = previous?.bits ?? byteSets.valued
-        if bits.count != wordCount {
-            bits = Array(bits.prefix(wordCount)) + repeatElement(0, count: max(0, wordCount - bits.count))
+    /// The slots in any of `sets` (`[]`: none); one of them itself when it is the only one.
+    private static func union(_ sets: [[UInt64]], wordCount: Int) -> [UInt64] {
+        // The same set at several positions (the empty needle's candidates) is read once.
+        var seen = Set<UnsafeRawPointer>()
+        let nonEmpty = sets.filter { set in
+            !set.isEmpty && set.withUnsafeBufferPointer { seen.insert(UnsafeRawPointer($0.baseAddress!)).inserted }
         }
-        if previous != nil { Self.intersect(&bits, byteSets.valued) }
-        var seen = Set<UInt8>()
-        for byte in needle where seen.insert(byte).inserted {
-            guard let slots = byteSets.slots(holding: byte) else { return nil }
-            Self.intersect(&bits, slots)
-        }
+        guard nonEmpty.count != 1 else { return nonEmpty[0] }
+        var bits = [UInt64](repeating: 0, count: wordCount)
+        for set in nonEmpty { formUnion(&bits, set) }
         return bits
+    }
+
+    private static func formUnion(_ bits: inout [UInt64], _ other: [UInt64]) {
+        bits.withUnsafeMutableBufferPointer { bits in
+            other.withUnsafeBufferPointer { other in
+                for word in 0..<min(bits.count, other.count) { bits[word] |= other[word] }
+            }
+        }
+    }
+
+    private static func intersection(_ bits: [UInt64], _ other: [UInt64]) -> [UInt64] {
+        var both = bits
+        both.withUnsafeMutableBufferPointer { both in
+            other.withUnsafeBufferPointer { other in
+                for word in both.indices { both[word] &= word < other.count ? other[word] : 0 }
+            }
+        }
+        return both
     }
 
     /// The number of bits set.
@@ -221,29 +274,8 @@ struct TextColumn {
         bits.reduce(0) { $0 &+ $1.nonzeroBitCount }
     }
 
-    private static func intersect(_ bits: inout [UInt64], _ other: [UInt64]) {
-        bits.withUnsafeMutableBufferPointer { bits in
-            other.withUnsafeBufferPointer { other in
-                for word in bits.indices { bits[word] &= word < other.count ? other[word] : 0 }
-            }
-        }
-    }
-
     /// From how many slots a search runs on several threads.
     static let parallelSlots = ParallelChunks.parallelItems
-
-    /// The output buffers of a search, written by several threads at once, each in words
-    /// (and their 64 slots) of its own.
-    private struct SharedPointers: @unchecked Sendable {
-        let bits: UnsafeMutableBufferPointer<UInt64>
-        let offsets: UnsafeMutableBufferPointer<UInt8>
-    }
-
-    /// Calls `body` on `0..<count` cut in chunks, on several threads when `parallel`
-    /// (`ParallelChunks`); returns the sum of what the calls return.
-    static func inChunks(_ count: Int, parallel: Bool, _ body: (Range<Int>) -> Int) -> Int {
-        ParallelChunks.map(ParallelChunks.ranges(count, parallel: parallel), body).reduce(0, +)
-    }
 
     /// Whether `needle` occurs in the `count` bytes at `text` at or after `from` (byte for
     /// byte, as `instr`); where it first does. Reads 8 bytes at a time to find where the
@@ -276,49 +308,54 @@ struct TextColumn {
     }
 }
 
-/// The slots whose value contains a needle (a bit set), and where the needle first occurs in
-/// each value (the next narrower needle starts there).
+/// The slots whose value contains a needle (a bit set), and the positions of the planes
+/// (`BytePlanes`) at which each holds it: what the needle one key longer is found from.
 struct Matches {
     /// Bit `slot % 64` of word `slot / 64` is on for a matching slot.
     private(set) var bits: [UInt64]
-    /// Where the needle first occurs in each matching slot's value; `unknownOffset` past 254,
-    /// or when it was not looked for (a needle of one byte matches by its byte's set alone).
-    private(set) var offsets: [UInt8]
     /// How many slots match.
     private(set) var count = 0
+    /// For each position `p` with `p + needle.count <= BytePlanes.width`, the slots whose
+    /// value holds the needle at `p` (`[]` when none does); nil for a needle with a NUL byte,
+    /// which is not found by position. The empty needle is held at every position of every
+    /// matching slot, even past a value's end: the byte typed next rules those out.
+    private(set) var positions: [[UInt64]]?
 
-    /// The offset that says "search again": the occurrence is further than a byte counts, or
-    /// was not looked for.
-    static let unknownOffset = Int(UInt8.max)
-
-    /// The matches of a bit set and its offsets; `count`: the bits set.
-    init(bits: [UInt64], offsets: [UInt8], count: Int) {
+    init(bits: [UInt64], count: Int, positions: [[UInt64]]?) {
         self.bits = bits
-        self.offsets = offsets
         self.count = count
+        self.positions = positions
     }
 
     func contains(_ slot: Int) -> Bool {
         slot >> 6 < bits.count && bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0
     }
 
-    /// Marks a slot as matching, the needle at `offset` in its value.
-    mutating func insert(_ slot: Int, offset: Int) {
-        grow(toHold: slot)
-        if !contains(slot) { count += 1 }
-        bits[slot >> 6] |= 1 << UInt64(slot & 63)
-        offsets[slot] = UInt8(min(offset, Self.unknownOffset))
+    /// Whether the needle is at `position` in a slot's value, by the planes.
+    func holds(_ slot: Int, at position: Int) -> Bool {
+        guard let positions, position < positions.count else { return false }
+        let set = positions[position]
+        return slot >> 6 < set.count && set[slot >> 6] & (1 << UInt64(slot & 63)) != 0
     }
 
-    /// Marks a slot as not matching.
-    mutating func remove(_ slot: Int) {
-        guard contains(slot) else { return }
-        count -= 1
-        bits[slot >> 6] &= ~(1 << UInt64(slot & 63))
+    /// Records whether a slot matches, and at which positions (`holds`), in sets of
+    /// `wordCount` words.
+    mutating func set(_ slot: Int, contains: Bool, wordCount: Int, holds: (Int) -> Bool) {
+        if contains != self.contains(slot) { count += contains ? 1 : -1 }
+        Self.set(&bits, slot, contains, wordCount: wordCount)
+        guard var positions else { return }
+        self.positions = nil // changed in place, not copied
+        for position in positions.indices {
+            let held = holds(position)
+            guard held || !positions[position].isEmpty else { continue }
+            Self.set(&positions[position], slot, held, wordCount: wordCount)
+        }
+        self.positions = positions
     }
 
-    private mutating func grow(toHold slot: Int) {
-        if slot >= offsets.count { offsets.append(contentsOf: repeatElement(UInt8.max, count: slot + 1 - offsets.count)) }
-        if slot >> 6 >= bits.count { bits.append(contentsOf: repeatElement(0, count: slot >> 6 + 1 - bits.count)) }
+    private static func set(_ bits: inout [UInt64], _ slot: Int, _ on: Bool, wordCount: Int) {
+        if bits.count < wordCount { bits.append(contentsOf: repeatElement(0, count: wordCount - bits.count)) }
+        let bit: UInt64 = 1 << UInt64(slot & 63)
+        if on { bits[slot >> 6] |= bit } else { bits[slot >> 6] &= ~bit }
     }
 }

@@ -1,0 +1,180 @@
+/// The first `width` bytes of every slot's value, transposed: plane `p` holds byte `p` of
+/// each slot's value, one byte a slot, side by side (0 past a value's end and in a slot with
+/// no value); and how many slots with a value hold each byte at each position.
+///
+/// A filter's needle typed one key at a time is found by position (`extend`): the slots
+/// that hold it at position `p` are those that held it one byte shorter there and hold the
+/// new byte at `p + k`. That is one plane read 64 slots a step (1 MB at a million slots)
+/// rather than every value's bytes, and none at all when the counts say that no slot, or
+/// every slot, holds the byte there: after its first key, "team " over a million names
+/// "Team 0000001" costs no read of a plane. Occurrences past the planes (in values longer
+/// than `width`) are the column's to search (`TextColumn`).
+///
+/// A million slots take `width` MB.
+struct BytePlanes {
+    /// How many bytes of each value the planes hold.
+    static let width = 16
+
+    /// The planes one after another, each `capacity` bytes (a multiple of 64).
+    private var planes: [UInt8] = []
+    /// How many slots the planes have room for.
+    private(set) var capacity = 0
+    /// How many slots with a value hold each byte at each position: `counts[p * 256 + byte]`
+    /// (the 0 past a value's end counted).
+    private var counts = [Int32](repeating: 0, count: BytePlanes.width * 256)
+    /// How many slots hold a value.
+    private(set) var valuedCount = 0
+
+    /// Planes with room for `slotCount` slots, none with a value.
+    init(slotCount: Int) {
+        grow(toHold: slotCount)
+    }
+
+    /// Words of 64 slots in a set of slots that covers the planes.
+    var wordCount: Int { capacity / 64 }
+
+    /// Makes room for `slotCount` slots (more, so that slots added one at a time do not copy
+    /// the planes each time).
+    mutating func grow(toHold slotCount: Int) {
+        guard slotCount > capacity else { return }
+        let grown = capacity == 0 ? slotCount : max(slotCount, capacity + capacity / 8)
+        let newCapacity = (grown + 63) / 64 * 64
+        var moved = [UInt8](repeating: 0, count: Self.width * newCapacity)
+        if capacity > 0 {
+            moved.withUnsafeMutableBufferPointer { moved in
+                planes.withUnsafeBufferPointer { old in
+                    for plane in 0..<Self.width {
+                        (moved.baseAddress! + plane * newCapacity).update(from: old.baseAddress! + plane * capacity, count: capacity)
+                    }
+                }
+            }
+        }
+        planes = moved
+        capacity = newCapacity
+    }
+
+    /// Sets the first `width` bytes of a slot's value (nil: no value). `wasValued`: whether
+    /// the slot held a value before (whose bytes the planes hold).
+    mutating func set(_ value: UnsafeBufferPointer<UInt8>?, at slot: Int, wasValued: Bool) {
+        grow(toHold: slot + 1)
+        let capacity = capacity
+        planes.withUnsafeMutableBufferPointer { planes in
+            counts.withUnsafeMutableBufferPointer { counts in
+                for position in 0..<Self.width {
+                    let place = position &* capacity &+ slot
+                    if wasValued { counts[position &* 256 &+ Int(planes[place])] &-= 1 }
+                    let byte = value.map { position < $0.count ? $0[position] : 0 } ?? 0
+                    planes[place] = byte
+                    if value != nil { counts[position &* 256 &+ Int(byte)] &+= 1 }
+                }
+            }
+        }
+        valuedCount += (value != nil ? 1 : 0) - (wasValued ? 1 : 0)
+    }
+
+    /// Which slots with a value hold `byte` at `position`.
+    enum Holders { case none, some, every }
+
+    /// Which slots with a value hold `byte` at `position`, from the counts.
+    func holders(of byte: UInt8, at position: Int) -> Holders {
+        guard position < Self.width else { return .none }
+        let count = Int(counts[position * 256 + Int(byte)])
+        return count == 0 ? .none : count == valuedCount ? .every : .some
+    }
+
+    /// The needle one byte longer: given `positions[p]`, the slots that hold the needle's
+    /// first `typed` bytes at `p` (for each `p` while `p + typed <= width`), the slots that
+    /// hold them followed by `byte` (for each `p` while `p + typed + 1 <= width`). An empty set
+    /// is `[]`; the others have `wordCount` words. `byte` must not be 0 (the planes' 0 is also
+    /// "past the end"). A plane is read only where the counts do not answer, and only in the
+    /// words with a slot in them; on several threads when `parallel`.
+    func extend(_ positions: [[UInt64]], typed: Int, with byte: UInt8, parallel: Bool) -> [[UInt64]] {
+        precondition(byte != 0, "a NUL byte is not searched by plane")
+        guard positions.count > 1 else { return [] }
+        var next = [[UInt64]](repeating: [], count: positions.count - 1)
+        var narrowed: [Int] = [] // the positions whose plane must be read
+        for position in next.indices where !positions[position].isEmpty {
+            switch holders(of: byte, at: position + typed) {
+            case .none: continue
+            case .every: next[position] = positions[position]
+            case .some: narrowed.append(position)
+            }
+        }
+        guard !narrowed.isEmpty else { return next }
+        // One pass over the words for all the planes read (one wake of the other threads),
+        // into one buffer, each word written once; then each position's set is cut from it.
+        let wordCount = self.wordCount, capacity = capacity
+        let sources = narrowed.map { position in
+            let slots = positions[position]
+            return slots.count >= wordCount ? slots : slots + repeatElement(0, count: wordCount - slots.count)
+        }
+        var found = 0
+        let kept = [UInt64](unsafeUninitializedCapacity: narrowed.count * wordCount) { kept, initialized in
+            planes.withUnsafeBufferPointer { planes in
+                nonisolated(unsafe) let output = kept.baseAddress!
+                nonisolated(unsafe) let planes = UnsafeRawPointer(planes.baseAddress!)
+                found = ParallelChunks.map(ParallelChunks.ranges(wordCount, parallel: parallel)) { words in
+                    var found = 0
+                    for (job, position) in narrowed.enumerated() {
+                        let any = sources[job].withUnsafeBufferPointer { slots in
+                            Self.narrow(slots, words, into: output + job &* wordCount,
+                                        plane: planes + (position &+ typed) &* capacity, byte: byte)
+                        }
+                        if any { found |= 1 << job }
+                    }
+                    return found
+                }.reduce(0, |)
+            }
+            initialized = narrowed.count * wordCount
+        }
+        for (job, position) in narrowed.enumerated() where found & (1 << job) != 0 {
+            next[position] = Array(kept[job * wordCount..<(job + 1) * wordCount])
+        }
+        return next
+    }
+
+    /// Writes `output[word]` for each of `words`: the slots of `slots[word]` that hold `byte`
+    /// in `plane` (`slots` has every word of `words`). Returns whether any does.
+    @inline(__always)
+    private static func narrow(_ slots: UnsafeBufferPointer<UInt64>, _ words: Range<Int>, into output: UnsafeMutablePointer<UInt64>,
+                               plane: UnsafeRawPointer, byte: UInt8) -> Bool {
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        var any: UInt64 = 0
+        for word in words {
+            let slots = slots[word]
+            var kept: UInt64 = 0
+            let withoutLowest = slots & (slots &- 1)
+            if withoutLowest & (withoutLowest &- 1) != 0 { // three slots or more
+                kept = slots & equalBits(plane + word &<< 6, pattern)
+            } else {
+                // A few slots: their bytes alone.
+                var rest = slots
+                while rest != 0 {
+                    let bit = rest.trailingZeroBitCount
+                    if plane.load(fromByteOffset: word &<< 6 &+ bit, as: UInt8.self) == byte { kept |= 1 &<< UInt64(bit) }
+                    rest &= rest &- 1
+                }
+            }
+            output[word] = kept
+            any |= kept
+        }
+        return any != 0
+    }
+
+    /// One bit for each of the 64 bytes at `bytes` that equals the byte repeated in `pattern`
+    /// (bit `i` for byte `i`): eight bytes at a time, without a branch.
+    @inline(__always)
+    private static func equalBits(_ bytes: UnsafeRawPointer, _ pattern: UInt64) -> UInt64 {
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var bits: UInt64 = 0
+        for part in 0..<8 {
+            let differing = bytes.loadUnaligned(fromByteOffset: part &* 8, as: UInt64.self) ^ pattern
+            // The high bit of each byte is set when the byte is not 0 (exactly: no borrow).
+            let nonZero = ((differing & low7) &+ low7) | differing
+            let equal = (~nonZero & ~low7) &>> 7 // 1 in each equal byte
+            // Gathers the eight bytes' bits into the top byte, byte i at bit 56 + i.
+            bits |= ((equal &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(part &* 8)
+        }
+        return bits
+    }
+}
