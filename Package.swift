@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "worldcup",
             dependencies: [
-                "WorldCup", "WorldCupApp", "WorldCupPostgres",
+                "LiveResults", "WorldCup", "WorldCupApp", "WorldCupPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GRDB
+import LiveResults
 import PostgresNIO
 import ThrowawayPostgres
 
@@ -89,6 +90,7 @@ public struct BenchCommand: ParsableCommand {
     }
 
     public func run() throws {
+        SQLiteHeap.keepFreedPages() // as the app does: the controllers measured here run in this process
         let sizes = terminalOnly ? [] : rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
         if store == .postgres {
             if !noTerminal { Progress.say("The terminal measurement runs the app on SQLite: skipped with --store postgres.") }

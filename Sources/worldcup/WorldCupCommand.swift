@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveResults
 import TerminalUI
 import WorldCup
 import WorldCupApp
@@ -80,6 +81,7 @@ extension WorldCupCommand {
 
         func run() throws {
             try TerminalSession.checkInteractive()
+            SQLiteHeap.keepFreedPages()
             let scoreboard = try store.open()
             let noColorEnvironment = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             let status = try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment), flags: flags)
