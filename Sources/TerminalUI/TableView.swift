@@ -318,8 +318,18 @@ public struct TableView: Sendable {
         }
         let offset = y - area.y
         guard let item = item(atLine: topLine + offset) else { return nil }
-        guard offset > 0, let row = item.row else { return .header(section: item.section) }
+        guard let row = item.row, !(offset == 0 && showsStickyHeader(over: item.section, row: row)) else {
+            return .header(section: item.section)
+        }
         return .row(TablePosition(section: item.section, row: row))
+    }
+
+    /// Whether the top line, on this row, shows its section's header instead (the sticky
+    /// header): it does unless the row is its section's last, where the next section's
+    /// header, on the line below, has pushed it off (as a scrolled UITableView's does). A
+    /// header over that row would name a section with no row on screen.
+    private func showsStickyHeader(over section: Int, row: Int) -> Bool {
+        row < sections[section].rowCount - 1
     }
 
     /// Where the section index goes in an area: its right edge, one title per line from the
@@ -353,6 +363,8 @@ public struct TableView: Sendable {
     }
 
     /// Draws the visible rows into the area given to `layout(in:)`, without changing the table.
+    /// The top line shows the header of the section scrolled into, unless the next section's
+    /// header is right below it.
     public func draw(into grid: inout Grid, theme: TableTheme, now: Double, cell: (TablePosition) -> TableCell) {
         guard let fullArea = area else { return }
         grid.fill(fullArea, style: theme.row)
@@ -366,8 +378,8 @@ public struct TableView: Sendable {
         for offset in 0..<area.height {
             guard let item = item(atLine: topLine + offset) else { break }
             let y = area.y + offset
-            // Sticky header: the top line always names the section scrolled into.
-            if offset == 0, item.row != nil {
+            // Sticky header: the top line names the section scrolled into.
+            if offset == 0, let row = item.row, showsStickyHeader(over: item.section, row: row) {
                 drawHeader(sections[item.section].title, into: &grid, area: area, y: y, theme: theme)
                 continue
             }

@@ -241,6 +241,27 @@ struct TableViewCursorTests {
         #expect(lines(grid).prefix(2) == [" Alpha", "▶ Alpha 0                       Wins: 0"])
     }
 
+    @Test("A section's last row on the top line shows itself: the next header, below it, has pushed the sticky one off")
+    func stickyHeaderPushedOff() {
+        var table = makeTable(model)
+        _ = render(&table, model, height: 7)
+        table.moveCursorToEnd()
+        let grid = render(&table, model, height: 7)
+        #expect(table.topLine == 11)  // Beta 4, Beta's last row
+        #expect(lines(grid) == [
+            "  Beta 4                        Wins: 4",
+            " Gamma",
+            "  Gamma 0                       Wins: 0",
+            "  Gamma 1                       Wins: 1",
+            "  Gamma 2                       Wins: 2",
+            "  Gamma 3                       Wins: 3",
+            "▶ Gamma 4                       Wins: 4",
+        ])
+        #expect(grid[1, 0].style == plainTheme.row && grid[1, 1].style == plainTheme.header)
+        #expect(table.hit(x: 5, y: 0) == .row(pos(1, 4)))
+        #expect(table.hit(x: 5, y: 1) == .header(section: 2))
+    }
+
     @Test("Moving through every row keeps the cursor visible under a header", arguments: [
         [5, 5, 5], [3, 10, 1, 6, 2], [1, 1, 1, 1, 1, 1, 1, 1], [20], [0, 4, 0, 9],
     ], [3, 5, 8])
@@ -260,12 +281,18 @@ struct TableViewCursorTests {
             // The marker and the title at the left, the detail ending at the 39th cell.
             #expect(lines(grid)[y].hasPrefix("▶ \(model.name(cursor)) "))
             #expect(lines(grid)[y].hasSuffix(" Wins: \(cursor.row)") && DisplayText.width(lines(grid)[y]) == 39)
-            // The top line is always a header: the sticky header of the section scrolled into.
-            #expect(grid[1, 0].style == plainTheme.header)
+            // The top line is the header of the section scrolled into (the sticky header), or
+            // that section's last row when the next section's header is right below it.
             var remaining = table.topLine
             var section = 0
             while remaining > counts[section] { remaining -= 1 + counts[section]; section += 1 }
-            #expect(lines(grid)[0] == " " + model.sections[section].title)
+            if remaining > 0, remaining == counts[section] {
+                #expect(lines(grid)[0].hasPrefix("  \(model.name(pos(section, remaining - 1))) "), "the section's last row, not its header")
+                #expect(lines(grid)[1] == " " + model.sections[section + 1].title && grid[1, 1].style == plainTheme.header)
+            } else {
+                #expect(grid[1, 0].style == plainTheme.header)
+                #expect(lines(grid)[0] == " " + model.sections[section].title)
+            }
         }
 
         check()
