@@ -2,19 +2,25 @@
 /// SQLite database. LiveResults never applies them itself (a library does not change its
 /// host's allocator); the application calls `keepFreedPages()` once at start.
 public enum SQLiteHeap {
-    /// Keeps up to 64 MB of freed memory at the top of glibc's heap instead of giving it back
-    /// to the system at once (`M_TRIM_THRESHOLD`; the default is 128 KB).
+    /// Keeps freed memory in glibc's heap for reuse instead of giving it back to the system
+    /// at once: blocks under 32 MB come from the heap (`M_MMAP_THRESHOLD`) and up to 64 MB
+    /// free at its top stays (`M_TRIM_THRESHOLD`; the defaults are 128 KB, raised by glibc
+    /// only after a large block has been freed).
     ///
     /// SQLite drops a connection's whole page cache when it finds that another connection
-    /// committed. With a small database every cached page sits at the top of the heap, so
-    /// glibc gave the pages back at each commit and took them again, a page fault each, at
-    /// the next read: at 1,000 rows that doubled a tap's time (about 14,000 `brk` calls in
-    /// 5,000 taps; tap→batch p50 106–136 µs, 62–66 µs with this). Does nothing on another C
-    /// library. Returns whether the setting was taken.
+    /// committed. With a small database nothing large had been freed yet, so glibc gave those
+    /// pages back at every commit and took them again, a page fault each, at the next read:
+    /// at 1,000 rows that doubled a tap's time (about 14,000 `brk` calls in 5,000 taps;
+    /// tap→batch p50 109–155 µs, 62–91 µs with this). The mapping threshold is raised with
+    /// the trim threshold because setting one stops glibc from raising the other: large
+    /// arrays (a million rows' keys) would then be mapped afresh, and fault, at every fetch.
+    /// Does nothing on another C library. Returns whether glibc took both settings.
     @discardableResult
     public static func keepFreedPages() -> Bool {
         #if canImport(Glibc)
-        return glibcMallopt(glibcTrimThreshold, 64 << 20) == 1
+        let mapped = glibcMallopt(glibcMmapThreshold, 32 << 20)
+        let trimmed = glibcMallopt(glibcTrimThreshold, 64 << 20)
+        return mapped == 1 && trimmed == 1
         #else
         return false
         #endif
@@ -26,6 +32,7 @@ public enum SQLiteHeap {
 /// leaves out.
 @_silgen_name("mallopt")
 private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
-/// `M_TRIM_THRESHOLD` in `<malloc.h>`.
+/// `M_TRIM_THRESHOLD` and `M_MMAP_THRESHOLD` in `<malloc.h>`.
 private let glibcTrimThreshold: Int32 = -1
+private let glibcMmapThreshold: Int32 = -3
 #endif
