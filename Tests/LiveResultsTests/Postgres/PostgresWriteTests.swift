@@ -102,10 +102,14 @@ import Testing
                 WITH other AS (UPDATE item SET score = 0 WHERE id = \(ids[1]) RETURNING id)
                 UPDATE item SET score = 9 WHERE id = \(ids[0])
                 """)
+            // The returned row first, in a batch of its own; the other from the log, in the same
+            // call when its notification has come already (a busy machine), or in a later one.
             try controller.processPendingChanges()
-            #expect(recorder.take() == [.willChange, .row(.move, id: ids[0], from: ip(2, 1), to: ip(2, 0)), .didChange])
-            try await controller.processChanges { !recorder.events.isEmpty }
-            #expect(recorder.take() == [.willChange, .row(.update, id: ids[1], from: ip(2, 1), to: ip(2, 1)), .didChange])
+            #expect(try await controller.processChanges { recorder.events.count >= 6 })
+            #expect(recorder.take() == [
+                .willChange, .row(.move, id: ids[0], from: ip(2, 1), to: ip(2, 0)), .didChange,
+                .willChange, .row(.update, id: ids[1], from: ip(2, 1), to: ip(2, 1)), .didChange,
+            ])
             #expect(controller.layout == expectedLayout(try await database.allRows()))
             try controller.refresh()
             #expect(recorder.take() == [])
