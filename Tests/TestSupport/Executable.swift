@@ -30,8 +30,11 @@ public enum Executable {
         process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
         let overran = Mutex(false)
-        let overdue = DispatchWorkItem {
-            guard process.isRunning else { return }
+        // A cancelled work item stays queued until its deadline: it holds the process weakly, so
+        // that the process's pipes close when this run returns and not `limit` later (hundreds of
+        // runs a minute would otherwise keep thousands of descriptors open).
+        let overdue = DispatchWorkItem { [weak process] in
+            guard let process, process.isRunning else { return }
             overran.withLock { $0 = true }
             kill(process.processIdentifier, SIGKILL)
         }
