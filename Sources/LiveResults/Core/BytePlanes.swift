@@ -87,7 +87,8 @@ struct BytePlanes {
     /// hold them followed by `byte` (for each `p` while `p + typed + 1 <= width`). An empty set
     /// is `[]`; the others have `wordCount` words. `byte` must not be 0 (the planes' 0 is also
     /// "past the end"). A plane is read only where the counts do not answer, and only in the
-    /// words with a slot in them; on several threads when `parallel`.
+    /// words with a slot in them; on several threads when `parallel`. Each non-empty set
+    /// given must have `wordCount` words.
     func extend(_ positions: [[UInt64]], typed: Int, with byte: UInt8, parallel: Bool) -> [[UInt64]] {
         precondition(byte != 0, "a NUL byte is not searched by plane")
         guard positions.count > 1 else { return [] }
@@ -104,10 +105,8 @@ struct BytePlanes {
         // One pass over the words for all the planes read (one wake of the other threads),
         // into one buffer, each word written once; then each position's set is cut from it.
         let wordCount = self.wordCount, capacity = capacity
-        let sources = narrowed.map { position in
-            let slots = positions[position]
-            return slots.count >= wordCount ? slots : slots + repeatElement(0, count: wordCount - slots.count)
-        }
+        let sources = narrowed.map { positions[$0] }
+        precondition(sources.allSatisfy { $0.count == wordCount }, "a set of slots must cover the planes")
         var found = 0
         let kept = [UInt64](unsafeUninitializedCapacity: narrowed.count * wordCount) { kept, initialized in
             planes.withUnsafeBufferPointer { planes in

@@ -180,7 +180,8 @@ struct TextColumn {
             positions = planes.extend(positions, typed: typed, with: byte, parallel: parallel)
             typed += 1
         }
-        var bits = Self.union(positions, wordCount: valued.count)
+        // The empty needle's positions all hold the candidates: they are its matches.
+        var bits = needle.isEmpty ? candidates : Self.union(positions, wordCount: valued.count)
         if longCount > 0 {
             // Past the planes: the long values among the candidates, byte for byte.
             let found = searched(needle, among: Self.intersection(candidates, long), parallel: parallel)
@@ -240,11 +241,7 @@ struct TextColumn {
 
     /// The slots in any of `sets` (`[]`: none); one of them itself when it is the only one.
     private static func union(_ sets: [[UInt64]], wordCount: Int) -> [UInt64] {
-        // The same set at several positions (the empty needle's candidates) is read once.
-        var seen = Set<UnsafeRawPointer>()
-        let nonEmpty = sets.filter { set in
-            !set.isEmpty && set.withUnsafeBufferPointer { seen.insert(UnsafeRawPointer($0.baseAddress!)).inserted }
-        }
+        let nonEmpty = sets.filter { !$0.isEmpty }
         guard nonEmpty.count != 1 else { return nonEmpty[0] }
         var bits = [UInt64](repeating: 0, count: wordCount)
         for set in nonEmpty { formUnion(&bits, set) }
