@@ -51,10 +51,12 @@ struct PackedTextsTests {
     @Test("The cache's form, lengths and then bytes, reads back; lengths that do not add up are refused")
     func lengthsAndBytes() {
         var texts = PackedTexts()
-        for name in ["Ghana", "Mali", "Zone é 🌍", ""] { texts.set(name, at: texts.count) }
+        // Lengths from 255 bytes on are kept apart from the one-byte ones.
+        let long = [String(repeating: "x", count: 254), String(repeating: "y", count: 255), String(repeating: "é", count: 300)]
+        for name in ["Ghana", "Mali", "Zone é 🌍", ""] + long { texts.set(name, at: texts.count) }
         texts.set("Burkina Faso", at: 1)
-        let gathered = texts.gather([3, 2, 1, 0])
-        #expect(Self.strings(gathered) == ["", "Zone é 🌍", "Burkina Faso", "Ghana"])
+        let gathered = texts.gather([3, 2, 1, 0, 6, 5, 4])
+        #expect(Self.strings(gathered) == ["", "Zone é 🌍", "Burkina Faso", "Ghana"] + long.reversed())
         let (lengths, bytes) = gathered.lengthsAndBytes
         let back = bytes.withUnsafeBytes { PackedTexts(lengths: lengths, utf8: $0) }
         #expect(back.map(Self.strings) == Self.strings(gathered))
@@ -63,5 +65,18 @@ struct PackedTextsTests {
         let tooLong = bytes.withUnsafeBytes { PackedTexts(lengths: lengths + [1], utf8: $0) == nil }
         let tooShort = bytes.dropLast().withUnsafeBytes { PackedTexts(lengths: lengths, utf8: $0) == nil }
         #expect(tooLong && tooShort)
+    }
+
+    @Test("An array of many megabytes made for huge pages holds what its fill wrote, and so does a copy")
+    func hugePageArrays() {
+        let count = HugePages.threshold / 4 + 12_345
+        let made: [Int32] = HugePages.array(count: count) { buffer in
+            for index in buffer.indices { buffer[index] = Int32(index) &* 7 }
+        }
+        #expect(made.count == count && made.indices.allSatisfy { made[$0] == Int32($0) &* 7 })
+        let copied = made.withUnsafeBytes { HugePages.copy($0, as: Int32.self) }
+        #expect(copied == made)
+        let small: [UInt8] = HugePages.array(count: 3) { $0.initialize(repeating: 9) }
+        #expect(small == [9, 9, 9])
     }
 }

@@ -303,10 +303,7 @@ struct ByteReader {
 
     mutating func array<T: FixedWidthInteger>(_ type: T.Type, count: Int) -> [T]? {
         guard count <= remaining / MemoryLayout<T>.size, let raw = bytes(count * MemoryLayout<T>.size) else { return nil }
-        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
-            initialized = count
-        }
+        return HugePages.copy(raw, as: T.self)
     }
 
     /// What `ByteWriter.append(packed:)` wrote, `count` elements, in the same width.

@@ -259,14 +259,17 @@ struct KeyStore {
     /// each entry against `ids` would read all over it again.)
     private static func isDenseTable(_ table: [Int32], of ids: PackedIntegers) -> Bool {
         guard let bounds = ids.bounds, bounds.lowerBound >= 0, Int64(table.count) == bounds.upperBound + 1 else { return false }
-        var used = 0
-        var inRange = true
-        let limit = Int32(ids.count)
-        for entry in table {
-            used += entry == 0 ? 0 : 1
-            inRange = inRange && entry >= 0 && entry <= limit
+        // Without a branch an entry (vectorized): ten million entries are checked at a load.
+        let limit = UInt32(ids.count)
+        let (used, outside) = table.withUnsafeBufferPointer { table in
+            var used = 0, outside = 0
+            for entry in table {
+                used &+= entry == 0 ? 0 : 1
+                outside |= UInt32(bitPattern: entry) > limit ? 1 : 0 // a negative entry too
+            }
+            return (used, outside)
         }
-        return inRange && used == ids.count
+        return outside == 0 && used == ids.count
     }
 
     /// How many rows are expected, so ids up to a few times that stay in the dense table.

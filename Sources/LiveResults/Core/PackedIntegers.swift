@@ -235,12 +235,25 @@ struct PackedIntegers {
     /// The smallest and largest element; nil when empty.
     var bounds: ClosedRange<Int64>? {
         guard !isEmpty else { return nil }
-        var low = Int64.max, high = Int64.min
-        forEach { _, value in
-            low = Swift.min(low, value)
-            high = Swift.max(high, value)
+        switch storage {
+        case .int8(let values): return Self.bounds(of: values)
+        case .int16(let values): return Self.bounds(of: values)
+        case .int32(let values): return Self.bounds(of: values)
+        case .int64(let values): return Self.bounds(of: values)
         }
-        return low...high
+    }
+
+    /// The smallest and largest of `values` (not empty), in one pass of the width's own
+    /// comparisons (which the compiler vectorizes).
+    private static func bounds<Element: FixedWidthInteger>(of values: [Element]) -> ClosedRange<Int64> {
+        values.withUnsafeBufferPointer { values in
+            var low = Element.max, high = Element.min
+            for value in values {
+                low = Swift.min(low, value)
+                high = Swift.max(high, value)
+            }
+            return Int64(low)...Int64(high)
+        }
     }
 
     /// Every element, as 64-bit integers.

@@ -23,18 +23,31 @@ struct PackedTexts {
     /// Texts whose lengths, slot by slot, are `lengths`, and whose bytes follow each other in
     /// `utf8`; nil when the lengths do not add up to its size.
     init?(lengths: [UInt32], utf8: UnsafeRawBufferPointer) {
+        // One pass each, over raw buffers: ten million slots are loaded from a cache at launch.
+        guard Self.fits(utf8.count) else { return nil }
         var total = 0
-        var starts = [UInt32](repeating: 0, count: lengths.count)
-        for (slot, length) in lengths.enumerated() {
-            starts[slot] = UInt32(truncatingIfNeeded: total)
-            total += Int(length)
-            guard total <= utf8.count else { return nil }
+        let starts: [UInt32] = lengths.withUnsafeBufferPointer { lengths in
+            HugePages.array(count: lengths.count) { starts in
+                for slot in 0..<lengths.count {
+                    starts[slot] = UInt32(truncatingIfNeeded: total)
+                    total &+= Int(lengths[slot])
+                }
+            }
         }
-        guard total == utf8.count, Self.fits(total) else { return nil }
+        guard total == utf8.count else { return nil } // each length is under 4 GB: no overflow
+        var longLengths: [Int: UInt32] = [:]
+        shortLengths = lengths.withUnsafeBufferPointer { lengths in
+            HugePages.array(count: lengths.count) { short in
+                for slot in 0..<lengths.count {
+                    let length = lengths[slot]
+                    short[slot] = length < UInt32(UInt8.max) ? UInt8(truncatingIfNeeded: length) : UInt8.max
+                    if length >= UInt32(UInt8.max) { longLengths[slot] = length }
+                }
+            }
+        }
         self.starts = starts
-        shortLengths = [UInt8](repeating: 0, count: lengths.count)
-        for (slot, length) in lengths.enumerated() { setLength(Int(length), at: slot) }
-        bytes = Array(utf8)
+        self.longLengths = longLengths
+        bytes = HugePages.copy(utf8, as: UInt8.self)
     }
 
     /// The length in bytes of a slot's value.

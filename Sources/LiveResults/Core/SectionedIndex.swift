@@ -138,7 +138,9 @@ package struct SectionedIndex {
             let number = self.sectionNumber(for: value)
             guard placeOfSectionNumber[number] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
             placeOfSectionNumber[number] = sections.count
-            sections.append(Section(number: number, value: value, name: sectionName(value), slots: Array(start..<start + Int32(count))))
+            sections.append(Section(number: number, value: value, name: sectionName(value), slots: HugePages.array(count: count) { slots in
+                for row in 0..<count { slots[row] = start &+ Int32(truncatingIfNeeded: row) }
+            }))
             sectionOfSlot.append(Int64(number), count: count)
             start += Int32(count)
         }

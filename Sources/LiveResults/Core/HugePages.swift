@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Arrays of many megabytes that are filled as soon as they are made (a section cache's
+/// arrays, 300 MB at ten million rows): their memory is first advised to the system as worth
+/// backing with huge pages, so that filling it takes a page fault every 2 MB instead of every
+/// 4 KB. At ten million rows the faults of 4 KB pages were a third of a cached fetch.
+///
+/// Only the whole 2 MB pages inside an array are advised; the rest of the process's memory
+/// is left as it is. Where the system does not use huge pages, nothing changes.
+enum HugePages {
+    /// The size of a huge page on x86-64 and of the usual one on arm64.
+    static let size = 2 << 20
+    /// From how many bytes an array is advised.
+    static let threshold = 4 << 20
+
+    /// An array of `count` elements that `fill` initializes, every one of them.
+    static func array<Element>(count: Int, _ fill: (UnsafeMutableBufferPointer<Element>) -> Void) -> [Element] {
+        [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            advise(UnsafeMutableRawBufferPointer(buffer))
+            fill(UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
+            initialized = count
+        }
+    }
+
+    /// A copy of `bytes` as an array.
+    static func copy<Element>(_ bytes: UnsafeRawBufferPointer, as type: Element.Type) -> [Element] {
+        array(count: bytes.count / MemoryLayout<Element>.stride) { buffer in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[..<(buffer.count * MemoryLayout<Element>.stride)]))
+        }
+    }
+
+    /// Advises the whole huge pages inside `buffer` (`MADV_HUGEPAGE`), before it is written.
+    static func advise(_ buffer: UnsafeMutableRawBufferPointer) {
+        #if canImport(Glibc)
+        guard buffer.count >= threshold, let base = buffer.baseAddress else { return }
+        let start = (Int(bitPattern: base) + size - 1) & ~(size - 1)
+        let end = (Int(bitPattern: base) + buffer.count) & ~(size - 1)
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
+        #endif
+    }
+}
