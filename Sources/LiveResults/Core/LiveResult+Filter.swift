@@ -95,17 +95,13 @@ extension LiveResult {
     }
 
     /// Removes the filter: the whole index is the result again. Its column (tens of
-    /// megabytes at a million rows) is freed on another thread, and its pages are given back
-    /// to the system there (`ProcessHeap.returnFreedPages`): that takes longer than a frame.
+    /// megabytes at a million rows) is freed on another thread: giving that many pages back
+    /// to the system takes longer than a frame.
     mutating func removeFilter() {
         guard let removed = filter else { return }
         filter = nil
         refreshWindow()
-        let freed = FreedElsewhere(consume removed)
-        DispatchQueue.global(qos: .utility).async {
-            freed.free()
-            ProcessHeap.returnFreedPages()
-        }
+        DispatchQueue.global(qos: .utility).async { [freed = FreedElsewhere(consume removed)] in withExtendedLifetime(freed) {} }
     }
 
     /// Applies a commit's rows (their new keys, nil for rows that left) and their filter
@@ -151,9 +147,8 @@ extension LiveResult {
     }
 }
 
-/// A value handed to another thread, which frees it (`free()`); only that thread touches it.
+/// A value handed to another thread, which frees it when it lets go of it.
 private final class FreedElsewhere<Value>: @unchecked Sendable {
-    private var value: Value?
+    let value: Value
     init(_ value: consuming Value) { self.value = value }
-    func free() { value = nil }
 }
