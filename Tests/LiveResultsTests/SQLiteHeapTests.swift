@@ -3,7 +3,7 @@ import LiveResults
 
 /// The allocator setting an application applies at start (`SQLiteHeap`).
 @Suite struct SQLiteHeapTests {
-    @Test("glibc takes the raised trim and mapping thresholds (mallopt answers 1 for a parameter and value it accepts)")
+    @Test("glibc takes the raised trim and mapping thresholds and the one arena (mallopt answers 1 for a parameter and value it accepts)")
     func glibcTakesTheTrimThreshold() {
         #if canImport(Glibc)
         #expect(SQLiteHeap.keepFreedPages())
