@@ -1,10 +1,10 @@
 import Testing
 import LiveResults
 
-/// The allocator setting an application applies at start (`SQLiteHeap`).
+/// The allocator settings an application applies at start (`SQLiteHeap`).
 @Suite struct SQLiteHeapTests {
     @Test("glibc takes the raised trim and mapping thresholds and the one arena (mallopt answers 1 for a parameter and value it accepts)")
-    func glibcTakesTheTrimThreshold() {
+    func glibcTakesTheSettings() {
         #if canImport(Glibc)
         #expect(SQLiteHeap.keepFreedPages())
         #else

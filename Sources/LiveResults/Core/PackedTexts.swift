@@ -40,8 +40,8 @@ struct PackedTexts {
             HugePages.array(count: lengths.count) { short in
                 for slot in 0..<lengths.count {
                     let length = lengths[slot]
-                    short[slot] = length < UInt32(UInt8.max) ? UInt8(truncatingIfNeeded: length) : UInt8.max
-                    if length >= UInt32(UInt8.max) { longLengths[slot] = length }
+                    short[slot] = Self.shortLength(Int(length))
+                    if short[slot] == UInt8.max { longLengths[slot] = length }
                 }
             }
         }
@@ -59,12 +59,15 @@ struct PackedTexts {
 
     private mutating func setLength(_ length: Int, at slot: Int) {
         if shortLengths[slot] == UInt8.max { longLengths[slot] = nil }
-        if length < Int(UInt8.max) {
-            shortLengths[slot] = UInt8(length)
-        } else {
-            shortLengths[slot] = UInt8.max
-            longLengths[slot] = UInt32(length)
-        }
+        shortLengths[slot] = Self.shortLength(length)
+        if shortLengths[slot] == UInt8.max { longLengths[slot] = UInt32(length) }
+    }
+
+    /// What `shortLengths` holds for a length: itself under 255, else 255 (the length is in
+    /// `longLengths`).
+    @inline(__always)
+    private static func shortLength(_ length: Int) -> UInt8 {
+        length < Int(UInt8.max) ? UInt8(truncatingIfNeeded: length) : UInt8.max
     }
 
     /// Whether a buffer of `byteCount` bytes can be addressed (32-bit starts).
