@@ -24,9 +24,12 @@ let package = Package(
             pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
+        // Byte compares with the processor's vector instructions, for the filter's planes.
+        .target(name: "CByteScan"),
         .target(
             name: "LiveResults",
             dependencies: [
+                "CByteScan",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API, to read key columns straight from a statement.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

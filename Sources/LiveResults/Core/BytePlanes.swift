@@ -1,3 +1,5 @@
+import CByteScan
+
 /// The first `width` bytes of every slot's value, transposed: plane `p` holds byte `p` of
 /// each slot's value, one byte a slot, side by side (0 past a value's end and in a slot with
 /// no value); and how many slots with a value hold each byte at each position.
@@ -137,14 +139,13 @@ struct BytePlanes {
     @inline(__always)
     private static func narrow(_ slots: UnsafeBufferPointer<UInt64>, _ words: Range<Int>, into output: UnsafeMutablePointer<UInt64>,
                                plane: UnsafeRawPointer, byte: UInt8) -> Bool {
-        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
         var any: UInt64 = 0
         for word in words {
             let slots = slots[word]
             var kept: UInt64 = 0
             let withoutLowest = slots & (slots &- 1)
             if withoutLowest & (withoutLowest &- 1) != 0 { // three slots or more
-                kept = slots & equalBits(plane + word &<< 6, pattern)
+                kept = slots & bytescan_equal_bits(plane + word &<< 6, byte)
             } else {
                 // A few slots: their bytes alone.
                 var rest = slots
@@ -158,22 +159,5 @@ struct BytePlanes {
             any |= kept
         }
         return any != 0
-    }
-
-    /// One bit for each of the 64 bytes at `bytes` that equals the byte repeated in `pattern`
-    /// (bit `i` for byte `i`): eight bytes at a time, without a branch.
-    @inline(__always)
-    private static func equalBits(_ bytes: UnsafeRawPointer, _ pattern: UInt64) -> UInt64 {
-        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        var bits: UInt64 = 0
-        for part in 0..<8 {
-            let differing = bytes.loadUnaligned(fromByteOffset: part &* 8, as: UInt64.self) ^ pattern
-            // The high bit of each byte is set when the byte is not 0 (exactly: no borrow).
-            let nonZero = ((differing & low7) &+ low7) | differing
-            let equal = (~nonZero & ~low7) &>> 7 // 1 in each equal byte
-            // Gathers the eight bytes' bits into the top byte, byte i at bit 56 + i.
-            bits |= ((equal &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(part &* 8)
-        }
-        return bits
     }
 }
