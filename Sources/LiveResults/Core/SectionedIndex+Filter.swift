@@ -12,17 +12,20 @@ import GRDB
 extension SectionedIndex {
     /// A view of the rows whose slot's bit is set in `bits` (bit `slot % 64` of word
     /// `slot / 64`), in the same order, with the sections that keep a row (an unsectioned
-    /// index keeps its one section). It shares this index's store: about 1 ns and 4 bytes a
-    /// kept row, nothing copied. A section of `parallelFrom` rows or more is filtered on
-    /// several threads at once.
-    func view(keepingSlotsIn bits: [UInt64], parallelFrom: Int = ParallelChunks.parallelItems / 2) -> SectionedIndex {
+    /// index keeps its one section). It shares this index's store: 4 bytes a kept row, nothing
+    /// copied. Slots in runs (as a fetch leaves them) are decided 64 at a time, other slots
+    /// one at a time (`keep`): at a million rows in runs, about 0.1 ms plus 1 ns a kept row.
+    ///
+    /// On one thread: on two threads of this machine's kind (hyperthreads of one core) the
+    /// view of 468,560 rows of a million took 0.92 ms against 0.66 ms on one.
+    func view(keepingSlotsIn bits: [UInt64]) -> SectionedIndex {
         var view = self
         view.isView = true
         view.sections = []
         bits.withUnsafeBufferPointer { bits in
             for section in sections {
                 var kept = section
-                kept.slots = Self.slots(section.slots, keptBy: bits, parallel: section.slots.count >= parallelFrom)
+                kept.slots = Self.slots(section.slots, keptBy: bits)
                 if !kept.slots.isEmpty || isUnsectioned { view.sections.append(kept) }
             }
         }
@@ -31,41 +34,82 @@ extension SectionedIndex {
         return view
     }
 
-    /// The slots whose bit is set, in order, in one pass without a branch a slot: each chunk
-    /// of the slots (`ParallelChunks`, on several threads when `parallel`) writes the
-    /// slots it keeps from where its part starts in the result, then the parts are moved
-    /// together. When it keeps under a quarter of `slots`, the kept slots are copied into an
-    /// array of their size, so that a narrow view does not hold the room of a wide one.
-    private static func slots(_ slots: [Int32], keptBy bits: UnsafeBufferPointer<UInt64>, parallel: Bool) -> [Int32] {
+    /// The share of the rows whose slots are in runs of 64 (`keep`), estimated from one block
+    /// in 16 of each section: what a view made from this index costs, against one made from
+    /// fewer rows not in runs (a narrower view).
+    var shareInRuns: Double {
+        var sampled = 0, runs = 0
+        for section in sections {
+            section.slots.withUnsafeBufferPointer { slots in
+                for block in stride(from: 0, to: slots.count - 63, by: 64 * 16) {
+                    sampled += 1
+                    if Self.isRun(slots, from: block) { runs += 1 }
+                }
+            }
+        }
+        return sampled == 0 ? 0 : Double(runs) / Double(sampled)
+    }
+
+    /// Whether the 64 slots from `block` are consecutive (each one more than the one before).
+    @inline(__always)
+    private static func isRun(_ slots: UnsafeBufferPointer<Int32>, from block: Int) -> Bool {
+        let first = slots[block]
+        var differs: Int32 = 0
+        for offset in 0..<64 { differs |= slots[block &+ offset] ^ (first &+ Int32(truncatingIfNeeded: offset)) }
+        return differs == 0
+    }
+
+    /// The slots whose bit is set, in order. When it keeps under a quarter of `slots`, the
+    /// kept slots are copied into an array of their size, so that a narrow view does not
+    /// hold the room of a wide one.
+    private static func slots(_ slots: [Int32], keptBy bits: UnsafeBufferPointer<UInt64>) -> [Int32] {
         guard !slots.isEmpty else { return [] }
-        let chunks = ParallelChunks.ranges(slots.count, parallel: parallel)
         let kept = slots.withUnsafeBufferPointer { slots in
             [Int32](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
-                let base = buffer.baseAddress!
-                nonisolated(unsafe) let output = base
-                let keptCounts = ParallelChunks.map(chunks) { range in
-                    // Each slot is written; the next overwrites it unless it was kept. A chunk
-                    // keeps at most the slots it read: it stays inside its part.
-                    var written = range.lowerBound
-                    for slot in slots[range] {
-                        output[written] = slot
-                        let word = Int(slot) >> 6
-                        written &+= word < bits.count ? Int(truncatingIfNeeded: (bits[word] >> UInt64(slot & 63)) & 1) : 0
-                    }
-                    return written - range.lowerBound
-                }
-                var end = 0
-                for (range, count) in zip(chunks, keptCounts) {
-                    if range.lowerBound != end, count > 0 {
-                        UnsafeMutableRawPointer(base + end).copyMemory(from: base + range.lowerBound, byteCount: count * MemoryLayout<Int32>.stride)
-                    }
-                    end += count
-                }
-                initialized = end
+                initialized = keep(slots, keptBy: bits, into: buffer.baseAddress!)
             }
         }
         guard kept.count < slots.count / 4 else { return kept }
         return kept.withUnsafeBufferPointer { Array($0) }
+    }
+
+    /// Writes the slots whose bit is set, in order, from `output` (room for `slots.count`);
+    /// returns how many.
+    ///
+    /// The slots are taken 64 at a time. A run of 64 consecutive slots (the usual case: a
+    /// fetch gives slots in result order, and a tap shifts the rows it passes by one place,
+    /// keeping them consecutive) is decided by the 64 bits that start at its first slot,
+    /// without reading a word of `bits` a slot; each kept slot is then written from the bit's
+    /// position. Other slots are decided one by one, without a branch: each slot is written,
+    /// and the next overwrites it unless it was kept.
+    @inline(__always)
+    private static func keep(_ slots: UnsafeBufferPointer<Int32>, keptBy bits: UnsafeBufferPointer<UInt64>, into output: UnsafeMutablePointer<Int32>) -> Int {
+        @inline(__always) func word(_ index: Int) -> UInt64 { index < bits.count ? bits[index] : 0 }
+        var written = 0
+        var block = 0
+        while block &+ 64 <= slots.count {
+            let first = slots[block]
+            if isRun(slots, from: block) {
+                let index = Int(first) &>> 6, shift = UInt64(first & 63)
+                var kept = shift == 0 ? word(index) : word(index) &>> shift | word(index &+ 1) &<< (64 &- shift)
+                while kept != 0 {
+                    output[written] = first &+ Int32(truncatingIfNeeded: kept.trailingZeroBitCount)
+                    written &+= 1
+                    kept &= kept &- 1
+                }
+            } else {
+                for slot in slots[block..<block &+ 64] {
+                    output[written] = slot
+                    written &+= Int(truncatingIfNeeded: word(Int(slot) &>> 6) &>> UInt64(slot & 63) & 1)
+                }
+            }
+            block &+= 64
+        }
+        for slot in slots[block...] {
+            output[written] = slot
+            written &+= Int(truncatingIfNeeded: word(Int(slot) &>> 6) &>> UInt64(slot & 63) & 1)
+        }
+        return written
     }
 
     /// The view with `store` lent to it (the store of the index it was made from, as it is now).
