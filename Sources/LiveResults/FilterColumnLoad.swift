@@ -47,19 +47,18 @@ final class FilterColumnLoad: @unchecked Sendable {
     }
 
     /// Reads every row's value of `column` into its slot (a row without one, newer than
-    /// `slots`, is left out), then lays the values out in slot order. `stopping` is asked
-    /// now and then whether to give up (it then throws `CancellationError`).
+    /// `slots`, is left out), then sets the values in slot order (`TextColumn.Loader`).
+    /// `stopping` is asked now and then whether to give up (it then throws `CancellationError`).
     static func read(_ column: String, of table: String, from store: any ResultsStore, into slots: KeyStore.SlotMap,
                      stopping: () -> Bool = { false }) throws -> TextColumn {
-        var values = TextColumn(slotCount: slots.slotCount, expectedBytes: 16 * slots.slotCount)
+        var values = TextColumn.Loader(slotCount: slots.slotCount, expectedBytes: 16 * slots.slotCount)
         var rows = 0
         try store.forEachText(inColumn: column, table: table, ids: nil) { id, value in
             rows += 1
             if rows % 65_536 == 0, stopping() { throw CancellationError() }
             guard let slot = slots.slot(for: id) else { return }
-            try values.set(value, at: slot)
+            try values.add(value, at: slot)
         }
-        values.compact() // read in table order, matched in slot order
-        return values
+        return try values.column()
     }
 }

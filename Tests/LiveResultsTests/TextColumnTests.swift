@@ -100,6 +100,27 @@ import TestSupport
         }
     }
 
+    @Test("A column loaded in bulk, slots in any order and some given twice, holds and matches what setting each value holds")
+    func loadedInAnyOrder() throws {
+        var random = SplitMix64(seed: 40)
+        let values = (0..<2_000).map { _ in Self.randomValue(&random) }
+        var loader = TextColumn.Loader(slotCount: values.count)
+        // Every slot, in a shuffled order; some first with another value, which the second replaces.
+        var order = Array(values.indices)
+        for i in order.indices.reversed() { order.swapAt(i, random.int(0...i)) }
+        for slot in order {
+            if random.chance(0.1) { try Self.randomValue(&random).withUnsafeBytesOrNil { try loader.add($0, at: slot) } }
+            try values[slot].withUnsafeBytesOrNil { try loader.add($0, at: slot) }
+        }
+        let column = try loader.column()
+        for (slot, value) in values.enumerated() {
+            #expect(value.withUnsafeBytesOrNil { column.hasValue($0, atSlot: slot) }, "slot \(slot)")
+        }
+        for needle in ["a", "te", "1", "\u{E9}", "b 2", ""] {
+            Self.check(column.matches(Array(needle.utf8)), values, Array(needle.utf8), "loaded")
+        }
+    }
+
     @Test("A needle with a byte no value holds matches nothing; NULL matches not even the empty needle")
     func absentBytesAndNull() throws {
         var column = TextColumn(slotCount: 3)
@@ -142,5 +163,13 @@ import TestSupport
             Self.check(filter.matches, values, filter.needle, "after setting slot \(slot)")
         }
         for needle in ["", "e", "ea", "eam 0", "m 0000005", "far", "far more", "00"] { type(needle) }
+    }
+}
+
+private extension Optional where Wrapped == [UInt8] {
+    /// The bytes as a raw buffer, or nil for nil.
+    func withUnsafeBytesOrNil<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        guard let self else { return try body(nil) }
+        return try self.withUnsafeBytes { try body($0) }
     }
 }

@@ -26,7 +26,7 @@ struct TextColumn {
     /// Bytes of `bytes` that no slot uses any more.
     private var unused = 0
     /// Zero bytes at the end of `bytes`, so that `find` may read 8 bytes from any value's byte.
-    private static let padding = 8
+    fileprivate static let padding = 8
 
     /// A column with no value yet in `slotCount` slots.
     init(slotCount: Int, expectedBytes: Int = 0) {
@@ -302,6 +302,48 @@ struct TextColumn {
             i &+= 8
         }
         return nil
+    }
+}
+
+extension TextColumn {
+    /// A column read in bulk, its slots in any order (a table read in rowid order, matched to
+    /// an index's slots): each value's bytes are kept as they come, then `column()` sets them
+    /// in slot order. Set in slot order, each plane is written front to back; set as they
+    /// come, a value's 16 plane bytes land in 16 places a plane apart.
+    struct Loader {
+        private var bytes: [UInt8] = []
+        private var starts: [UInt32]
+        private var lengths: [Int32]
+
+        /// A loader for a column of `slotCount` slots, all NULL until given a value.
+        init(slotCount: Int, expectedBytes: Int = 0) {
+            starts = Array(repeating: 0, count: slotCount)
+            lengths = Array(repeating: -1, count: slotCount)
+            bytes.reserveCapacity(expectedBytes)
+        }
+
+        /// Gives a slot (under `slotCount`) its value (nil: NULL); a slot given twice keeps the last.
+        mutating func add(_ value: UnsafeRawBufferPointer?, at slot: Int) throws {
+            guard let value else { return lengths[slot] = -1 }
+            guard bytes.count + value.count + TextColumn.padding < Int(UInt32.max) else {
+                throw LiveResultsError(.database, "A filter's column holds more text than fits in memory (4 GB).")
+            }
+            starts[slot] = UInt32(bytes.count)
+            lengths[slot] = Int32(value.count)
+            bytes.append(contentsOf: value)
+        }
+
+        /// The column of the values given, set in slot order.
+        func column() throws -> TextColumn {
+            var column = TextColumn(slotCount: lengths.count, expectedBytes: bytes.count)
+            try bytes.withUnsafeBytes { bytes in
+                for slot in lengths.indices where lengths[slot] >= 0 {
+                    let start = Int(starts[slot])
+                    try column.set(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(lengths[slot])]), at: slot)
+                }
+            }
+            return column
+        }
     }
 }
 
