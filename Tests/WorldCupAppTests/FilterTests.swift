@@ -14,6 +14,12 @@ struct FilterTests {
         try fixture.screen.controller.fetchedObjects.map(\.teamName)
     }
 
+    @Test("The title groups a count's thousands: 468,560 matches, 1,000,000 teams")
+    func countsGroupThousands() {
+        let shown = [0, 7, 999, 1_000, 32_768, 468_560, 1_000_000, 12_345_678].map(BoardView.grouped)
+        #expect(shown == ["0", "7", "999", "1,000", "32,768", "468,560", "1,000,000", "12,345,678"])
+    }
+
     @Test("Typing filters as you go; the title shows the filter and the match count")
     func filtersAsYouType() throws {
         let fixture = try ScreenFixture()

@@ -68,11 +68,22 @@ struct BoardView {
         return (grid.write(Array(glyphs), x: x, y: y), y)
     }
 
+    /// A count with its thousands grouped by commas, as the title shows it: "468,560".
+    static func grouped(_ count: Int) -> String {
+        let digits = String(count.magnitude)
+        var grouped = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return (count < 0 ? "-" : "") + grouped
+    }
+
     /// "World Cup", a shared board's server (or that it is reconnecting), the leader, and on
     /// the right the team count, or the filter and its matches (or that it reads the names).
     private func drawTitle(_ model: BoardModel, count: Int, filterPending: Bool, into grid: inout Grid) {
         var x = grid.write("World Cup", x: 1, y: 0, style: theme.title)
-        var right = [Span("\(count) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
+        var right = [Span("\(Self.grouped(count)) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
         // While filtered, the best team shown need not lead: the filter takes the leader's place.
         var leader = model.leader
         if let filter = model.filter, filterPending || !filter.text.isEmpty {
@@ -80,7 +91,7 @@ struct BoardView {
             right = [
                 Span("/", style: theme.title),
                 Span(glyphs: DisplayText.truncate(filter.text, toWidth: 16), style: Style(bold: true)),
-                Span(filterPending ? ": \(Self.readingNames)" : ": \(count) \(count == 1 ? "match" : "matches")", style: Style(dim: true)),
+                Span(filterPending ? ": \(Self.readingNames)" : ": \(Self.grouped(count)) \(count == 1 ? "match" : "matches")", style: Style(dim: true)),
             ]
         }
         let rightX = grid.width - right.reduce(0) { $0 + $1.width } - 1
