@@ -67,7 +67,7 @@ struct CheckTests {
         let missing = folder.file("none/WorldCup.sqlite")
         expectError(try Executable.run(["check", "--database", missing.path]), mentions: ["There is no database"], "missing")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == [])
-        FileManager.default.createFile(atPath: folder.file("empty.sqlite").path, contents: nil)
+        try Data().write(to: folder.file("empty.sqlite"))
         let before = folder.snapshot()
         let empty = try Executable.run(["check", "--database", folder.file("empty.sqlite").path])
         #expect(empty.status == 0 && empty.err.isEmpty && empty.out.contains("is empty"), "\(empty)")
