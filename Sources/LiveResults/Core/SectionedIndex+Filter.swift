@@ -86,6 +86,12 @@ extension SectionedIndex {
     private static func keep(_ slots: UnsafeBufferPointer<Int32>, keptBy bits: UnsafeBufferPointer<UInt64>, into output: UnsafeMutablePointer<Int32>) -> Int {
         @inline(__always) func word(_ index: Int) -> UInt64 { index < bits.count ? bits[index] : 0 }
         var written = 0
+        @inline(__always) func keepOneByOne(_ range: Range<Int>) {
+            for slot in slots[range] {
+                output[written] = slot
+                written &+= Int(truncatingIfNeeded: word(Int(slot) &>> 6) &>> UInt64(slot & 63) & 1)
+            }
+        }
         var block = 0
         while block &+ 64 <= slots.count {
             let first = slots[block]
@@ -98,17 +104,11 @@ extension SectionedIndex {
                     kept &= kept &- 1
                 }
             } else {
-                for slot in slots[block..<block &+ 64] {
-                    output[written] = slot
-                    written &+= Int(truncatingIfNeeded: word(Int(slot) &>> 6) &>> UInt64(slot & 63) & 1)
-                }
+                keepOneByOne(block..<block &+ 64)
             }
             block &+= 64
         }
-        for slot in slots[block...] {
-            output[written] = slot
-            written &+= Int(truncatingIfNeeded: word(Int(slot) &>> 6) &>> UInt64(slot & 63) & 1)
-        }
+        keepOneByOne(block..<slots.count)
         return written
     }
 

@@ -26,7 +26,15 @@ struct TextColumn {
     /// Bytes of `bytes` that no slot uses any more.
     private var unused = 0
     /// Zero bytes at the end of `bytes`, so that `find` may read 8 bytes from any value's byte.
-    fileprivate static let padding = 8
+    private static let padding = 8
+
+    /// Throws unless a value of `count` bytes can join a buffer of `byteCount` bytes: starts
+    /// are 32-bit, lengths under `Int32.max`.
+    fileprivate static func checkRoom(adding count: Int, to byteCount: Int) throws {
+        guard count < Int32.max, byteCount + count + padding < Int(UInt32.max) else {
+            throw LiveResultsError(.database, "A filter's column holds more text than fits in memory (4 GB).")
+        }
+    }
 
     /// A column with no value yet in `slotCount` slots.
     init(slotCount: Int, expectedBytes: Int = 0) {
@@ -48,9 +56,7 @@ struct TextColumn {
             starts.append(contentsOf: repeatElement(0, count: slot + 1 - lengths.count))
             lengths.append(contentsOf: repeatElement(-1, count: slot + 1 - lengths.count))
         }
-        guard (value?.count ?? 0) < Int32.max, bytes.count + (value?.count ?? 0) + Self.padding < Int(UInt32.max) else {
-            throw LiveResultsError(.database, "A filter's column holds more text than fits in memory (4 GB).")
-        }
+        try Self.checkRoom(adding: value?.count ?? 0, to: bytes.count)
         let wasValued = lengths[slot] >= 0
         let old = Int(max(lengths[slot], 0))
         planes.set(value?.assumingMemoryBound(to: UInt8.self), at: slot, wasValued: wasValued)
@@ -325,9 +331,7 @@ extension TextColumn {
         /// Gives a slot (under `slotCount`) its value (nil: NULL); a slot given twice keeps the last.
         mutating func add(_ value: UnsafeRawBufferPointer?, at slot: Int) throws {
             guard let value else { return lengths[slot] = -1 }
-            guard bytes.count + value.count + TextColumn.padding < Int(UInt32.max) else {
-                throw LiveResultsError(.database, "A filter's column holds more text than fits in memory (4 GB).")
-            }
+            try TextColumn.checkRoom(adding: value.count, to: bytes.count)
             starts[slot] = UInt32(bytes.count)
             lengths[slot] = Int32(value.count)
             bytes.append(contentsOf: value)
