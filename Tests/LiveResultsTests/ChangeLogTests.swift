@@ -124,4 +124,43 @@ struct ChangeLogTests {
         let after = try fixture.database.read { try ChangeLog.position($0) }
         #expect(after == before + 1)
     }
+
+    @Test("Emptying the log by hand keeps its newest entry, so positions never go back")
+    func keepsNewestEntry() throws {
+        let fixture = try Fixture(Self.items, otherConnection: true)
+        for score in 1...3 { try fixture.database.write { try $0.execute(sql: "UPDATE item SET score = ? WHERE id = 1", arguments: [score]) } }
+        let before = try fixture.database.read { try ChangeLog.position($0) }
+        try fixture.database.write { try $0.execute(sql: "DELETE FROM liveresults_change") }
+        let kept = try fixture.database.read { try Int64.fetchAll($0, sql: "SELECT position FROM liveresults_change") }
+        #expect(kept == [before])
+        try fixture.database.write { try $0.execute(sql: "UPDATE item SET score = 4 WHERE id = 1") }
+        #expect(try fixture.database.read { try ChangeLog.position($0) } == before + 1)
+    }
+
+    @Test("A log made with AUTOINCREMENT is rebuilt without it: its entries kept, positions going on from the last given", arguments: [false, true])
+    func rebuildsAutoincrementLog(newestRemoved: Bool) throws {
+        let fixture = try Fixture(Self.items, otherConnection: true)
+        try fixture.otherConnection!.write { db in
+            // The log as an earlier version made it, with five entries.
+            try db.execute(sql: """
+                DROP TABLE liveresults_change;
+                CREATE TABLE liveresults_change (position INTEGER PRIMARY KEY AUTOINCREMENT, tableName TEXT NOT NULL, changedRowID INTEGER NOT NULL);
+                """)
+            for id in [1, 2, 3, 1, 2] { try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id = ?", arguments: [id]) }
+            if newestRemoved { try db.execute(sql: "DELETE FROM liveresults_change WHERE position > 3") }
+            #expect(try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'liveresults_change'") == 5)
+            try ChangeLog.install(on: "item", in: db)
+            let made = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'liveresults_change'") ?? ""
+            #expect(!made.contains("AUTOINCREMENT"))
+            #expect(try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'liveresults_change'") == nil)
+            let entries = try Row.fetchAll(db, sql: "SELECT position, tableName, changedRowID FROM liveresults_change ORDER BY position")
+                .map { "\($0["position"] as Int64) \($0["tableName"] as String) \($0["changedRowID"] as Int64)" }
+            #expect(entries == (newestRemoved ? ["1 item 1", "2 item 2", "3 item 3", "5  0"] : ["1 item 1", "2 item 2", "3 item 3", "4 item 1", "5 item 2"]))
+            try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id = 3")
+            #expect(try ChangeLog.position(db) == 6)
+        }
+        // The log went back meanwhile (made again): the controller still ends where the database is.
+        try fixture.controller.refresh()
+        #expect(try fixture.layout == fixture.freshLayout())
+    }
 }

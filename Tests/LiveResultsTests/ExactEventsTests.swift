@@ -248,7 +248,7 @@ struct ExactEventsTests {
         try fixture.controller.processPendingChanges()
         _ = fixture.recorder.take()
         try fixture.otherConnection!.write { db in
-            try db.execute(sql: "DROP TABLE \(ChangeLog.tableName); DELETE FROM sqlite_sequence WHERE name = '\(ChangeLog.tableName)'")
+            try db.execute(sql: "DROP TABLE \(ChangeLog.tableName)")
             try ChangeLog.install(on: "item", in: db)
             try db.execute(sql: "DELETE FROM item WHERE id = 1")
         }
@@ -263,7 +263,7 @@ struct ExactEventsTests {
         for score in 1...3 { try fixture.execute("UPDATE item SET score = ? WHERE id = 2", [score]) }
         _ = fixture.recorder.take()
         try fixture.otherConnection!.write { db in
-            try db.execute(sql: "DROP TABLE \(ChangeLog.tableName); DELETE FROM sqlite_sequence WHERE name = '\(ChangeLog.tableName)'")
+            try db.execute(sql: "DROP TABLE \(ChangeLog.tableName)")
             try ChangeLog.install(on: "item", in: db)
             try db.execute(sql: "DELETE FROM item WHERE id = 1")
         }

@@ -109,7 +109,8 @@ struct SectionCacheTests {
             try controller.processPendingChanges()
             #expect(recorder.take().count == 9)
         }
-        // The whole log is pruned: only a cache saved after the taps can be used.
+        // The log is emptied (but for its newest entry, which it always keeps): only a cache
+        // saved after the taps can be used.
         try setup.database.write { db in
             try db.execute(sql: "DELETE FROM liveresults_change")
         }
@@ -122,6 +123,8 @@ struct SectionCacheTests {
         #expect(try setup.fetch() == .database)
         try setup.database.write { db in
             try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id = 1")
+            try db.execute(sql: "UPDATE item SET score = score + 1 WHERE id = 2")
+            // All but the newest entry (id 2's) go: id 1's change is lost to the cache.
             try db.execute(sql: "DELETE FROM liveresults_change")
         }
         #expect(try setup.fetch() == .database)

@@ -13,6 +13,11 @@ import GRDB
 /// migrator.registerMigration("v2") { db in try ChangeLog.install(on: "team", in: db) }
 /// ```
 ///
+/// Positions are plain rowids, one more than the newest entry's, and never go back: the log
+/// never loses its newest entry (pruning keeps it, and a trigger keeps a `DELETE` from
+/// removing it). A position kept by `AUTOINCREMENT` would cost every commit a write to
+/// `sqlite_sequence`, about a quarter of a tap's commit on a million rows.
+///
 /// The log keeps the latest `retaining` entries (pruned a tenth at a time). Pruned entries
 /// are folded into a summary that keeps, per row, the position of its latest pruned change, so
 /// a reader whose position was pruned away still learns exactly which rows changed (the
@@ -26,7 +31,7 @@ import GRDB
 /// time: install the log again after adding a unique index. (Unique indexes on expressions
 /// are not covered.)
 public enum ChangeLog {
-    /// The table of entries: `position` (AUTOINCREMENT, never reused), `tableName`, `changedRowID`.
+    /// The table of entries: `position` (only grows, never reused), `tableName`, `changedRowID`.
     public static let tableName = "liveresults_change"
     /// The summary of pruned entries: per table and row, the position of its latest pruned
     /// change; and in the row of table '' and id 0, the position up to which the log was pruned.
@@ -46,11 +51,14 @@ public enum ChangeLog {
         let kept = max(Int64(retained), step)
         let log = tableName.quotedDatabaseIdentifier
         let pruned = prunedTableName.quotedDatabaseIdentifier
+        try createLog(in: db)
+        try dropAutoincrement(in: db)
         try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(log) (
-                position INTEGER PRIMARY KEY AUTOINCREMENT,
-                tableName TEXT NOT NULL,
-                changedRowID INTEGER NOT NULL);
+            DROP TRIGGER IF EXISTS "liveresults_keep_newest";
+            CREATE TRIGGER "liveresults_keep_newest" BEFORE DELETE ON \(log)
+            WHEN OLD.position = (SELECT MAX(position) FROM \(log)) BEGIN
+                SELECT RAISE(IGNORE);
+            END;
             CREATE TABLE IF NOT EXISTS \(identityTableName.quotedDatabaseIdentifier) (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 databaseID TEXT NOT NULL);
@@ -98,6 +106,42 @@ public enum ChangeLog {
             END;
             """)
         try installConflictTriggers(on: table, name: name, in: db)
+    }
+
+    /// Creates the table of entries, if needed.
+    private static func createLog(in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(tableName.quotedDatabaseIdentifier) (
+                position INTEGER PRIMARY KEY,
+                tableName TEXT NOT NULL,
+                changedRowID INTEGER NOT NULL)
+            """)
+    }
+
+    /// Rebuilds a log made by an earlier version, whose positions came from `AUTOINCREMENT`,
+    /// as a plain table with the same entries. When its newest entries had been removed, an
+    /// entry of table '' (no table's name) takes the last position given, so positions still
+    /// never go back.
+    private static func dropAutoincrement(in db: Database) throws {
+        let log = tableName.quotedDatabaseIdentifier
+        let made = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [tableName])
+        guard let made, made.uppercased().contains("AUTOINCREMENT") else { return }
+        let given = try db.tableExists("sqlite_sequence")
+            ? try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [tableName]) ?? 0
+            : 0
+        // Dropped and made again under the same name: the triggers that write to the log
+        // name it, and work again once it exists.
+        try db.execute(sql: """
+            CREATE TEMP TABLE liveresults_change_entries AS SELECT position, tableName, changedRowID FROM \(log);
+            DROP TABLE \(log);
+            """)
+        try createLog(in: db)
+        try db.execute(sql: """
+            INSERT INTO \(log) (position, tableName, changedRowID) SELECT position, tableName, changedRowID FROM temp.liveresults_change_entries;
+            DROP TABLE temp.liveresults_change_entries;
+            """)
+        try db.execute(sql: "INSERT INTO \(log) (position, tableName, changedRowID) SELECT ?, '', 0 WHERE ? > (SELECT IFNULL(MAX(position), 0) FROM \(log))",
+                       arguments: [given, given])
     }
 
     /// Triggers that record, before an insert or an update of a uniquely indexed column, the
@@ -165,7 +209,7 @@ public enum ChangeLog {
 
     /// The position of the latest entry ever written (0 before the first).
     static func position(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = ?"), arguments: [tableName]) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(position) FROM \(tableName.quotedDatabaseIdentifier)")) ?? 0
     }
 
     /// The random name this database was given when the log was installed.
