@@ -79,6 +79,40 @@ struct ChangeLogTests {
         #expect(recorder.take() == [.willChange, .row(.move, id: 1, from: ip(0, 1), to: ip(0, 0)), .didChange])
     }
 
+    @Test("The folder watch wakes the controller for every commit of another connection, also after our own commits, with no timer to help")
+    func folderWatchRearms() throws {
+        let folder = try makeTemporaryFolder()
+        let file = folder.appendingPathComponent("items.sqlite")
+        let database = try makeItemDatabase(configuration: fileConfiguration, file: file)
+        try insertItems(Self.items, into: database)
+        let controller = ResultsController<Item>(database: database, fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        let signals = Atomic(0)
+        controller.onChangesAvailable = { signals.add(1, ordering: .relaxed) }
+        // The safety-net timer would first fire after 20 minutes: only the watch can wake it.
+        controller.changeLogPollInterval = .seconds(60)
+        try controller.performFetch()
+        let other = try DatabaseQueue(path: file.path, configuration: fileConfiguration)
+        for round in 1...4 {
+            // Our own commits first: the watch sees their writes and must come back afterwards.
+            for _ in 0..<20 { try database.write { try $0.execute(sql: "UPDATE item SET flag = 1 - flag WHERE name = 'Brazil'") } }
+            try controller.processPendingChanges()
+            _ = recorder.take()
+            usleep(20_000) // Any look woken by our commits is over.
+            let before = signals.load(ordering: .relaxed)
+            try other.write { try $0.execute(sql: "UPDATE item SET score = ? WHERE name = 'Ghana'", arguments: [10 * round]) }
+            let deadline = Date().addingTimeInterval(10)
+            while signals.load(ordering: .relaxed) == before && Date() < deadline { usleep(1000) }
+            #expect(signals.load(ordering: .relaxed) > before, "round \(round): the watch never signalled")
+            try controller.processPendingChanges()
+            // Ghana (id 1) passes Nigeria in the first round, and stays first afterwards.
+            let row: Recorder.Event = round == 1 ? .row(.move, id: 1, from: ip(0, 1), to: ip(0, 0)) : .row(.update, id: 1, from: ip(0, 0), to: ip(0, 0))
+            #expect(recorder.take() == [.willChange, row, .didChange], "round \(round)")
+        }
+        #expect(controller.numberOfObjects == 3)
+    }
+
     @Test("A reader whose position was pruned from the log still reports exactly the rows the commits wrote")
     func prunedPosition() throws {
         let fixture = try Fixture(Self.items, otherConnection: true)

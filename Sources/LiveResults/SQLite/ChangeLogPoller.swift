@@ -12,7 +12,7 @@ import Synchronization
 /// for a busy writer is folded into one more look after it.
 final class ChangeLogPoller {
     private let timer: any DispatchSourceTimer
-    private let watcher: (any DispatchSourceRead)?
+    private let watcher: FolderWatch?
 
     /// - Parameter minimumLookInterval: the shortest time between two looks woken by writes.
     init(database: any DatabaseWriter, tracker: ChangeTracker, interval: Duration, minimumLookInterval: Duration = .zero) {
@@ -53,44 +53,10 @@ final class ChangeLogPoller {
 
     /// Watches the folder of the database file for writes to the file or its WAL; nil for an
     /// in-memory database or when inotify is unavailable.
-    private static func watchFolder(of path: String, queue: DispatchQueue, minimumLookInterval: UInt64, onChange: @escaping @Sendable () -> Void) -> (any DispatchSourceRead)? {
+    private static func watchFolder(of path: String, queue: DispatchQueue, minimumLookInterval: UInt64, onChange: @escaping @Sendable () -> Void) -> FolderWatch? {
         guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/") else { return nil }
         let folder = slash == path.startIndex ? "/" : String(path[..<slash])
-        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { return nil }
-        guard inotify_add_watch(descriptor, folder, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)) >= 0 else {
-            close(descriptor)
-            return nil
-        }
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        // Dispatch sources are thread-safe; Swift does not know it. (The cycle through the
-        // handler ends when the source is cancelled.)
-        nonisolated(unsafe) let resting = source
-        // When the last look began (uptime nanoseconds); the handler runs one at a time.
-        let lastLook = Atomic<UInt64>(0)
-        source.setEventHandler {
-            // The events only say "something was written": drain them, and look 1 ms later.
-            // A writer appends its frames to the WAL (the events) a moment before it publishes
-            // the commit in the shared-memory index (no event), so an immediate look would
-            // find nothing. Meanwhile the source rests, so a burst of writes (our own taps)
-            // wakes us once, not once per write; writes during the rest raise the source again
-            // when it resumes. Looks come at most every `minimumLookInterval`: a lone commit
-            // is still seen after 1 ms, but a storm of commits is read in batches.
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while read(descriptor, &buffer, buffer.count) > 0 {}
-            resting.suspend()
-            let now = DispatchTime.now().uptimeNanoseconds
-            let earliest = lastLook.load(ordering: .relaxed) &+ minimumLookInterval
-            let wait = max(1_000_000, earliest > now ? earliest - now : 0)
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) {
-                lastLook.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-                onChange()
-                resting.resume()
-            }
-        }
-        source.setCancelHandler { close(descriptor) }
-        source.resume()
-        return source
+        return FolderWatch(folder: folder, queue: queue, minimumInterval: minimumLookInterval, onChange: onChange)
     }
 
     /// Stops looking.
@@ -129,6 +95,112 @@ private final class PollState: Sendable {
             }
             state.running = false
             return false
+        }
+    }
+}
+
+/// An inotify watch on a folder that calls `onChange` about 1 ms after a file in it is written,
+/// and not again for each write that follows: after an event it takes its watch off, so the
+/// writes in between (our own commits write the WAL several times each) cost the kernel
+/// nothing, and it puts the watch back just before `onChange`. A write made while the watch
+/// is off is seen by that call, which comes after it; a write after it raises a new event.
+private final class FolderWatch {
+    private let source: any DispatchSourceRead
+
+    init?(folder: String, queue: DispatchQueue, minimumInterval: UInt64, onChange: @escaping @Sendable () -> Void) {
+        guard let inotify = Inotify(folder: folder) else { return nil }
+        source = DispatchSource.makeReadSource(fileDescriptor: inotify.descriptor, queue: queue)
+        // When the last look began (uptime nanoseconds).
+        let lastLook = Atomic<UInt64>(0)
+        source.setEventHandler {
+            // The events only say "something was written". A writer appends its frames to the
+            // WAL (the events) a moment before it publishes the commit in the shared-memory
+            // index (no event), so the look comes 1 ms later; and at most every
+            // `minimumInterval`, so a storm of commits is read in batches.
+            guard inotify.drainSaysWritten(), inotify.unwatch() else { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let earliest = lastLook.load(ordering: .relaxed) &+ minimumInterval
+            let wait = max(1_000_000, earliest > now ? earliest - now : 0)
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) {
+                guard inotify.watch() else { return }
+                lastLook.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+                onChange()
+            }
+        }
+        source.setCancelHandler { inotify.close() }
+        source.resume()
+    }
+
+    func cancel() {
+        source.cancel()
+    }
+}
+
+/// An inotify instance with at most one watch, on a folder, for writes to its files.
+private final class Inotify: Sendable {
+    let descriptor: Int32
+    private let folder: String
+    /// The watch's descriptor, nil while it is off; `closed` once the instance is closed.
+    private let state = Mutex<(watch: Int32?, closed: Bool)>((nil, false))
+    private static let events = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+
+    /// A new instance, watching; nil when inotify refuses.
+    init?(folder: String) {
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { return nil }
+        self.folder = folder
+        guard watch() else {
+            close()
+            return nil
+        }
+    }
+
+    /// Puts the watch on (if it is off); false when inotify refuses or the instance is closed.
+    func watch() -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            guard state.watch == nil else { return true }
+            let added = inotify_add_watch(descriptor, folder, Self.events)
+            guard added >= 0 else { return false }
+            state.watch = added
+            return true
+        }
+    }
+
+    /// Takes the watch off; false when it was off already.
+    func unwatch() -> Bool {
+        state.withLock { state in
+            guard !state.closed, let watch = state.watch else { return false }
+            inotify_rm_watch(descriptor, watch)
+            state.watch = nil
+            return true
+        }
+    }
+
+    /// Reads every pending event; true when one says a file was written (rather than only
+    /// that a watch was taken off).
+    func drainSaysWritten() -> Bool {
+        var written = false
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            guard count > 0 else { return written }
+            buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= count {
+                    let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    if event.mask & Self.events != 0 { written = true }
+                    offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                }
+            }
+        }
+    }
+
+    func close() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.closed = true
+            Glibc.close(descriptor)
         }
     }
 }
