@@ -29,6 +29,16 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
         name.precomposedStringWithCanonicalMapping.lowercased()
     }
 
+    /// Reads a row by column name; a value of the wrong type throws. (Written out: the
+    /// `Decodable` way costs a tap about 4 µs.)
+    public init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        teamName = try row.decode(forColumn: "teamName")
+        qualifyingZone = try row.decode(forColumn: "qualifyingZone")
+        imageName = try row.decode(forColumn: "imageName")
+        wins = try row.decode(forColumn: "wins")
+    }
+
     public func encode(to container: inout PersistenceContainer) throws {
         container["id"] = id
         container["teamName"] = teamName
