@@ -113,6 +113,26 @@ struct SectionedIndexTests {
         }
     }
 
+    @Test("A search that starts near a place finds what a search of the whole section finds, wherever it starts")
+    func searchFromNearAPlace() throws {
+        var random = SplitMix64(seed: 9)
+        let rows = (1...1_500).map { id in
+            Row(id: RecordID(id), section: Int64(random.int(0..<2)), score: Int64(random.int(0..<30)), name: random.pick(["a", "b", "é", "z"]))
+        }
+        let index = try Self.index(rows)
+        let slots = index.sections[0].slots
+        for probe in 0..<index.store.ids.count where random.chance(0.2) {
+            for skipped in [nil, 0, random.int(0..<slots.count), slots.count - 1] as [Int?] {
+                let count = slots.count - (skipped == nil ? 0 : 1)
+                let whole = index.insertionIndex(of: probe, in: slots, skipping: skipped)
+                for start in [0, 1, count / 2, count - 1, count, whole, whole - 1, whole + 1, random.int(0...count), -3, count + 3] {
+                    #expect(index.insertionIndex(of: probe, in: slots, skipping: skipped, near: start) == whole,
+                            "slot \(probe), skipping \(skipped.map(String.init) ?? "none"), from \(start)")
+                }
+            }
+        }
+    }
+
     @Test("A view keeps exactly the rows whose slot's bit is set, in order, whether the slots are in runs or were moved about")
     func viewKeepsTheSetBits() throws {
         var random = SplitMix64(seed: 14)

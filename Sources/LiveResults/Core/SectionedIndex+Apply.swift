@@ -187,10 +187,10 @@ extension SectionedIndex {
         guard let slot = store.slot(for: id) else { return nil }
         let number = store.section(ofSlot: slot)
         guard SQLiteOrdering.compare(sectionValues[Int(number)], key.section) == 0, let s = placeOfSectionNumber[number] else { return nil }
-        let oldRow = insertionIndex(of: slot, in: sections[s].slots)
+        let oldRow = insertionIndex(of: slot, in: sections[s].slots, near: sections[s].baseSlot.map { slot - Int($0) })
         let oldSort = store.sortValues(at: slot)
         store.store(id: id, section: number) { key.sort[$0] }
-        let newRow = insertionIndex(of: slot, in: sections[s].slots, skipping: oldRow)
+        let newRow = insertionIndex(of: slot, in: sections[s].slots, skipping: oldRow, near: oldRow)
         // The row must stay between the neighbouring sections; otherwise take the general path.
         let last = sections[s].slots.count - 1
         if (newRow == 0 && s > 0 && store.compare(Int(sections[s - 1].slots[sections[s - 1].slots.count - 1]), slot) > 0)

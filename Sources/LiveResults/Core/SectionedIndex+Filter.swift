@@ -26,6 +26,7 @@ extension SectionedIndex {
             for section in sections {
                 var kept = section
                 kept.slots = Self.slots(section.slots, keptBy: bits)
+                kept.baseSlot = nil // A view's places do not follow its slots.
                 if !kept.slots.isEmpty || isUnsectioned { view.sections.append(kept) }
             }
         }
