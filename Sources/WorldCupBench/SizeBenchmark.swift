@@ -72,6 +72,9 @@ struct SizeBenchmark {
 
         let plan = BenchDatabase.tapPlan(rows: rows, count: max(taps, peerTaps), seed: seed &+ 1)
         let warmUp = BenchDatabase.tapPlan(rows: rows, count: Self.warmUpTaps, seed: seed &+ 2)
+        let warmStart = Monotonic.now()
+        try BenchDatabase.warmPages(for: warmUp + plan, in: scoreboard)
+        Progress.say("\(label) read the pages the taps write, for every contender alike, in \(Report.format(Monotonic.milliseconds(from: warmStart, to: Monotonic.now()), decimals: 1)) ms")
 
         Progress.say("\(label) controller: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
         let oursRun = try ControllerContender.measure(scoreboard: scoreboard, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)))
