@@ -122,6 +122,21 @@ struct ChangeEventTests {
         #expect(fixture.layout == [Layout("A", [ann, bob, cid])])
     }
 
+    @Test("A predicate with bound values: the rows a commit touches are read with their ids bound after those values")
+    func predicateWithArguments() throws {
+        let fixture = try Fixture(standardItems, predicate: "score >= ? AND name <> ?", predicateArguments: [3.databaseValue, "Fay".databaseValue])
+        #expect(fixture.layout == [Layout("A", [ann, bob, cid]), Layout("B", [dan])])
+        var events = try checkedWrite(fixture) { try $0.execute(sql: "UPDATE item SET score = 6 WHERE id = ?", arguments: [eve]) }
+        #expect(events == [.willChange, .row(.insert, id: eve, from: nil, to: ip(1, 0)), .didChange])
+        events = try checkedWrite(fixture) { try $0.execute(sql: "UPDATE item SET score = 2 WHERE id = ?", arguments: [bob]) }
+        #expect(events == [.willChange, .row(.delete, id: bob, from: ip(0, 1), to: nil), .didChange])
+        // Several rows in one commit: more ids after the same values.
+        _ = try checkedWrite(fixture) { db in
+            try db.execute(sql: "UPDATE item SET score = score + 4 WHERE id IN (?, ?, ?)", arguments: [bob, cid, fay])
+        }
+        #expect(fixture.layout == [Layout("A", [cid, bob, ann]), Layout("B", [eve, dan])])
+    }
+
     @Test("A row that starts matching the predicate is an insert; one that stops matching is a delete")
     func predicateEnterAndLeave() throws {
         let fixture = try Fixture(standardItems, predicate: "flag = 1", setup: { db in

@@ -176,6 +176,8 @@ struct Fixture {
     let recorder: Recorder
     /// The predicate, as SQL; "1" when there is none.
     let predicate: String
+    /// The values of the predicate's `?` parameters.
+    let predicateArguments: [DatabaseValue]
     /// The controller's in-memory filter (`setFilter`), which `freshLayout` applies in SQL
     /// (`instr(column, text) > 0`) on top of the predicate: the oracle of the filtered mode.
     private(set) var filter: ResultsFilter?
@@ -184,6 +186,7 @@ struct Fixture {
     init(
         _ items: [Item],
         predicate: String? = nil,
+        predicateArguments: [DatabaseValue] = [],
         sortDescriptors: [SortColumn] = zoneScoreName,
         sectionNameKeyPath: String? = "zone",
         fetchBatchSize: Int = 0,
@@ -208,10 +211,11 @@ struct Fixture {
         let store = SQLiteResultsStore(database: database)
         controller = ResultsController(
             store: gate?.wrap(store) ?? store,
-            fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
+            fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0, arguments: StatementArguments(predicateArguments)) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
             sectionNameKeyPath: sectionNameKeyPath)
         recorder = Recorder()
         self.predicate = predicate ?? "1"
+        self.predicateArguments = predicateArguments
         if tracking { controller.delegate = recorder }
         controller.changeLogPollInterval = .zero // Tests call refresh() when they want other commits.
         // Set before the fetch: the fetch applies it.
@@ -262,7 +266,7 @@ struct Fixture {
                 SELECT id, \(section ?? "NULL") AS sectionKey FROM item WHERE (\(predicate))\(filtered)
                 ORDER BY \(order.joined(separator: ", "))
                 \(request.fetchLimit > 0 && applyingLimit ? "LIMIT \(request.fetchLimit)" : "")
-                """, arguments: StatementArguments(filter.map { [$0.text] } ?? []))
+                """, arguments: StatementArguments(predicateArguments) + StatementArguments(filter.map { [$0.text] } ?? []))
             for row in rows {
                 let key: DatabaseValue = row["sectionKey"]
                 if let lastKey, sameBytes(lastKey, key) {
