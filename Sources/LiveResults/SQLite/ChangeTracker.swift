@@ -93,9 +93,12 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         case .insert:
             if hasUniqueIndexes { mayHaveReplaced = true }
         case .update(_, let columns):
-            let names = Set(columns.map { $0.lowercased() })
-            if !names.isDisjoint(with: rowIDColumns) { rowIDsMayChange = true }
-            if !names.isDisjoint(with: uniqueColumns) { mayHaveReplaced = true }
+            // Asked at every statement's execution: no set made of the columns.
+            for column in columns {
+                let name = column.lowercased()
+                if rowIDColumns.contains(name) { rowIDsMayChange = true }
+                if uniqueColumns.contains(name) { mayHaveReplaced = true }
+            }
         case .delete:
             break
         }
