@@ -282,4 +282,42 @@ struct StoreTests {
         let columns = try scoreboard.database.read { try $0.columns(in: "team").map(\.name) }
         #expect(Set(columns).isSuperset(of: ["id", "teamName", "qualifyingZone", "imageName", "wins"]))
     }
+
+    @Test("A database made before schema v5 opens with its change log rebuilt: the entries kept, positions going on from the last given")
+    func changeLogOfSchemaV4() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // The schema as the previous version left it: its log's positions came from
+        // AUTOINCREMENT. Four commits, the newest entry removed by hand.
+        do {
+            let old = try DatabaseQueue(path: folder.database.path)
+            try Schema.migrator.migrate(old, upTo: "v4")
+            try old.write { db in
+                try db.execute(sql: """
+                    DROP TABLE liveresults_change;
+                    CREATE TABLE "liveresults_change" (position INTEGER PRIMARY KEY AUTOINCREMENT, tableName TEXT NOT NULL, changedRowID INTEGER NOT NULL);
+                    """)
+                for var team in [Team(teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag"),
+                                 Team(teamName: "Chile", qualifyingZone: "South America", imageName: "chile-flag")] {
+                    try team.insert(db)
+                }
+                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'")
+                try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Chile'")
+                try db.execute(sql: "DELETE FROM liveresults_change WHERE position = 4")
+            }
+        }
+        let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: nil)
+        try scoreboard.database.read { db in
+            #expect(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'liveresults_change'")?.contains("AUTOINCREMENT") == false)
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier").last == Schema.version)
+            let entries = try Row.fetchAll(db, sql: "SELECT position, tableName, changedRowID FROM liveresults_change ORDER BY position")
+                .map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int64)" }
+            #expect(entries == ["1 team 1", "2 team 2", "3 team 1", "4  0"])
+        }
+        // A tap after the migration comes after every position given before it.
+        let ghana = try #require(try scoreboard.team(named: "Ghana"))
+        try scoreboard.tap(teamID: ghana.id!)
+        #expect(try scoreboard.database.read { try Int64.fetchOne($0, sql: "SELECT MAX(position) FROM liveresults_change") } == 5)
+        #expect(try scoreboard.teams().map(\.wins) == [2, 1])
+    }
 }
