@@ -55,15 +55,20 @@ struct ChangeLogTests {
         ])
     }
 
-    @Test("The poller delivers another connection's commit without being asked")
-    func poller() throws {
-        let folder = try makeTemporaryFolder()
-        let file = folder.appendingPathComponent("items.sqlite")
+    /// The items in a new database file, and a controller over them with a recorder, not yet fetched.
+    static func controllerOnFile() throws -> (file: URL, database: DatabaseQueue, controller: ResultsController<Item>, recorder: Recorder) {
+        let file = try makeTemporaryFolder().appendingPathComponent("items.sqlite")
         let database = try makeItemDatabase(configuration: fileConfiguration, file: file)
         try insertItems(Self.items, into: database)
         let controller = ResultsController<Item>(database: database, fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
         let recorder = Recorder()
         controller.delegate = recorder
+        return (file, database, controller, recorder)
+    }
+
+    @Test("The poller delivers another connection's commit without being asked")
+    func poller() throws {
+        let (file, _, controller, recorder) = try Self.controllerOnFile()
         let signalled = Mutex(false)
         controller.onChangesAvailable = { signalled.withLock { $0 = true } }
         controller.changeLogPollInterval = .milliseconds(20)
@@ -81,13 +86,7 @@ struct ChangeLogTests {
 
     @Test("The folder watch wakes the controller for every commit of another connection, also after our own commits, with no timer to help")
     func folderWatchRearms() throws {
-        let folder = try makeTemporaryFolder()
-        let file = folder.appendingPathComponent("items.sqlite")
-        let database = try makeItemDatabase(configuration: fileConfiguration, file: file)
-        try insertItems(Self.items, into: database)
-        let controller = ResultsController<Item>(database: database, fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
-        let recorder = Recorder()
-        controller.delegate = recorder
+        let (file, database, controller, recorder) = try Self.controllerOnFile()
         let signals = Atomic(0)
         controller.onChangesAvailable = { signals.add(1, ordering: .relaxed) }
         // The safety-net timer would first fire after 20 minutes: only the watch can wake it.
