@@ -15,7 +15,7 @@ public struct BenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
-        usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n>] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--storm-rate <n>] [--storm-seconds <s>] [--no-color] [--worldcup <path>] [--database-folder <path>]",
+        usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n> ...] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--storm-rate <n>] [--storm-seconds <s>] [--no-color] [--worldcup <path>] [--database-folder <path>]",
         subcommands: [FanoutCommand.self, RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self, FanoutViewerCommand.self]
     )
 
@@ -25,8 +25,8 @@ public struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("postgres-url"), help: ArgumentHelp("With --store postgres, the server to use instead of a throwaway one: postgres://user:password@host:port/database or postgres://user@/database?host=/socket/dir. The user must be allowed to create databases: each size gets one, dropped afterwards.", valueName: "url"))
     var postgresURL: String?
 
-    @Option(help: ArgumentHelp("Run one size only: this many teams (default: 1000, 100000 and 1000000; in the terminal, 32 and 1000000).", valueName: "n"))
-    var rows: Int?
+    @Option(help: ArgumentHelp("Run this size only: this many teams; repeat it for several sizes in one run, such as --rows 1000 --rows 1000000 --rows 10000000 for issue 14's ten-million ratios (default: 1000, 100000 and 1000000; in the terminal, 32 and 1000000).", valueName: "n"))
+    var rows: [Int] = []
 
     @Flag(help: "Print only a JSON array, one object per size, on standard output.")
     var json = false
@@ -70,7 +70,7 @@ public struct BenchCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
-        if let rows, rows < 1 { throw ValidationError("--rows must be at least 1.") }
+        if rows.contains(where: { $0 < 1 }) { throw ValidationError("--rows must be at least 1.") }
         if let taps, taps < 1 { throw ValidationError("--taps must be at least 1.") }
         if let peerTaps, peerTaps < 1 { throw ValidationError("--peer-taps must be at least 1.") }
         if noTerminal, terminalOnly { throw ValidationError("--no-terminal and --terminal-only exclude each other.") }
@@ -91,14 +91,14 @@ public struct BenchCommand: ParsableCommand {
 
     public func run() throws {
         SQLiteHeap.keepFreedPages() // as the app does: the controllers measured here run in this process
-        let sizes = terminalOnly ? [] : rows.map { [$0] } ?? [1_000, 100_000, 1_000_000]
+        let sizes = terminalOnly ? [] : rows.isEmpty ? [1_000, 100_000, 1_000_000] : Array(Set(rows)).sorted()
         if store == .postgres {
             if !noTerminal { Progress.say("The terminal measurement runs the app on SQLite: skipped with --store postgres.") }
             let reports = try BenchError.readable { try runPostgres(sizes: sizes) }
             print(json ? Report.json(reports) : Report.table(reports))
             return
         }
-        let terminalSizes = noTerminal ? [] : rows.map { [$0] } ?? [32, 1_000_000]
+        let terminalSizes = noTerminal ? [] : rows.isEmpty ? [32, 1_000_000] : Array(Set(rows)).sorted()
         let reports = try BenchError.readable {
             let app = try terminalApp(needed: !terminalSizes.isEmpty)
             let workspace = try Workspace(keeping: databaseFolder)
@@ -128,7 +128,7 @@ public struct BenchCommand: ParsableCommand {
             }
             return SizeReport.merge(controller: controller, terminal: terminal)
         }
-        print(json ? Report.json(reports) : Report.table(reports))
+        print(json ? Report.json(reports) : Report.table(reports) + Report.targets(reports))
     }
 
     /// The controller part on PostgreSQL: on `--postgres-url`'s server, or on a throwaway one

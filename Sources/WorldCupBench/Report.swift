@@ -80,6 +80,38 @@ enum Report {
         return [controller, terminal].filter { !$0.isEmpty }.map(aligned).joined(separator: "\n\n")
     }
 
+    /// Issue 14's targets, each as its ratio in this run against its bound, for those the
+    /// run's sizes allow; empty when none. (The default run has all but ten million's.)
+    static func targets(_ reports: [SizeReport]) -> String {
+        func controller(_ rows: Int) -> SizeResult? { reports.first { $0.rows == rows }?.controller }
+        func terminal(_ rows: Int) -> TerminalResult? { reports.first { $0.rows == rows }?.terminal }
+        var lines: [String] = []
+        func check(_ name: String, _ measured: Double, atMost bound: Double, unit: String = "×") {
+            lines.append("  \(name): \(format(measured, decimals: 2))\(unit), at most \(format(bound, decimals: 2))\(unit): \(measured <= bound ? "met" : "not met")")
+        }
+        let thousand = controller(1_000), million = controller(1_000_000), tenMillion = controller(10_000_000)
+        if let million, million.floorP50 > 0 { check("1. tap / floor at 1,000,000", million.incrementalP50 / million.floorP50, atMost: 1.25) }
+        if let million, let thousand, thousand.incrementalP50 > 0 {
+            check("2. tap at 1,000,000 / at 1,000", million.incrementalP50 / thousand.incrementalP50, atMost: 1.3)
+        }
+        if let million { lines.append("  2. speedup over the peer at 1,000,000: \(format(million.speedup, decimals: 0))×, at least 1000×: \(million.speedup >= 1_000 ? "met" : "not met")") }
+        if let large = terminal(1_000_000), let small = terminal(32), small.launchMs > 0 {
+            check("3. launch at 1,000,000 / at 32", large.launchMs / small.launchMs, atMost: 2)
+        }
+        if let million, let bare = million.bareSelectMs, bare > 0 { check("3. cold performFetch / bare select at 1,000,000", million.fetchColdMs / bare, atMost: 3) }
+        if let large = terminal(1_000_000), large.tap.p50 > 0 { check("4. filter key p99 / tap p50 at 1,000,000", large.filter.all.p99 / large.tap.p50, atMost: 3) }
+        if let million { check("5. resident memory at 1,000,000", million.rssMB, atMost: 64, unit: " MB") }
+        if let tenMillion, let thousand, thousand.incrementalP50 > 0 {
+            check("6. tap at 10,000,000 / at 1,000", tenMillion.incrementalP50 / thousand.incrementalP50, atMost: 1.5)
+        }
+        if let tenMillion { check("6. resident memory at 10,000,000", tenMillion.rssMB, atMost: 600, unit: " MB") }
+        if let tenMillion, let million, let large = tenMillion.fetchCachedMs, let small = million.fetchCachedMs, small > 0 {
+            check("6. cached performFetch at 10,000,000 / at 1,000,000", large / small, atMost: 10)
+        }
+        if let storm = terminal(32)?.storm { check("7. a core's share under a storm (32 teams)", storm.cpuPercent, atMost: 15, unit: " %") }
+        return lines.isEmpty ? "" : "\n\nissue 14's targets, in this run:\n" + lines.joined(separator: "\n")
+    }
+
     /// Columns aligned to the right under their keys.
     static func aligned(_ lines: [[(key: String, value: String?)]]) -> String {
         let header = lines.first?.map(\.key) ?? []

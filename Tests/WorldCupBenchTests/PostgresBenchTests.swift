@@ -52,7 +52,7 @@ struct PostgresBenchTests {
         let postgres = try BenchCommand.parse(["--store", "postgres", "--no-terminal"])
         #expect(postgres.store == .postgres && postgres.postgresURL == nil)
         let remote = try BenchCommand.parse(["--store", "postgres", "--postgres-url", "postgres://u@h:1/d", "--rows", "1000"])
-        #expect(remote.postgresURL == "postgres://u@h:1/d" && remote.rows == 1000)
+        #expect(remote.postgresURL == "postgres://u@h:1/d" && remote.rows == [1000])
     }
 
     @Test("Refused: an unknown store, a URL without --store postgres or not postgres://, postgres with --terminal-only")

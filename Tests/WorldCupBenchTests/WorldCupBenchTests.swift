@@ -64,4 +64,30 @@ struct WorldCupBenchTests {
         #expect(pace.deadline(ofCommit: 4_000) == 1_000 + 1_000_000_000, "4,000 commits take one second")
         #expect(StormPace(rate: 0, start: 1_000).deadline(ofCommit: 5) == nil)
     }
+
+    @Test("The targets of issue 14 are computed from the sizes a run measured, each against its bound")
+    func targets() {
+        func result(rows: Int, tap: Double, floor: Double, cached: Double, rss: Double) -> SizeResult {
+            SizeResult(rows: rows, incrementalP50: tap, incrementalP99: tap * 3, peerP50: tap * 2_000, peerP99: tap * 3_000, speedup: 2_000,
+                       fetchColdMs: 300, bareSelectMs: 120, fetchCachedMs: cached, rssMB: rss, floorP50: floor, floorP99: floor * 2)
+        }
+        let thousand = result(rows: 1_000, tap: 40, floor: 20, cached: 0.2, rss: 29)
+        let million = result(rows: 1_000_000, tap: 60, floor: 30, cached: 6, rss: 62.5)
+        let tenMillion = result(rows: 10_000_000, tap: 70, floor: 38, cached: 90, rss: 355)
+        let lines = Report.targets([
+            SizeReport(rows: 1_000, controller: thousand, terminal: nil),
+            SizeReport(rows: 1_000_000, controller: million, terminal: nil),
+            SizeReport(rows: 10_000_000, controller: tenMillion, terminal: nil),
+        ]).split(separator: "\n").map(String.init)
+        #expect(lines.contains("  1. tap / floor at 1,000,000: 2.00×, at most 1.25×: not met"))
+        #expect(lines.contains("  2. tap at 1,000,000 / at 1,000: 1.50×, at most 1.30×: not met"))
+        #expect(lines.contains("  3. cold performFetch / bare select at 1,000,000: 2.50×, at most 3.00×: met"))
+        #expect(lines.contains("  5. resident memory at 1,000,000: 62.50 MB, at most 64.00 MB: met"))
+        #expect(lines.contains("  6. tap at 10,000,000 / at 1,000: 1.75×, at most 1.50×: not met"))
+        #expect(lines.contains("  6. cached performFetch at 10,000,000 / at 1,000,000: 15.00×, at most 10.00×: not met"))
+        // Without a terminal part, no launch, filter or storm line.
+        #expect(!lines.contains { $0.hasPrefix("  4.") || $0.hasPrefix("  7.") })
+        // A run of one size alone has nothing to compare but its own figures.
+        #expect(Report.targets([SizeReport(rows: 1_000, controller: thousand, terminal: nil)]).isEmpty)
+    }
 }
