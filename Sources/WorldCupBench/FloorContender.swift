@@ -5,8 +5,8 @@ import WorldCup
 /// The floor: what SQLite alone costs for a tap. The same single-row `UPDATE … RETURNING`
 /// commit as `SQLiteTeamStore.tap`, on the same database file, with the same settings (WAL,
 /// `synchronous = NORMAL`), but with no controller, no transaction observer and no
-/// change-log trigger. It drops the change log's triggers of the file while it runs (so it runs
-/// last), and puts them back.
+/// change-log trigger. It drops the change log's triggers of the file while it runs (so no
+/// controller may be open on the file meanwhile), and puts them back.
 ///
 /// It first times the same taps with the change log's triggers in place (still no controller
 /// and no observer): the difference between the two is what the log costs a commit.

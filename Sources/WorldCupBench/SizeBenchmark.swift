@@ -25,7 +25,8 @@ struct SizeResult {
     /// (SQLite only).
     var crossProcessP50Ms: Double?
     var crossProcessP99Ms: Double?
-    /// The same tap's commit with no controller, observer or change log (`FloorContender`), in µs.
+    /// The same tap's commit with no controller, observer or change log (`FloorContender`), in µs:
+    /// the lower of two measurements, one before the controller's and one after everything.
     var floorP50: Double
     var floorP99: Double
 }
@@ -76,6 +77,12 @@ struct SizeBenchmark {
         try BenchDatabase.warmPages(for: warmUp + plan, in: scoreboard)
         Progress.say("\(label) read the pages the taps write, for every contender alike, in \(Report.format(Monotonic.milliseconds(from: warmStart, to: Monotonic.now()), decimals: 1)) ms")
 
+        // The floor twice, before the controller and after everything, and the lower of the two
+        // kept: one measurement of it swings by half on this kind of machine, and a high one
+        // would flatter the controller.
+        Progress.say("\(label) floor (the bare UPDATE commit), first time: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
+        let firstFloor = try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps)))
+
         Progress.say("\(label) controller: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
         let oursRun = try ControllerContender.measure(scoreboard: scoreboard, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)))
         let ours = Percentiles(oursRun.latencies)
@@ -98,11 +105,12 @@ struct SizeBenchmark {
         let rssMB = Double(memory.rssKB) / 1024
         Progress.say("\(label) memory probe: \(Report.format(rssMB, decimals: 1)) MB resident holding the controller (\(Report.format(Double(memory.baselineKB) / 1024, decimals: 1)) MB before opening the database, peak \(Report.format(Double(memory.peakKB) / 1024, decimals: 1)) MB)")
 
-        // Last: the floor drops the change log's triggers.
-        Progress.say("\(label) floor (the bare UPDATE commit): \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
-        let floorRun = try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps)))
-        let floor = Percentiles(floorRun.bare)
-        Progress.say("\(label) floor: p50 \(Report.format(floor.median ?? 0, decimals: 1)) µs, p99 \(Report.format(floor.p99 ?? 0, decimals: 1)) µs; ours is \(Report.format(oursP50 / max(floor.median ?? 1, 0.001), decimals: 2))× the floor (the same commit with the change log's trigger, no controller: p50 \(p50(floorRun.withLog)) µs)")
+        Progress.say("\(label) floor (the bare UPDATE commit), second time: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
+        let secondFloor = try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps)))
+        let floors = [firstFloor, secondFloor].map { (run: $0, bare: Percentiles($0.bare)) }
+        let floor = floors.min { ($0.bare.median ?? 0) < ($1.bare.median ?? 0) }!.bare
+        let withLog = floors.map { Percentiles($0.run.withLog).median ?? 0 }.min() ?? 0
+        Progress.say("\(label) floor: p50 \(floors.map { Report.format($0.bare.median ?? 0, decimals: 1) }.joined(separator: " and ")) µs, the lower kept (p99 \(Report.format(floor.p99 ?? 0, decimals: 1)) µs); ours is \(Report.format(oursP50 / max(floor.median ?? 1, 0.001), decimals: 2))× the floor (the same commit with the change log's trigger, no controller: p50 \(Report.format(withLog, decimals: 1)) µs, the lower of two)")
 
         return withExtendedLifetime(scoreboard) {
             SizeResult(
