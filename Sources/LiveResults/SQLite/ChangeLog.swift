@@ -124,8 +124,8 @@ public enum ChangeLog {
     /// never go back.
     private static func dropAutoincrement(in db: Database) throws {
         let log = tableName.quotedDatabaseIdentifier
-        let made = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [tableName])
-        guard let made, made.uppercased().contains("AUTOINCREMENT") else { return }
+        let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [tableName])
+        guard let definition, definition.uppercased().contains("AUTOINCREMENT") else { return }
         let given = try db.tableExists("sqlite_sequence")
             ? try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [tableName]) ?? 0
             : 0
