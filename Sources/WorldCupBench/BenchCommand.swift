@@ -91,14 +91,15 @@ public struct BenchCommand: ParsableCommand {
 
     public func run() throws {
         SQLiteHeap.keepFreedPages() // as the app does: the controllers measured here run in this process
-        let sizes = terminalOnly ? [] : rows.isEmpty ? [1_000, 100_000, 1_000_000] : Array(Set(rows)).sorted()
+        let requested = Array(Set(rows)).sorted()
+        let sizes = terminalOnly ? [] : requested.isEmpty ? [1_000, 100_000, 1_000_000] : requested
         if store == .postgres {
             if !noTerminal { Progress.say("The terminal measurement runs the app on SQLite: skipped with --store postgres.") }
             let reports = try BenchError.readable { try runPostgres(sizes: sizes) }
             print(json ? Report.json(reports) : Report.table(reports))
             return
         }
-        let terminalSizes = noTerminal ? [] : rows.isEmpty ? [32, 1_000_000] : Array(Set(rows)).sorted()
+        let terminalSizes = noTerminal ? [] : requested.isEmpty ? [32, 1_000_000] : requested
         let reports = try BenchError.readable {
             let app = try terminalApp(needed: !terminalSizes.isEmpty)
             let workspace = try Workspace(keeping: databaseFolder)

@@ -56,6 +56,13 @@ struct SectionedIndexTests {
         return events + [.didChange]
     }
 
+    /// Rows with ids 1...count, random sections and scores, and names that repeat.
+    static func randomRows(_ count: Int, sections: Int, scores: Int, _ random: inout SplitMix64) -> [Row] {
+        (1...count).map { id in
+            Row(id: RecordID(id), section: Int64(random.int(0..<sections)), score: Int64(random.int(0..<scores)), name: random.pick(["a", "b", "é", "z"]))
+        }
+    }
+
     static func index(_ rows: [Row]) throws -> SectionedIndex {
         try SectionedIndex(ascending: ascending, unsectioned: false, sortedRows: rows.sorted(by: Row.precedes).map { ($0.id, $0.key) }, sectionName: SectionedIndex.sectionName)
     }
@@ -116,9 +123,7 @@ struct SectionedIndexTests {
     @Test("A search that starts near a place finds what a search of the whole section finds, wherever it starts")
     func searchFromNearAPlace() throws {
         var random = SplitMix64(seed: 9)
-        let rows = (1...1_500).map { id in
-            Row(id: RecordID(id), section: Int64(random.int(0..<2)), score: Int64(random.int(0..<30)), name: random.pick(["a", "b", "é", "z"]))
-        }
+        let rows = Self.randomRows(1_500, sections: 2, scores: 30, &random)
         let index = try Self.index(rows)
         let slots = index.sections[0].slots
         for probe in 0..<index.store.ids.count where random.chance(0.2) {
@@ -136,9 +141,7 @@ struct SectionedIndexTests {
     @Test("A view keeps exactly the rows whose slot's bit is set, in order, whether the slots are in runs or were moved about")
     func viewKeepsTheSetBits() throws {
         var random = SplitMix64(seed: 14)
-        var rows = (1...3_000).map { id in
-            Row(id: RecordID(id), section: Int64(random.int(0..<4)), score: Int64(random.int(0..<50)), name: random.pick(["a", "b", "é", "z"]))
-        }
+        var rows = Self.randomRows(3_000, sections: 4, scores: 50, &random)
         // Built from sorted rows, each section's slots are one run (taken 64 at a time); after
         // rows moved, some stretches are not.
         var index = try Self.index(rows)
