@@ -48,8 +48,8 @@ struct PackedTextsTests {
         #expect(texts.byteCount <= 2 * used + 4096, "compacted: \(texts.byteCount) bytes held for \(used) used")
     }
 
-    @Test("The cache's form, lengths and then bytes, reads back; lengths that do not add up are refused")
-    func lengthsAndBytes() {
+    @Test("The cache's form, lengths and then bytes, reads back; lengths that do not describe the bytes are refused")
+    func packedForm() {
         var texts = PackedTexts()
         // Lengths from 255 bytes on are kept apart from the one-byte ones.
         let long = [String(repeating: "x", count: 254), String(repeating: "y", count: 255), String(repeating: "é", count: 300)]
@@ -57,25 +57,26 @@ struct PackedTextsTests {
         texts.set("Burkina Faso", at: 1)
         let gathered = texts.gather([3, 2, 1, 0, 6, 5, 4])
         #expect(Self.strings(gathered) == ["", "Zone é 🌍", "Burkina Faso", "Ghana"] + long.reversed())
-        let (lengths, bytes) = gathered.lengthsAndBytes
-        let back = bytes.withUnsafeBytes { PackedTexts(lengths: lengths, utf8: $0) }
-        #expect(back.map(Self.strings) == Self.strings(gathered))
-        let (moved, movedBytes) = texts.lengthsAndBytes // a value moved to the end: packed afresh
-        #expect(movedBytes.withUnsafeBytes { PackedTexts(lengths: moved, utf8: $0) }.map(Self.strings) == Self.strings(texts))
-        let tooLong = bytes.withUnsafeBytes { PackedTexts(lengths: lengths + [1], utf8: $0) == nil }
-        let tooShort = bytes.dropLast().withUnsafeBytes { PackedTexts(lengths: lengths, utf8: $0) == nil }
-        #expect(tooLong && tooShort)
+        let (short, longLengths, bytes) = gathered.packed
+        #expect(longLengths == [4: 600, 5: 255])
+        #expect(PackedTexts(shortLengths: short, longLengths: longLengths, utf8: bytes).map(Self.strings) == Self.strings(gathered))
+        let moved = texts.packed // a value moved to the end: packed afresh
+        #expect(PackedTexts(shortLengths: moved.shortLengths, longLengths: moved.longLengths, utf8: moved.utf8).map(Self.strings) == Self.strings(texts))
+        #expect(PackedTexts(shortLengths: short + [1], longLengths: longLengths, utf8: bytes) == nil, "more lengths than bytes")
+        #expect(PackedTexts(shortLengths: short, longLengths: longLengths, utf8: bytes.dropLast()) == nil, "fewer bytes than lengths")
+        #expect(PackedTexts(shortLengths: short, longLengths: [4: 600], utf8: bytes) == nil, "a long length missing")
+        #expect(PackedTexts(shortLengths: short, longLengths: [4: 600, 5: 255, 0: 300], utf8: bytes) == nil, "a long length for a short one")
+        #expect(PackedTexts(shortLengths: short, longLengths: [4: 600, 5: 255, 9: 300], utf8: bytes) == nil, "a long length for no slot")
+        #expect(PackedTexts(shortLengths: short, longLengths: [4: 600, 5: 12], utf8: bytes) == nil, "a long length that is short")
     }
 
-    @Test("An array of many megabytes made for huge pages holds what its fill wrote, and so does a copy")
+    @Test("An array of many megabytes made for huge pages holds what its fill wrote")
     func hugePageArrays() {
         let count = HugePages.threshold / 4 + 12_345
         let made: [Int32] = HugePages.array(count: count) { buffer in
             for index in buffer.indices { buffer[index] = Int32(index) &* 7 }
         }
         #expect(made.count == count && made.indices.allSatisfy { made[$0] == Int32($0) &* 7 })
-        let copied = made.withUnsafeBytes { HugePages.copy($0, as: Int32.self) }
-        #expect(copied == made)
         let small: [UInt8] = HugePages.array(count: 3) { $0.initialize(repeating: 9) }
         #expect(small == [9, 9, 9])
     }

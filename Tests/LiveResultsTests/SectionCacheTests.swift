@@ -226,11 +226,13 @@ struct SectionCacheTests {
         #expect(SectionCache.fileName(for: "") == ".liveresults-cache")
     }
 
-    /// Writes `index` to a cache file and reads it back.
-    static func roundTrip(_ index: SectionedIndex, unsectioned: Bool) throws -> SectionedIndex? {
+    /// Writes `index` to a cache file and reads it back, after `damage` changed the file's bytes.
+    static func roundTrip(_ index: SectionedIndex, unsectioned: Bool, damage: (inout Data) -> Void = { _ in }) throws -> SectionedIndex? {
         let stamp = CacheStamp(table: "item", schema: "s", sortDescriptors: [], predicate: "", sectionKeyPath: unsectioned ? nil : "zone", databaseID: "d", position: 1)
         let file = SectionCache(name: "round-trip", directory: try makeTemporaryFolder())
-        try file.write(SectionCache.encode(index, stamp: stamp))
+        var bytes = try SectionCache.encode(index, stamp: stamp)
+        damage(&bytes)
+        try file.write(bytes)
         return file.load(matching: stamp, ascending: index.ascending, sectionName: SectionedIndex.sectionName)?.index
     }
 
@@ -267,5 +269,30 @@ struct SectionCacheTests {
         loadedPlain._checkInvariants()
         #expect(loadedPlain.allIDs == sortedPlain.map(\.id))
         for (id, key) in sortedPlain { #expect(loadedPlain.key(for: id) == key) }
+    }
+
+    @Test("A large index reads back exactly, its arrays copied on several threads; a byte changed anywhere in them refuses it")
+    func largeRoundTrip() throws {
+        // 201,600 rows in result order (zone, wins descending, name), a name of 255 bytes or more
+        // every 997 rows: many blocks of the checksum, past the thresholds of the parallel copy.
+        var rows: [(id: RecordID, key: RowKey)] = []
+        for zone in ["Africa", "Asia", "Europe"] {
+            for wins in stride(from: 20, through: 0, by: -1) {
+                for _ in 0..<3200 {
+                    let id = rows.count + 1
+                    let name = "Team " + String(repeating: "0", count: 7 - String(id).count) + String(id) + (id % 997 == 0 ? String(repeating: "é", count: 140) : "")
+                    rows.append((RecordID(id), RowKey(section: zone.databaseValue, sort: [zone.databaseValue, wins.databaseValue, name.databaseValue])))
+                }
+            }
+        }
+        let index = try SectionedIndex(ascending: [true, false, true], unsectioned: false, sortedRows: rows, sectionName: SectionedIndex.sectionName)
+        let loaded = try #require(try Self.roundTrip(index, unsectioned: false))
+        #expect(loaded.allIDs == rows.map(\.id))
+        for (id, key) in rows where id % 997 == 0 || id % 1013 == 1 { #expect(loaded.key(for: id) == key, "row \(id)") }
+        #expect(loaded.sections.map(\.name) == ["Africa", "Asia", "Europe"])
+        for fraction in [0.1, 0.3, 0.5, 0.7, 0.9] {
+            let damaged = try Self.roundTrip(index, unsectioned: false) { bytes in bytes[Int(Double(bytes.count) * fraction)] ^= 0x04 }
+            #expect(damaged == nil, "a byte changed at \(fraction) of the file")
+        }
     }
 }

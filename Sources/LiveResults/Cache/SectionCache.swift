@@ -26,11 +26,12 @@ package struct CacheStamp: Codable, Equatable {
 ///
 /// Layout: a magic line, the stamp as JSON, the index's arrays in binary (with the table from
 /// id to row, so that loading copies it instead of filling it in the rows' order, which
-/// writes all over it), and a checksum of everything before it. Whatever does not read back exactly (a truncated, corrupt, foreign
-/// or older file) is treated as no cache.
+/// writes all over it), and a checksum of everything before it (`Checksum`: the arrays are
+/// summed as they are copied). Whatever does not read back exactly (a truncated, corrupt,
+/// foreign or older file) is treated as no cache.
 package struct SectionCache {
     static let fileExtension = "liveresults-cache"
-    private static let magic = Array("LIVERESULTS-CACHE 4\n".utf8)
+    private static let magic = Array("LIVERESULTS-CACHE 5\n".utf8)
 
     let url: URL
 
@@ -81,65 +82,97 @@ package struct SectionCache {
 
     /// The cached index, when the file exists, reads back whole and describes the same result.
     func load(matching expected: CacheStamp, ascending: [Bool], sectionName: (DatabaseValue) -> String) -> (stamp: CacheStamp, index: SectionedIndex)? {
-        guard let data = try? Data(contentsOf: url, options: .alwaysMapped) else { return nil }
+        guard let data = try? Data(contentsOf: url, options: .alwaysMapped), data.count > Self.magic.count + 8 else { return nil }
         return data.withUnsafeBytes { bytes -> (CacheStamp, SectionedIndex)? in
+            // The stamp is read before the checksum is checked, so that a cache of another
+            // result costs no read of its arrays; it is trusted only once the checksum matches.
             var reader = ByteReader(bytes)
-            guard bytes.count > Self.magic.count + 8,
-                  Checksum.of(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 8)])) == bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self),
-                  reader.bytes(Self.magic.count).map(Array.init) == Self.magic,
+            guard reader.bytes(Self.magic.count).map(Array.init) == Self.magic,
                   let stampLength = reader.integer(UInt32.self), let stampBytes = reader.bytes(Int(stampLength)),
                   let stamp = try? JSONDecoder().decode(CacheStamp.self, from: Data(stampBytes)),
-                  stamp.describesSameResult(as: expected), stamp.position <= expected.position
-            else { return nil }
-            guard let index = Self.readIndex(&reader, ascending: ascending, unsectioned: expected.sectionKeyPath == nil, sectionName: sectionName),
-                  reader.remaining == 8
+                  stamp.describesSameResult(as: expected), stamp.position <= expected.position,
+                  let stored = StoredIndex(&reader, columnCount: ascending.count),
+                  reader.checksumMatches(),
+                  let index = stored.index(ascending: ascending, unsectioned: expected.sectionKeyPath == nil, sectionName: sectionName)
             else { return nil }
             return (stamp, index)
         }
     }
 
-    private static func readIndex(_ reader: inout ByteReader, ascending: [Bool], unsectioned: Bool, sectionName: (DatabaseValue) -> String) -> SectionedIndex? {
-        guard let rowCount = reader.count(), let sectionCount = reader.count(), let columnCount = reader.count(),
-              columnCount == ascending.count else { return nil }
+    /// An index's arrays as the file holds them, read (and summed) but not yet checked: that is
+    /// `index(…)`'s work, once the file's checksum matched.
+    private struct StoredIndex {
+        enum Column {
+            case column(KeyStore.Column)
+            case texts(shortLengths: [UInt8], longLengths: [Int: UInt32], utf8: [UInt8])
+        }
+
         var sections: [(value: DatabaseValue, count: Int)] = []
-        for _ in 0..<sectionCount {
-            guard let value = reader.value(), let count = reader.count() else { return nil }
-            sections.append((value, count))
-        }
-        guard let ids = reader.packedIntegers(rowCount), let hasDenseSlots = reader.integer(UInt8.self) else { return nil }
+        var ids: PackedIntegers
         var denseSlots: [Int32]?
-        if hasDenseSlots == 1 {
-            guard let count = reader.count(), let table = reader.array(Int32.self, count: count) else { return nil }
-            denseSlots = table
-        }
-        var columns: [KeyStore.Column] = []
-        for _ in 0..<columnCount {
-            guard let kind = reader.integer(UInt8.self) else { return nil }
-            switch kind {
-            case 0:
-                guard let integers = reader.packedIntegers(rowCount) else { return nil }
-                columns.append(.integers(integers))
-            case 1:
-                guard let lengths = reader.array(UInt32.self, count: rowCount), let byteCount = reader.count(),
-                      let utf8 = reader.bytes(byteCount), let texts = PackedTexts(lengths: lengths, utf8: utf8) else { return nil }
-                columns.append(.texts(texts))
-            case 2:
-                var values: [DatabaseValue] = []
-                values.reserveCapacity(rowCount)
-                for _ in 0..<rowCount {
-                    guard let value = reader.value() else { return nil }
-                    values.append(value)
+        var columns: [Column] = []
+
+        init?(_ reader: inout ByteReader, columnCount expected: Int) {
+            guard let rowCount = reader.count(), let sectionCount = reader.count(), let columnCount = reader.count(),
+                  columnCount == expected else { return nil }
+            for _ in 0..<sectionCount {
+                guard let value = reader.value(), let count = reader.count() else { return nil }
+                sections.append((value, count))
+            }
+            guard let ids = reader.packedIntegers(rowCount), let hasDenseSlots = reader.integer(UInt8.self) else { return nil }
+            self.ids = ids
+            if hasDenseSlots == 1 {
+                guard let count = reader.count(), let table = reader.array(Int32.self, count: count) else { return nil }
+                denseSlots = table
+            }
+            for _ in 0..<columnCount {
+                guard let kind = reader.integer(UInt8.self) else { return nil }
+                switch kind {
+                case 0:
+                    guard let integers = reader.packedIntegers(rowCount) else { return nil }
+                    columns.append(.column(.integers(integers)))
+                case 1:
+                    guard let shortLengths = reader.array(UInt8.self, count: rowCount), let longCount = reader.count() else { return nil }
+                    var longLengths: [Int: UInt32] = [:]
+                    for _ in 0..<longCount {
+                        guard let slot = reader.integer(UInt64.self), slot < UInt64(rowCount), let length = reader.integer(UInt32.self) else { return nil }
+                        longLengths[Int(slot)] = length
+                    }
+                    guard let byteCount = reader.count(), let utf8 = reader.array(UInt8.self, count: byteCount) else { return nil }
+                    columns.append(.texts(shortLengths: shortLengths, longLengths: longLengths, utf8: utf8))
+                case 2:
+                    var values: [DatabaseValue] = []
+                    values.reserveCapacity(rowCount)
+                    for _ in 0..<rowCount {
+                        guard let value = reader.value() else { return nil }
+                        values.append(value)
+                    }
+                    columns.append(.column(.values(values)))
+                case 3:
+                    // Only the first column can stand for the section.
+                    guard columns.isEmpty else { return nil }
+                    columns.append(.column(.sectionKey(count: rowCount)))
+                default:
+                    return nil
                 }
-                columns.append(.values(values))
-            case 3:
-                // Only the first column can stand for the section.
-                guard columns.isEmpty else { return nil }
-                columns.append(.sectionKey(count: rowCount))
-            default:
-                return nil
             }
         }
-        return SectionedIndex(ascending: ascending, unsectioned: unsectioned, sections: sections, ids: ids, columns: columns, denseSlots: denseSlots, sectionName: sectionName)
+
+        /// The index the arrays describe; nil when they do not describe one.
+        func index(ascending: [Bool], unsectioned: Bool, sectionName: (DatabaseValue) -> String) -> SectionedIndex? {
+            var keyColumns: [KeyStore.Column] = []
+            for column in columns {
+                switch column {
+                case .column(let column):
+                    keyColumns.append(column)
+                case .texts(let shortLengths, let longLengths, let utf8):
+                    guard let texts = PackedTexts(shortLengths: shortLengths, longLengths: longLengths, utf8: utf8) else { return nil }
+                    keyColumns.append(.texts(texts))
+                }
+            }
+            return SectionedIndex(ascending: ascending, unsectioned: unsectioned, sections: sections, ids: ids, columns: keyColumns,
+                                  denseSlots: denseSlots, sectionName: sectionName)
+        }
     }
 
     // MARK: - Writing
@@ -174,10 +207,15 @@ package struct SectionCache {
                 writer.append(packed: integers)
             case .texts(let texts):
                 writer.append(UInt8(1))
-                let (lengths, utf8) = texts.lengthsAndBytes
-                writer.appendArray(lengths)
+                let (shortLengths, longLengths, utf8) = texts.packed
+                writer.appendArray(shortLengths)
+                writer.append(UInt64(longLengths.count))
+                for (slot, length) in longLengths.sorted(by: { $0.key < $1.key }) {
+                    writer.append(UInt64(slot))
+                    writer.append(length)
+                }
                 writer.append(UInt64(utf8.count))
-                writer.append(utf8)
+                writer.appendArray(utf8)
             case .values(let values):
                 writer.append(UInt8(2))
                 for value in values { writer.append(value) }
@@ -197,138 +235,3 @@ package struct SectionCache {
     }
 }
 
-// MARK: - Binary form
-
-/// A fast checksum over bytes, 32 at a time in four independent lanes (so that the
-/// multiplications overlap: a cache of ten million rows is summed in a fraction of the time
-/// one chain of them takes); it detects truncation and corruption.
-enum Checksum {
-    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var lanes: (UInt64, UInt64, UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count), 1, 2, 3)
-        var offset = 0
-        while offset + 32 <= bytes.count {
-            lanes.0 = mix(lanes.0, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            lanes.1 = mix(lanes.1, bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-            lanes.2 = mix(lanes.2, bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
-            lanes.3 = mix(lanes.3, bytes.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
-            offset += 32
-        }
-        var hash = mix(mix(mix(lanes.0, lanes.1), lanes.2), lanes.3)
-        while offset + 8 <= bytes.count {
-            hash = mix(hash, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        while offset < bytes.count {
-            hash = mix(hash, UInt64(bytes[offset]))
-            offset += 1
-        }
-        return hash ^ (hash >> 32)
-    }
-
-    @inline(__always)
-    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
-        let mixed = (hash ^ word) &* 0x0000_0100_0000_01B3
-        return mixed ^ (mixed >> 29)
-    }
-}
-
-/// Appends little-endian integers, arrays and tagged database values to bytes.
-struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
-
-    mutating func append<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func append(_ raw: [UInt8]) {
-        bytes.append(contentsOf: raw)
-    }
-
-    mutating func append(utf8 text: String) {
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    mutating func appendArray<T: FixedWidthInteger>(_ values: [T]) {
-        values.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
-    }
-
-    /// The width in bytes, then the elements as they are in memory.
-    mutating func append(packed integers: PackedIntegers) {
-        append(UInt8(integers.bytesPerElement))
-        integers.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
-    }
-
-    mutating func append(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null:
-            append(UInt8(0))
-        case .int64(let int):
-            append(UInt8(1)); append(int)
-        case .double(let double):
-            append(UInt8(2)); append(double.bitPattern)
-        case .string(let string):
-            append(UInt8(3)); append(UInt32(string.utf8.count)); append(utf8: string)
-        case .blob(let data):
-            append(UInt8(4)); append(UInt32(data.count)); append(Array(data))
-        }
-    }
-}
-
-/// Reads what `ByteWriter` wrote; every read returns nil instead of reading past the end.
-struct ByteReader {
-    private let buffer: UnsafeRawBufferPointer
-    private var offset = 0
-
-    init(_ buffer: UnsafeRawBufferPointer) {
-        self.buffer = buffer
-    }
-
-    var remaining: Int { buffer.count - offset }
-
-    mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer? {
-        guard count >= 0, count <= remaining else { return nil }
-        defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
-    }
-
-    mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
-        bytes(MemoryLayout<T>.size).map { T(littleEndian: $0.loadUnaligned(as: T.self)) }
-    }
-
-    /// A count, refused when it could not possibly fit in the rest of the file.
-    mutating func count() -> Int? {
-        guard let value = integer(UInt64.self), value <= UInt64(remaining) else { return nil }
-        return Int(value)
-    }
-
-    mutating func array<T: FixedWidthInteger>(_ type: T.Type, count: Int) -> [T]? {
-        guard count <= remaining / MemoryLayout<T>.size, let raw = bytes(count * MemoryLayout<T>.size) else { return nil }
-        return HugePages.copy(raw, as: T.self)
-    }
-
-    /// What `ByteWriter.append(packed:)` wrote, `count` elements, in the same width.
-    mutating func packedIntegers(_ count: Int) -> PackedIntegers? {
-        switch integer(UInt8.self) {
-        case 1: return array(Int8.self, count: count).map { PackedIntegers(storage: .int8($0)) }
-        case 2: return array(Int16.self, count: count).map { PackedIntegers(storage: .int16($0)) }
-        case 4: return array(Int32.self, count: count).map { PackedIntegers(storage: .int32($0)) }
-        case 8: return array(Int64.self, count: count).map { PackedIntegers(storage: .int64($0)) }
-        default: return nil
-        }
-    }
-
-    mutating func value() -> DatabaseValue? {
-        switch integer(UInt8.self) {
-        case 0: return .null
-        case 1: return integer(Int64.self).map { $0.databaseValue }
-        case 2: return integer(UInt64.self).map { Double(bitPattern: $0).databaseValue }
-        case 3:
-            guard let length = integer(UInt32.self), let utf8 = bytes(Int(length)) else { return nil }
-            return String(decoding: utf8, as: UTF8.self).databaseValue
-        case 4:
-            guard let length = integer(UInt32.self), let raw = bytes(Int(length)) else { return nil }
-            return Data(raw).databaseValue
-        default: return nil
-        }
-    }
-}

@@ -259,17 +259,20 @@ struct KeyStore {
     /// each entry against `ids` would read all over it again.)
     private static func isDenseTable(_ table: [Int32], of ids: PackedIntegers) -> Bool {
         guard let bounds = ids.bounds, bounds.lowerBound >= 0, Int64(table.count) == bounds.upperBound + 1 else { return false }
-        // Without a branch an entry (vectorized): ten million entries are checked at a load.
+        // Without a branch an entry (vectorized), on several threads: ten million entries are
+        // checked at a load. A chunk with an entry out of range counts -1.
         let limit = UInt32(ids.count)
-        let (used, outside) = table.withUnsafeBufferPointer { table in
-            var used = 0, outside = 0
-            for entry in table {
-                used &+= entry == 0 ? 0 : 1
-                outside |= UInt32(bitPattern: entry) > limit ? 1 : 0 // a negative entry too
+        let used = table.withUnsafeBufferPointer { table in
+            ParallelChunks.map(ParallelChunks.ranges(table.count, parallel: table.count >= ParallelChunks.parallelItems)) { chunk in
+                var used = 0, outside: UInt32 = 0
+                for entry in table[chunk] {
+                    used &+= entry == 0 ? 0 : 1
+                    outside |= UInt32(bitPattern: entry) > limit ? 1 : 0 // a negative entry too
+                }
+                return outside == 0 ? used : -1
             }
-            return (used, outside)
         }
-        return outside == 0 && used == ids.count
+        return !used.contains(-1) && used.reduce(0, +) == ids.count
     }
 
     /// How many rows are expected, so ids up to a few times that stay in the dense table.

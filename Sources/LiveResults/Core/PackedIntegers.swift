@@ -244,16 +244,25 @@ struct PackedIntegers {
     }
 
     /// The smallest and largest of `values` (not empty), in one pass of the width's own
-    /// comparisons (which the compiler vectorizes).
+    /// comparisons (which the compiler vectorizes), in chunks on several threads for many.
     private static func bounds<Element: FixedWidthInteger>(of values: [Element]) -> ClosedRange<Int64> {
+        let chunks = ParallelChunks.ranges(values.count, parallel: values.count >= ParallelChunks.parallelItems)
+        var bounds = [(low: Element, high: Element)](repeating: (.max, .min), count: chunks.count)
         values.withUnsafeBufferPointer { values in
-            var low = Element.max, high = Element.min
-            for value in values {
-                low = Swift.min(low, value)
-                high = Swift.max(high, value)
+            bounds.withUnsafeMutableBufferPointer { bounds in
+                nonisolated(unsafe) let bounds = bounds
+                _ = ParallelChunks.map(chunks) { chunk in
+                    var low = Element.max, high = Element.min
+                    for value in values[chunk] {
+                        low = Swift.min(low, value)
+                        high = Swift.max(high, value)
+                    }
+                    bounds[chunks.firstIndex(of: chunk)!] = (low, high)
+                    return 0
+                }
             }
-            return Int64(low)...Int64(high)
         }
+        return Int64(bounds.map(\.low).min()!)...Int64(bounds.map(\.high).max()!)
     }
 
     /// Every element, as 64-bit integers.

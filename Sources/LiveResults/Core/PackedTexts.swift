@@ -20,34 +20,50 @@ struct PackedTexts {
 
     init() {}
 
-    /// Texts whose lengths, slot by slot, are `lengths`, and whose bytes follow each other in
-    /// `utf8`; nil when the lengths do not add up to its size.
-    init?(lengths: [UInt32], utf8: UnsafeRawBufferPointer) {
-        // One pass each, over raw buffers: ten million slots are loaded from a cache at launch.
+    /// Texts whose lengths, slot by slot, are `shortLengths` (with those of 255 bytes or
+    /// more in `longLengths`, by slot), and whose bytes follow each other in `utf8`: what
+    /// `packed` gave. Nil when they do not describe texts: a long length missing or not long,
+    /// or lengths that do not add up to the bytes.
+    init?(shortLengths: [UInt8], longLengths: [Int: UInt32], utf8: [UInt8]) {
         guard Self.fits(utf8.count) else { return nil }
-        var total = 0
-        let starts: [UInt32] = lengths.withUnsafeBufferPointer { lengths in
-            HugePages.array(count: lengths.count) { starts in
-                for slot in 0..<lengths.count {
-                    starts[slot] = UInt32(truncatingIfNeeded: total)
-                    total &+= Int(lengths[slot])
+        for (slot, length) in longLengths {
+            guard shortLengths.indices.contains(slot), shortLengths[slot] == UInt8.max, length >= UInt8.max else { return nil }
+        }
+        // Over raw buffers, on several threads (ten million slots are loaded from a cache at
+        // launch): each chunk's bytes are added up, then each chunk's starts written from its first.
+        let chunks = ParallelChunks.ranges(shortLengths.count, parallel: shortLengths.count >= ParallelChunks.parallelItems)
+        let starts = shortLengths.withUnsafeBufferPointer { short -> [UInt32]? in
+            /// The length of a slot's value; nil for a long one whose length is missing.
+            func length(_ slot: Int) -> Int? {
+                short[slot] < UInt8.max ? Int(short[slot]) : longLengths[slot].map(Int.init)
+            }
+            let chunkBytes = ParallelChunks.map(chunks) { chunk in
+                var total = 0
+                for slot in chunk {
+                    guard let length = length(slot) else { return -1 }
+                    total &+= length // each under 4 GB: no overflow
+                }
+                return total
+            }
+            guard !chunkBytes.contains(-1), chunkBytes.reduce(0, +) == utf8.count else { return nil }
+            let chunkStarts = chunkBytes.reduce(into: [0]) { $0.append($0.last! + $1) }
+            return HugePages.array(count: short.count) { starts in
+                nonisolated(unsafe) let starts = starts
+                _ = ParallelChunks.map(chunks) { chunk in
+                    var start = chunkStarts[chunks.firstIndex(of: chunk)!]
+                    for slot in chunk {
+                        starts[slot] = UInt32(truncatingIfNeeded: start)
+                        start &+= length(slot) ?? 0
+                    }
+                    return 0
                 }
             }
         }
-        guard total == utf8.count else { return nil } // each length is under 4 GB: no overflow
-        var longLengths: [Int: UInt32] = [:]
-        shortLengths = lengths.withUnsafeBufferPointer { lengths in
-            HugePages.array(count: lengths.count) { short in
-                for slot in 0..<lengths.count {
-                    let length = lengths[slot]
-                    short[slot] = Self.shortLength(Int(length))
-                    if short[slot] == UInt8.max { longLengths[slot] = length }
-                }
-            }
-        }
+        guard let starts else { return nil }
         self.starts = starts
+        self.shortLengths = shortLengths
         self.longLengths = longLengths
-        bytes = HugePages.copy(utf8, as: UInt8.self)
+        bytes = utf8
     }
 
     /// The length in bytes of a slot's value.
@@ -80,16 +96,13 @@ struct PackedTexts {
 
     var capacity: Int { starts.capacity }
 
-    /// The UTF-8 bytes of every slot's value in turn, without the unused ones (for the cache).
-    var lengthsAndBytes: (lengths: [UInt32], bytes: [UInt8]) {
-        let lengths = starts.indices.map { UInt32(length(at: $0)) }
-        if unused == 0, starts.indices.allSatisfy({ $0 == 0 || starts[$0] == starts[$0 - 1] + lengths[$0 - 1] }) {
-            return (lengths, bytes)
-        }
-        var packed: [UInt8] = []
-        packed.reserveCapacity(bytes.count - unused)
-        for slot in starts.indices { withUTF8(at: slot) { packed.append(contentsOf: $0) } }
-        return (lengths, packed)
+    /// The texts as `init(shortLengths:longLengths:utf8:)` takes them: each slot's length
+    /// (255 for the long ones, whose lengths are by slot), and the bytes of every slot's value
+    /// in turn, without the unused ones (for the cache).
+    var packed: (shortLengths: [UInt8], longLengths: [Int: UInt32], utf8: [UInt8]) {
+        let inOrder = unused == 0 && starts.indices.allSatisfy { Int(starts[$0]) == ($0 == 0 ? 0 : Int(starts[$0 - 1]) + length(at: $0 - 1)) }
+        if inOrder { return (shortLengths, longLengths, bytes) }
+        return gather(Array(0..<Int32(starts.count))).packed
     }
 
     mutating func reserveCapacity(_ capacity: Int) {

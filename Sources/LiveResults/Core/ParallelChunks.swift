@@ -2,7 +2,7 @@ import Foundation
 
 /// A pass over many items cut in chunks that run on several threads at once: the filter's
 /// passes over a million rows (its search, the view of the rows that pass), which must
-/// answer within a keypress.
+/// answer within a keypress, and those of a section cache's load.
 enum ParallelChunks {
     /// From how many items a pass runs on several threads.
     static let parallelItems = 1 << 17
@@ -33,5 +33,14 @@ enum ParallelChunks {
             }
         }
         return results
+    }
+
+    /// Calls `body` on consecutive chunks of `0..<count`, on several threads at once from
+    /// `parallelItems` items on (the passes over every row of a cache load).
+    static func forEach(_ count: Int, _ body: (Range<Int>) -> Void) {
+        _ = map(ranges(count, parallel: count >= parallelItems)) { chunk in
+            body(chunk)
+            return 0
+        }
     }
 }

@@ -145,7 +145,10 @@ package struct SectionedIndex {
             guard placeOfSectionNumber[number] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
             placeOfSectionNumber[number] = sections.count
             sections.append(Section(number: number, value: value, name: sectionName(value), slots: HugePages.array(count: count) { slots in
-                for row in 0..<count { slots[row] = start &+ Int32(truncatingIfNeeded: row) }
+                nonisolated(unsafe) let slots = slots
+                ParallelChunks.forEach(count) { rows in
+                    for row in rows { slots[row] = start &+ Int32(truncatingIfNeeded: row) }
+                }
             }, baseSlot: start))
             sectionOfSlot.append(Int64(number), count: count)
             start += Int32(count)

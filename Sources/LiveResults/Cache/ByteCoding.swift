@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+
+/// Appends little-endian integers, arrays and tagged database values to bytes.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func append(_ raw: [UInt8]) {
+        bytes.append(contentsOf: raw)
+    }
+
+    mutating func append(utf8 text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func appendArray<T: FixedWidthInteger>(_ values: [T]) {
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
+    }
+
+    /// The width in bytes, then the elements as they are in memory.
+    mutating func append(packed integers: PackedIntegers) {
+        append(UInt8(integers.bytesPerElement))
+        integers.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
+    }
+
+    mutating func append(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null:
+            append(UInt8(0))
+        case .int64(let int):
+            append(UInt8(1)); append(int)
+        case .double(let double):
+            append(UInt8(2)); append(double.bitPattern)
+        case .string(let string):
+            append(UInt8(3)); append(UInt32(string.utf8.count)); append(utf8: string)
+        case .blob(let data):
+            append(UInt8(4)); append(UInt32(data.count)); append(Array(data))
+        }
+    }
+}
+
+/// Reads what `ByteWriter` wrote; every read returns nil instead of reading past the end.
+///
+/// The bytes end with their checksum (`Checksum.of` all the others). The arrays read are
+/// summed as they are copied; `checksumMatches()`, once everything was read, sums the rest
+/// and compares.
+struct ByteReader {
+    private let buffer: UnsafeRawBufferPointer
+    private var offset = 0
+    private var tally: Checksum.Tally
+
+    /// A reader of `buffer`, at least 8 bytes long, whose last 8 bytes are its checksum.
+    init(_ buffer: UnsafeRawBufferPointer) {
+        precondition(buffer.count >= 8, "the bytes end with their checksum")
+        self.buffer = buffer
+        tally = Checksum.Tally(byteCount: buffer.count - 8)
+    }
+
+    /// Whether everything but the checksum was read, and the checksum is that of the bytes.
+    mutating func checksumMatches() -> Bool {
+        guard remaining == 8 else { return false }
+        let stored = buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        return tally.total(of: buffer) == UInt64(littleEndian: stored)
+    }
+
+    var remaining: Int { buffer.count - offset }
+
+    mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer? {
+        guard count >= 0, count <= remaining else { return nil }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
+    }
+
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+        bytes(MemoryLayout<T>.size).map { T(littleEndian: $0.loadUnaligned(as: T.self)) }
+    }
+
+    /// A count, refused when it could not possibly fit in the rest of the file.
+    mutating func count() -> Int? {
+        guard let value = integer(UInt64.self), value <= UInt64(remaining) else { return nil }
+        return Int(value)
+    }
+
+    /// `count` elements, copied (and summed on the way) into an array.
+    mutating func array<T: FixedWidthInteger>(_ type: T.Type, count: Int) -> [T]? {
+        guard count >= 0, count <= remaining / MemoryLayout<T>.size else { return nil }
+        let range = offset..<offset + count * MemoryLayout<T>.size
+        offset = range.upperBound
+        return HugePages.array(count: count) { array in
+            guard let destination = UnsafeMutableRawPointer(array.baseAddress) else { return }
+            tally.copy(range, of: buffer, to: destination)
+        }
+    }
+
+    /// What `ByteWriter.append(packed:)` wrote, `count` elements, in the same width.
+    mutating func packedIntegers(_ count: Int) -> PackedIntegers? {
+        switch integer(UInt8.self) {
+        case 1: return array(Int8.self, count: count).map { PackedIntegers(storage: .int8($0)) }
+        case 2: return array(Int16.self, count: count).map { PackedIntegers(storage: .int16($0)) }
+        case 4: return array(Int32.self, count: count).map { PackedIntegers(storage: .int32($0)) }
+        case 8: return array(Int64.self, count: count).map { PackedIntegers(storage: .int64($0)) }
+        default: return nil
+        }
+    }
+
+    mutating func value() -> DatabaseValue? {
+        switch integer(UInt8.self) {
+        case 0: return .null
+        case 1: return integer(Int64.self).map { $0.databaseValue }
+        case 2: return integer(UInt64.self).map { Double(bitPattern: $0).databaseValue }
+        case 3:
+            guard let length = integer(UInt32.self), let utf8 = bytes(Int(length)) else { return nil }
+            return String(decoding: utf8, as: UTF8.self).databaseValue
+        case 4:
+            guard let length = integer(UInt32.self), let raw = bytes(Int(length)) else { return nil }
+            return Data(raw).databaseValue
+        default: return nil
+        }
+    }
+}
