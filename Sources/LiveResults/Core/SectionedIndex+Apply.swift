@@ -214,12 +214,12 @@ extension SectionedIndex {
     /// Takes the changed rows out of their old places and puts those still in the result
     /// at their new places, creating and removing sections as needed.
     mutating func place(_ changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], sectionName: (DatabaseValue) -> String) {
-        // Last place first, so earlier places stay valid.
-        for path in oldPaths.values.sorted(by: >) {
-            sections[path.section].slots.remove(at: path.row)
+        for (s, rows) in Dictionary(grouping: oldPaths.values, by: \.section) {
+            sections[s].slots.remove(rows: rows.map(\.row))
         }
         if !isUnsectioned { sections.removeAll { $0.slots.isEmpty } }
         reindexSections()
+        var arriving: [Int32: [Int32]] = [:] // new slots, by the number of their (existing) section
         for (id, key) in changed {
             guard let key else {
                 if !isView { store.remove(id: id) }
@@ -235,14 +235,47 @@ extension SectionedIndex {
                 number = self.sectionNumber(for: key.section)
                 slot = store.store(id: id, section: number) { key.sort[$0] }
             }
-            if let s = placeOfSectionNumber[number] {
-                sections[s].slots.insert(Int32(slot), at: insertionIndex(of: slot, in: sections[s].slots))
+            if placeOfSectionNumber[number] != nil {
+                arriving[number, default: []].append(Int32(slot))
             } else {
                 let s = sectionInsertionIndex(of: slot)
                 sections.insert(Section(number: number, value: key.section, name: sectionName(key.section), slots: [Int32(slot)]), at: s)
                 reindexSections()
             }
         }
+        for (number, slots) in arriving {
+            insert(slots, intoSection: placeOfSectionNumber[number]!)
+        }
+    }
+
+    /// From how many rows a section's changes are made in one pass over its slots rather than
+    /// one row at a time: each row's removal or insertion moves half the section on average,
+    /// so that catching up ten thousand commits at a launch took longer than a fetch.
+    static let onePassRows = 3
+
+    /// Puts `slots` (rows whose keys the store holds) at their places in section `s`.
+    private mutating func insert(_ slots: [Int32], intoSection s: Int) {
+        guard slots.count >= Self.onePassRows else {
+            for slot in slots {
+                sections[s].slots.insert(slot, at: insertionIndex(of: Int(slot), in: sections[s].slots))
+            }
+            return
+        }
+        // In order, each with its place among the section's rows (a new row before an old
+        // one at the same place), then merged in one pass.
+        let sorted = slots.sorted { store.compare(Int($0), Int($1)) < 0 }
+        let old = sections[s].slots
+        var merged: [Int32] = []
+        merged.reserveCapacity(old.count + sorted.count)
+        var copied = 0
+        for slot in sorted {
+            let place = insertionIndex(of: Int(slot), in: old)
+            merged.append(contentsOf: old[copied..<place])
+            merged.append(slot)
+            copied = place
+        }
+        merged.append(contentsOf: old[copied...])
+        sections[s].slots = merged
     }
 
     /// The ids a section held before a batch, in order: its rows now, less those that came
@@ -265,5 +298,25 @@ extension SectionedIndex {
             return a.id < b.id
         }
         return rows.sorted(by: precedes).map(\.id)
+    }
+}
+
+extension Array where Element == Int32 {
+    /// Removes the elements at `rows` (distinct, in any order): one at a time for a few, in one
+    /// pass for more (`SectionedIndex.onePassRows`).
+    mutating func remove(rows: [Int]) {
+        guard rows.count >= SectionedIndex.onePassRows else {
+            for row in rows.sorted(by: >) { remove(at: row) } // last first: earlier rows stay put
+            return
+        }
+        var kept: [Int32] = []
+        kept.reserveCapacity(count - rows.count)
+        var copied = 0
+        for row in rows.sorted() {
+            kept.append(contentsOf: self[copied..<row])
+            copied = row + 1
+        }
+        kept.append(contentsOf: self[copied...])
+        self = kept
     }
 }
