@@ -438,9 +438,18 @@ struct KeyStore {
     // MARK: - Order
 
     /// Compares two stored rows in result order (sort values under their directions, then id).
-    func compare(_ a: Int, _ b: Int) -> Int {
+    /// `inSameSection`: the caller knows both rows are in one section, so a section key column
+    /// is equal without reading the rows' sections (two cache misses a comparison, at ten
+    /// million rows, of the searches that place a tapped row).
+    func compare(_ a: Int, _ b: Int, inSameSection: Bool = false) -> Int {
         for c in columns.indices {
-            let result = columns[c].isSectionKey ? compareSections(a, b) : columns[c].compare(a, b)
+            let result: Int
+            if columns[c].isSectionKey {
+                if inSameSection { continue }
+                result = compareSections(a, b)
+            } else {
+                result = columns[c].compare(a, b)
+            }
             if result != 0 { return ascending[c] ? result : -result }
         }
         let x = ids[a], y = ids[b]

@@ -263,7 +263,7 @@ extension SectionedIndex {
         }
         // In order, each with its place among the section's rows (a new row before an old
         // one at the same place), then merged in one pass.
-        let sorted = slots.sorted { store.compare(Int($0), Int($1)) < 0 }
+        let sorted = slots.sorted { store.compare(Int($0), Int($1), inSameSection: true) < 0 }
         let old = sections[s].slots
         var merged: [Int32] = []
         merged.reserveCapacity(old.count + sorted.count)

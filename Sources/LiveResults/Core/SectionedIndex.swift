@@ -265,7 +265,8 @@ package struct SectionedIndex {
     // MARK: - Ordering
 
     /// The first index whose row does not sort before the row in `slot`; with `skipped`, as
-    /// if the element at that index were absent.
+    /// if the element at that index were absent. `slots` are the rows of one section, the
+    /// section of the row in `slot`.
     ///
     /// With `near`, the search starts there and widens in steps that double: a row that moved
     /// k places costs about 2·log2(k) comparisons, all of rows near its old place (in memory
@@ -275,7 +276,7 @@ package struct SectionedIndex {
         let count = slots.count - (skipped == nil ? 0 : 1)
         func sortsBefore(_ position: Int) -> Bool {
             let index = skipped.map { position >= $0 ? position + 1 : position } ?? position
-            return store.compare(Int(slots[index]), slot) < 0
+            return store.compare(Int(slots[index]), slot, inSameSection: true) < 0
         }
         // The answer is in low...high: every position before low sorts before the row, and
         // none from high on.
