@@ -29,7 +29,6 @@ enum Checksum {
 
     /// The sum of a block; `store` is given each whole word of it (all but the last
     /// `count % 8` bytes) with its offset.
-
     @inline(__always)
     private static func sum(_ block: UnsafeRawBufferPointer, index: Int, store: (Int, UInt64) -> Void) -> UInt64 {
         var lanes: (UInt64, UInt64, UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15 ^ UInt64(index), 1, 2, 3)
@@ -97,16 +96,14 @@ enum Checksum {
             destination.copyMemory(from: source + range.lowerBound, byteCount: head)
             (destination + (blocksEnd - range.lowerBound)).copyMemory(from: source + blocksEnd, byteCount: range.upperBound - blocksEnd)
             let byteCount = self.byteCount
-            let blocks = ParallelChunks.ranges(end - first, parallel: end - first >= parallelBlocks)
             sums.withUnsafeMutableBufferPointer { sums in
                 nonisolated(unsafe) let sums = sums
-                _ = ParallelChunks.map(blocks) { chunk in
+                ParallelChunks.forEach(end - first, parallel: end - first >= parallelBlocks) { chunk in
                     for block in chunk.lowerBound + first..<chunk.upperBound + first {
                         let start = block * blockSize, length = Swift.min(blockSize, byteCount - start)
                         sums[block] = sum(ofBlock: UnsafeRawBufferPointer(start: source + start, count: length), index: block,
                                           copyingTo: destination + (start - range.lowerBound))
                     }
-                    return 0
                 }
             }
             for block in first..<end { summed[block] = true }
@@ -119,13 +116,12 @@ enum Checksum {
             let byteCount = self.byteCount
             sums.withUnsafeMutableBufferPointer { sums in
                 nonisolated(unsafe) let sums = sums
-                _ = ParallelChunks.map(ParallelChunks.ranges(missing.count, parallel: missing.count >= parallelBlocks)) { chunk in
+                ParallelChunks.forEach(missing.count, parallel: missing.count >= parallelBlocks) { chunk in
                     for block in missing[chunk] {
                         let start = block * blockSize
                         sums[block] = sum(ofBlock: UnsafeRawBufferPointer(rebasing: bytes[start..<Swift.min(start + blockSize, byteCount)]), index: block,
                                           copyingTo: nil)
                     }
-                    return 0
                 }
             }
             for block in missing { summed[block] = true }

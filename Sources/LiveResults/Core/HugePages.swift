@@ -47,9 +47,8 @@ enum HugePages {
         guard buffer.count >= threshold, ParallelChunks.processors > 1, let base = buffer.baseAddress else { return }
         let page = 4096
         nonisolated(unsafe) let pages = base
-        _ = ParallelChunks.map(ParallelChunks.ranges((buffer.count + page - 1) / page, parallel: true)) { chunk in
+        ParallelChunks.forEach((buffer.count + page - 1) / page, parallel: true) { chunk in
             for index in chunk { pages.storeBytes(of: 0, toByteOffset: index * page, as: UInt8.self) }
-            return 0
         }
     }
 }

@@ -35,10 +35,10 @@ enum ParallelChunks {
         return results
     }
 
-    /// Calls `body` on consecutive chunks of `0..<count`, on several threads at once from
-    /// `parallelItems` items on (the passes over every row of a cache load).
-    static func forEach(_ count: Int, _ body: (Range<Int>) -> Void) {
-        _ = map(ranges(count, parallel: count >= parallelItems)) { chunk in
+    /// Calls `body` on each of `ranges(count, parallel:)`, on several threads at once when
+    /// `parallel` (the passes of a cache load; by default from `parallelItems` items on).
+    static func forEach(_ count: Int, parallel: Bool? = nil, _ body: (Range<Int>) -> Void) {
+        _ = map(ranges(count, parallel: parallel ?? (count >= parallelItems))) { chunk in
             body(chunk)
             return 0
         }
