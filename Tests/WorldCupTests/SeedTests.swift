@@ -53,6 +53,31 @@ struct SeedTests {
         #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
     }
 
+    @Test("A database with teams but no record of an import (filled by another program) is not seeded; one whose teams were all deleted is not seeded again")
+    func seededByTeamsOrRecord() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
+        let file = try DatabaseQueue(path: folder.database.path)
+        try file.write { try $0.execute(sql: "DELETE FROM seedImport; DELETE FROM team WHERE teamName <> 'Brazil'") }
+        try file.close()
+        let teams = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
+        #expect(try teams.isSeeded())
+        #expect(try teams.teamCount() == 1)
+
+        let emptied = try TemporaryFolder()
+        defer { emptied.remove() }
+        _ = try SQLiteTeamStore(databaseURL: emptied.database, seedURL: Repository.seed)
+        let other = try DatabaseQueue(path: emptied.database.path)
+        try other.write { try $0.execute(sql: "DELETE FROM team") }
+        try other.close()
+        #expect(try SQLiteTeamStore(databaseURL: emptied.database, seedURL: Repository.seed).teamCount() == 0)
+
+        let fresh = try TemporaryFolder()
+        defer { fresh.remove() }
+        #expect(try SQLiteTeamStore(databaseURL: fresh.database, seedURL: nil).isSeeded() == false)
+    }
+
     @Test("Without a seed URL a new database is empty")
     func noSeed() throws {
         let folder = try TemporaryFolder()
