@@ -46,7 +46,8 @@ public final class SQLiteTeamStore: TeamStore {
     }
 
     /// Whether a seed was ever imported, or teams exist anyway: `EXISTS`, not a count of the
-    /// teams, which reads the whole table at every launch (a second at ten million teams).
+    /// teams, which reads a whole index at every launch (at ten million teams 70 ms from memory,
+    /// seconds from disk).
     private static func isSeeded(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedImport) OR EXISTS (SELECT 1 FROM team)") ?? false
     }
