@@ -53,24 +53,26 @@ struct SeedTests {
         #expect(try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil).teamCount() == 32)
     }
 
+    /// A seeded database in a new folder, after another program ran `sql` on it.
+    static func seeded(thenChangedBy sql: String) throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
+        let other = try DatabaseQueue(path: folder.database.path)
+        try other.write { try $0.execute(sql: sql) }
+        try other.close()
+        return folder
+    }
+
     @Test("A database with teams but no record of an import (filled by another program) is not seeded; one whose teams were all deleted is not seeded again")
     func seededByTeamsOrRecord() throws {
-        let folder = try TemporaryFolder()
+        let folder = try Self.seeded(thenChangedBy: "DELETE FROM seedImport; DELETE FROM team WHERE teamName <> 'Brazil'")
         defer { folder.remove() }
-        _ = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
-        let file = try DatabaseQueue(path: folder.database.path)
-        try file.write { try $0.execute(sql: "DELETE FROM seedImport; DELETE FROM team WHERE teamName <> 'Brazil'") }
-        try file.close()
         let teams = try SQLiteTeamStore(databaseURL: folder.database, seedURL: Repository.seed)
         #expect(try teams.isSeeded())
         #expect(try teams.teamCount() == 1)
 
-        let emptied = try TemporaryFolder()
+        let emptied = try Self.seeded(thenChangedBy: "DELETE FROM team")
         defer { emptied.remove() }
-        _ = try SQLiteTeamStore(databaseURL: emptied.database, seedURL: Repository.seed)
-        let other = try DatabaseQueue(path: emptied.database.path)
-        try other.write { try $0.execute(sql: "DELETE FROM team") }
-        try other.close()
         #expect(try SQLiteTeamStore(databaseURL: emptied.database, seedURL: Repository.seed).teamCount() == 0)
 
         let fresh = try TemporaryFolder()
