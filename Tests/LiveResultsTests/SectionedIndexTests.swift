@@ -176,6 +176,27 @@ struct SectionedIndexTests {
         }
     }
 
+    @Test("A word's set bits are written as numbers from a first one, in order, eight bits at a time, never past 64 numbers")
+    func bitOffsetsWriteTheSetBits() {
+        var random = SplitMix64(seed: 64)
+        let words: [UInt64] = [0, 1, 1 << 63, .max, 0x8000_0000_0000_0001, 0x00FF_00FF_00FF_00FF]
+            + (0..<500).map { _ in random.next() & random.next() | (random.chance(0.3) ? random.next() : 0) }
+        var output = [Int32](repeating: -1, count: 10 + 64 + 1)
+        for word in words {
+            let first = Int32(random.int(0..<1_000_000))
+            let expected = (0..<64).filter { word & (1 << UInt64($0)) != 0 }.map { first + Int32($0) }
+            for i in output.indices { output[i] = -1 }
+            let written = output.withUnsafeMutableBufferPointer { output in
+                BitOffsets.table.withUnsafeBufferPointer { offsets in
+                    BitOffsets.write(word, from: first, into: output.baseAddress!, at: 10, offsets: offsets)
+                }
+            }
+            #expect(written == 10 + expected.count, "word \(String(word, radix: 16))")
+            #expect(Array(output[10..<written]) == expected, "word \(String(word, radix: 16))")
+            #expect(output[..<10].allSatisfy { $0 == -1 } && output[10 + 64] == -1, "wrote outside its 64 numbers: word \(String(word, radix: 16))")
+        }
+    }
+
     @Test("A filter typed one key further makes its view from the index when the index's slots are in runs, and from the view before when they are not")
     func narrowingFromTheIndexOrThePreviousView() throws {
         var random = SplitMix64(seed: 21)

@@ -80,9 +80,9 @@ extension SectionedIndex {
     /// The slots are taken 64 at a time. A run of 64 consecutive slots (the usual case: a
     /// fetch gives slots in result order, and a tap shifts the rows it passes by one place,
     /// keeping them consecutive) is decided by the 64 bits that start at its first slot,
-    /// without reading a word of `bits` a slot; each kept slot is then written from the bit's
-    /// position. Other slots are decided one by one, without a branch: each slot is written,
-    /// and the next overwrites it unless it was kept.
+    /// without reading a word of `bits` a slot; the kept slots are then written eight bits at
+    /// a time (`BitOffsets`). Other slots are decided one by one, without a branch: each slot
+    /// is written, and the next overwrites it unless it was kept.
     @inline(__always)
     private static func keep(_ slots: UnsafeBufferPointer<Int32>, keptBy bits: UnsafeBufferPointer<UInt64>, into output: UnsafeMutablePointer<Int32>) -> Int {
         @inline(__always) func word(_ index: Int) -> UInt64 { index < bits.count ? bits[index] : 0 }
@@ -93,23 +93,23 @@ extension SectionedIndex {
                 written &+= Int(truncatingIfNeeded: word(Int(slot) &>> 6) &>> UInt64(slot & 63) & 1)
             }
         }
-        var block = 0
-        while block &+ 64 <= slots.count {
-            let first = slots[block]
-            if isRun(slots, from: block) {
-                let index = Int(first) &>> 6, shift = UInt64(first & 63)
-                var kept = shift == 0 ? word(index) : word(index) &>> shift | word(index &+ 1) &<< (64 &- shift)
-                while kept != 0 {
-                    output[written] = first &+ Int32(truncatingIfNeeded: kept.trailingZeroBitCount)
-                    written &+= 1
-                    kept &= kept &- 1
+        BitOffsets.table.withUnsafeBufferPointer { offsets in
+            var block = 0
+            while block &+ 64 <= slots.count {
+                let first = slots[block]
+                if isRun(slots, from: block) {
+                    let index = Int(first) &>> 6, shift = UInt64(first & 63)
+                    let kept = shift == 0 ? word(index) : word(index) &>> shift | word(index &+ 1) &<< (64 &- shift)
+                    // Each of the eight writes ends at most at this block's end: `written` is
+                    // at most the number of slots before those eight bits.
+                    written = BitOffsets.write(kept, from: first, into: output, at: written, offsets: offsets)
+                } else {
+                    keepOneByOne(block..<block &+ 64)
                 }
-            } else {
-                keepOneByOne(block..<block &+ 64)
+                block &+= 64
             }
-            block &+= 64
+            keepOneByOne(block..<slots.count)
         }
-        keepOneByOne(block..<slots.count)
         return written
     }
 
@@ -155,5 +155,40 @@ extension SectionedIndex {
         let plan = planSections(before: change.before, changed: change.changed)
         let rows = classifyRows(change.changed, before: change.before, plan: plan)
         return assemble(plan, rows: rows, before: change.before)
+    }
+}
+
+/// The positions of the bits set in each byte, as eight lanes: what turns a word of 64 bits
+/// into the numbers of its set bits eight bits at a time, one table read and one write of
+/// eight numbers each, however many bits are set. At a million rows in runs, a view keeping
+/// half of them took 0.55 ms written bit by bit (a loop a kept row).
+enum BitOffsets {
+    /// For each byte, the positions (0 to 7) of its set bits in order; the other lanes are 0.
+    static let table: [SIMD8<Int32>] = (0..<256).map { byte in
+        var lanes = SIMD8<Int32>(repeating: 0)
+        var lane = 0
+        for bit in 0..<8 where byte & (1 << bit) != 0 {
+            lanes[lane] = Int32(bit)
+            lane += 1
+        }
+        return lanes
+    }
+
+    /// Writes `first + i` for each bit `i` set in `bits`, in order, from `output + written`;
+    /// returns `written` plus the number of bits set. It writes eight numbers for each byte of
+    /// `bits` (some overwritten after), so `output` must have room for `written` plus 64.
+    @inline(__always)
+    static func write(_ bits: UInt64, from first: Int32, into output: UnsafeMutablePointer<Int32>, at written: Int,
+                      offsets: UnsafeBufferPointer<SIMD8<Int32>>) -> Int {
+        var written = written, rest = bits
+        var base = SIMD8<Int32>(repeating: first)
+        while rest != 0 {
+            let byte = Int(truncatingIfNeeded: rest & 0xFF)
+            UnsafeMutableRawPointer(output + written).storeBytes(of: offsets[byte] &+ base, as: SIMD8<Int32>.self)
+            written &+= byte.nonzeroBitCount
+            rest &>>= 8
+            base &+= SIMD8(repeating: 8)
+        }
+        return written
     }
 }
