@@ -20,11 +20,15 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 /// The folder of one run; each size gets a subfolder. A temporary one goes at the end; one
-/// given with `--database-folder` stays, with its databases, for the next run to reuse.
+/// given with `--database-folder` stays, with its databases, for the next run to reuse, and
+/// is held by one run at a time: two runs on one folder would tap the same databases and
+/// replace each other's section caches, which spoils both runs' figures.
 struct Workspace {
     let root: URL
     /// Whether the folder and the controller part's databases stay after the run.
     let keepsDatabases: Bool
+    /// The lock that keeps other runs out of a kept folder, held until the workspace goes.
+    private let lock: FolderLock?
 
     init(keeping folder: String? = nil) throws {
         keepsDatabases = folder != nil
@@ -35,6 +39,7 @@ struct Workspace {
         } catch {
             throw BenchError("Cannot create the temporary folder \(root.path).")
         }
+        lock = keepsDatabases ? try FolderLock(root) : nil
     }
 
     /// The folder for the database of one size.
@@ -46,6 +51,25 @@ struct Workspace {
         guard !keepsDatabases else { return }
         try? FileManager.default.removeItem(at: root)
     }
+}
+
+/// An exclusive lock on a folder (`flock` on its `.worldcup-bench.lock`), released when the
+/// lock goes or the process ends, however it ends.
+final class FolderLock {
+    private let descriptor: Int32
+
+    /// Takes the lock, or throws at once when another run holds it.
+    init(_ folder: URL) throws {
+        let path = folder.appendingPathComponent(".worldcup-bench.lock").path
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BenchError("Cannot create the lock file \(path).") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw BenchError("Another worldcup-bench is using the database folder \(folder.path): wait for it to end, or give another --database-folder.")
+        }
+    }
+
+    deinit { close(descriptor) }
 }
 
 /// Builds a scoreboard database of generated teams: unique names, six zones, random wins.

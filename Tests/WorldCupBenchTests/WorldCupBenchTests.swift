@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import WorldCupBench
 
@@ -89,5 +90,19 @@ struct WorldCupBenchTests {
         #expect(!lines.contains { $0.hasPrefix("  4.") || $0.hasPrefix("  7.") })
         // A run of one size alone has nothing to compare but its own figures.
         #expect(Report.targets([SizeReport(rows: 1_000, controller: thousand, terminal: nil)]).isEmpty)
+    }
+
+    @Test("A kept database folder is held by one run at a time, and free again when that run's workspace goes")
+    func keptFolderIsHeldByOneRun() throws {
+        let folder = try TemporaryFolder(prefix: "worldcup-bench-tests")
+        defer { folder.remove() }
+        try withExtendedLifetime(try Workspace(keeping: folder.url.path)) { first in
+            #expect(first.keepsDatabases)
+            let error = #expect(throws: BenchError.self) { try Workspace(keeping: folder.url.path) }
+            #expect(error?.description.hasPrefix("Another worldcup-bench is using the database folder") == true)
+            // Temporary folders are the run's own: no lock between them.
+            try Workspace().remove()
+        }
+        _ = try Workspace(keeping: folder.url.path)
     }
 }
