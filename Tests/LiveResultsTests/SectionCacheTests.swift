@@ -99,6 +99,22 @@ struct SectionCacheTests {
         #expect(try setup.fetch() == .cache)
     }
 
+    @Test("Many commits made meanwhile (more rows than a batch is worked out for) are replayed in one pass: rows moved, gone and new, a zone emptied, a zone made")
+    func catchUpInOnePass() throws {
+        let setup = try Setup()
+        #expect(try setup.fetch() == .database)
+        let other = try DatabaseQueue(path: setup.file.path, configuration: fileConfiguration)
+        try other.write { db in
+            try db.execute(sql: "UPDATE item SET score = score + 5 WHERE id % 3 = 0")
+            try db.execute(sql: "UPDATE item SET zone = 'Mars' WHERE zone = 'Asia'")
+            try db.execute(sql: "DELETE FROM item WHERE id % 7 = 2")
+            for i in 0..<40 { try db.execute(sql: "INSERT INTO item (name, zone, score, flag) VALUES (?, 'Atlantis', ?, 1)", arguments: ["New \(i)", i % 4]) }
+        }
+        let changed = try other.read { try Int.fetchOne($0, sql: "SELECT count(DISTINCT rowid) FROM liveresults_change WHERE position > 1") } ?? 0
+        #expect(changed >= SectionedIndex.replayPassRows)
+        #expect(try setup.fetch() == .cache)
+    }
+
     @Test("A controller saves the cache when it goes away, so the next launch starts where it stopped")
     func saveOnClose() throws {
         let setup = try Setup()

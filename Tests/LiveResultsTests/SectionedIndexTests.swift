@@ -122,6 +122,60 @@ struct SectionedIndexTests {
         }
     }
 
+    @Test("Many changes replayed without a batch (a cache catching up) give the index that applying them gives: rows in and out, sections made and emptied",
+          arguments: [UInt64(1), 2, 3])
+    func replayMatchesApply(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var rows: [RecordID: Row] = [:]
+        var nextID: RecordID = 1
+        func newRow(sections: Int) -> Row {
+            defer { nextID += 1 }
+            return Row(id: nextID, section: Int64(random.int(0..<sections)), score: Int64(random.int(0..<20)), name: random.pick(["a", "b", "B", "é", "e\u{301}", "z"]))
+        }
+        for _ in 0..<2_000 { let row = newRow(sections: 4); rows[row.id] = row }
+        var replayed = try Self.index(Array(rows.values))
+        var applied = replayed
+        for step in 0..<12 {
+            var changes: [(id: RecordID, key: RowKey?)] = []
+            // Now and then a whole section goes (the last of its rows leaves).
+            if step % 4 == 3, let section = rows.values.map(\.section).min() {
+                for (id, row) in rows where row.section == section {
+                    rows[id] = nil
+                    changes.append((id, nil))
+                }
+            }
+            // A few rows (taken through apply) or many (in one pass); some written twice.
+            for _ in 0..<random.pick([3, 40, 200, 1_500]) {
+                let ids = Array(rows.keys)
+                switch random.int(0..<10) {
+                case 0, 1:
+                    let row = newRow(sections: 7) // sometimes a section that is new
+                    rows[row.id] = row
+                    changes.append((row.id, row.key))
+                case 2:
+                    let id = random.pick(ids)
+                    rows[id] = nil
+                    changes.append((id, nil))
+                default:
+                    let id = random.pick(ids)
+                    var row = rows[id]!
+                    switch random.int(0..<3) {
+                    case 0: row.score = Int64(random.int(0..<20))
+                    case 1: row.name = random.pick(["a", "c", "A", "é"])
+                    default: row.section = Int64(random.int(0..<7))
+                    }
+                    rows[id] = row
+                    changes.append((id, row.key))
+                }
+            }
+            try replayed.replay(changes, sectionName: SectionedIndex.sectionName)
+            _ = try applied.apply(changes, sectionName: SectionedIndex.sectionName)
+            replayed._checkInvariants()
+            #expect(Self.layout(replayed) == Self.layout(Array(rows.values)), "seed \(seed), step \(step), \(changes.count) changes")
+            #expect(Self.layout(replayed) == Self.layout(applied), "seed \(seed), step \(step)")
+        }
+    }
+
     @Test("A search that starts near a place finds what a search of the whole section finds, wherever it starts")
     func searchFromNearAPlace() throws {
         var random = SplitMix64(seed: 9)
