@@ -100,10 +100,13 @@ import TestSupport
         }
     }
 
-    @Test("A column loaded in bulk, slots in any order and some given twice, holds and matches what setting each value holds")
-    func loadedInAnyOrder() throws {
+    @Test("A column loaded in bulk (serially or in chunks on several threads), slots in any order and some given twice, holds and matches what setting each value holds, through later changes too",
+          arguments: [Int.max, 0])
+    func loadedInAnyOrder(parallelFrom: Int) throws {
         var random = SplitMix64(seed: 40)
-        let values = (0..<2_000).map { _ in Self.randomValue(&random) }
+        // The last slots' values alone start with "Zq" (a byte no piece has): in chunks, only
+        // the last chunk counts it at the first position.
+        var values = (0..<2_000).map { slot in Self.randomValue(&random).map { slot >= 1_800 ? Array("Zq".utf8) + $0 : $0 } }
         var loader = TextColumn.Loader(slotCount: values.count)
         // Every slot, in a shuffled order; some first with another value, which the second replaces.
         var order = Array(values.indices)
@@ -112,12 +115,22 @@ import TestSupport
             if random.chance(0.1) { try Self.randomValue(&random).withUnsafeBytesOrNil { try loader.add($0, at: slot) } }
             try values[slot].withUnsafeBytesOrNil { try loader.add($0, at: slot) }
         }
-        let column = try loader.column()
+        var column = try loader.column(parallelFrom: parallelFrom)
         for (slot, value) in values.enumerated() {
             #expect(value.withUnsafeBytesOrNil { column.hasValue($0, atSlot: slot) }, "slot \(slot)")
         }
-        for needle in ["a", "te", "1", "\u{E9}", "b 2", ""] {
-            Self.check(column.matches(Array(needle.utf8)), values, Array(needle.utf8), "loaded")
+        // Every byte alone (answered from the planes' counts where no value or every value
+        // holds it at a position), then longer needles; again after values changed.
+        let needles = (1...255).map { [UInt8($0)] } + ["te", "1", "\u{E9}", "b 2", "", "\u{0}"].map { Array($0.utf8) }
+        for round in 0..<2 {
+            for needle in needles {
+                Self.check(column.matches(needle, parallelFrom: parallelFrom), values, needle, "loaded, round \(round)")
+            }
+            for _ in 0..<300 {
+                let slot = random.int(0..<values.count)
+                values[slot] = Self.randomValue(&random)
+                try column.set(values[slot], at: slot)
+            }
         }
     }
 

@@ -32,6 +32,38 @@ struct BytePlanes {
         grow(toHold: slotCount)
     }
 
+    /// Planes of `slotCount` slots, slot `i` holding the first bytes of `value(i)` (nil: no
+    /// value), filled at once: each chunk of slots (of 64 slots each) on a thread of its own
+    /// when `parallel`, with counts of its own that are added up after.
+    init(slotCount: Int, parallel: Bool, value: (Int) -> UnsafeBufferPointer<UInt8>?) {
+        grow(toHold: slotCount)
+        let capacity = capacity, width = Self.width, countsSize = Self.width * 256
+        let chunks = ParallelChunks.ranges(wordCount, parallel: parallel)
+        var chunkCounts = [Int32](repeating: 0, count: chunks.count * countsSize)
+        planes.withUnsafeMutableBufferPointer { planes in
+            chunkCounts.withUnsafeMutableBufferPointer { chunkCounts in
+                nonisolated(unsafe) let planes = planes.baseAddress!, chunkCounts = chunkCounts.baseAddress!
+                valuedCount = ParallelChunks.map(chunks) { words in
+                    let counts = chunkCounts + chunks.firstIndex(of: words)! * countsSize
+                    var valued = 0
+                    for slot in words.lowerBound * 64..<min(words.upperBound * 64, slotCount) {
+                        guard let value = value(slot) else { continue }
+                        valued += 1
+                        for position in 0..<width {
+                            let byte = position < value.count ? value[position] : 0
+                            planes[position &* capacity &+ slot] = byte
+                            counts[position &* 256 &+ Int(byte)] &+= 1
+                        }
+                    }
+                    return valued
+                }.reduce(0, +)
+            }
+        }
+        for chunk in chunks.indices {
+            for index in 0..<countsSize { counts[index] += chunkCounts[chunk * countsSize + index] }
+        }
+    }
+
     /// Words of 64 slots in a set of slots that covers the planes.
     var wordCount: Int { capacity / 64 }
 

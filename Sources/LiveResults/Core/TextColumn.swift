@@ -47,6 +47,66 @@ struct TextColumn {
         bytes.append(contentsOf: repeatElement(0, count: Self.padding))
     }
 
+    /// A column holding in each slot `i` the `lengths[i]` bytes at `starts[i]` of `source`
+    /// (a length of -1: NULL), laid out in slot order: the values copied, then the planes
+    /// filled, each in chunks on several threads from `parallelFrom` slots.
+    fileprivate init(slotsOf source: [UInt8], starts sourceStarts: [UInt32], lengths: [Int32], parallelFrom: Int) throws {
+        var total = 0
+        let starts = lengths.map { length in
+            defer { total += max(0, Int(length)) }
+            return UInt32(truncatingIfNeeded: total)
+        }
+        try Self.checkRoom(adding: 0, to: total)
+        let slotCount = lengths.count, parallel = slotCount >= parallelFrom
+        let wordCount = (slotCount + 63) / 64
+        var bytes = [UInt8](repeating: 0, count: total + Self.padding)
+        var valued = [UInt64](repeating: 0, count: wordCount), long = valued
+        let chunks = ParallelChunks.ranges(wordCount, parallel: parallel)
+        let longCount = bytes.withUnsafeMutableBytes { bytes in
+        valued.withUnsafeMutableBufferPointer { valued in
+        long.withUnsafeMutableBufferPointer { long in
+        source.withUnsafeBytes { source in
+        starts.withUnsafeBufferPointer { starts in
+        sourceStarts.withUnsafeBufferPointer { sourceStarts in
+        lengths.withUnsafeBufferPointer { lengths in
+            nonisolated(unsafe) let output = bytes.baseAddress!, valued = valued, long = long
+            return ParallelChunks.map(chunks) { words in
+                var longCount = 0
+                for word in words {
+                    var valuedBits: UInt64 = 0, longBits: UInt64 = 0
+                    for slot in word * 64..<min(word * 64 + 64, slotCount) where lengths[slot] >= 0 {
+                        let length = Int(lengths[slot]), bit: UInt64 = 1 << UInt64(slot & 63)
+                        valuedBits |= bit
+                        if length > BytePlanes.width { longBits |= bit; longCount += 1 }
+                        if length > 0 { (output + Int(starts[slot])).copyMemory(from: source.baseAddress! + Int(sourceStarts[slot]), byteCount: length) }
+                    }
+                    valued[word] = valuedBits
+                    long[word] = longBits
+                }
+                return longCount
+            }.reduce(0, +)
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        let planes = bytes.withUnsafeBufferPointer { bytes in
+            BytePlanes(slotCount: slotCount, parallel: parallel) { slot in
+                lengths[slot] < 0 ? nil : UnsafeBufferPointer(rebasing: bytes[Int(starts[slot])..<Int(starts[slot]) + Int(lengths[slot])])
+            }
+        }
+        precondition(planes.wordCount == wordCount, "the sets of slots cover the planes")
+        self.bytes = bytes
+        self.starts = starts
+        self.lengths = lengths
+        self.planes = planes
+        self.valued = valued
+        self.long = long
+        self.longCount = longCount
+    }
+
     /// The number of slots the column has room for.
     var slotCount: Int { lengths.count }
 
@@ -337,16 +397,10 @@ extension TextColumn {
             bytes.append(contentsOf: value)
         }
 
-        /// The column of the values given, set in slot order.
-        func column() throws -> TextColumn {
-            var column = TextColumn(slotCount: lengths.count, expectedBytes: bytes.count)
-            try bytes.withUnsafeBytes { bytes in
-                for slot in lengths.indices where lengths[slot] >= 0 {
-                    let start = Int(starts[slot])
-                    try column.set(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(lengths[slot])]), at: slot)
-                }
-            }
-            return column
+        /// The column of the values given, laid out in slot order; built in chunks on several
+        /// threads from `parallelFrom` slots.
+        func column(parallelFrom: Int = TextColumn.parallelSlots) throws -> TextColumn {
+            try TextColumn(slotsOf: bytes, starts: starts, lengths: lengths, parallelFrom: parallelFrom)
         }
     }
 }
