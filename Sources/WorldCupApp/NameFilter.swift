@@ -8,7 +8,7 @@ import WorldCup
 /// which filters in memory (no query per key, even at a million teams). When the filter
 /// opens, the screen has the controller read the names in the background
 /// (`prepareFilter(inColumn:)`): the prompt shows and takes keys at once, the title says
-/// "reading names…" meanwhile (about a second at a million teams), and the filter typed so
+/// "reading names…" meanwhile (about 0.2 s at a million teams), and the filter typed so
 /// far applies when the names are in.
 struct NameFilter: Equatable {
     /// The column the filter reads: the folded name, which the database keeps beside each name.
