@@ -27,6 +27,24 @@ import Testing
         }
     }
 
+    @Test("Erasing the end of a filter goes back to what it was before it was typed further; after a commit it is found afresh")
+    func erasingAfterTyping() throws {
+        var fixture = try Fixture(Self.items)
+        for text in ["", "B", "Ba", "Bar", "Ba"] {
+            try fixture.setFilter(.contains(text, inColumn: "name"))
+            #expect(fixture.layout == (try fixture.freshLayout()), "filter “\(text)”")
+        }
+        // Kept: "Ba" and the states before it. A commit makes them stale: Claire becomes Bart
+        // and Barbara leaves, so "B" must find Bart and lose Barbara.
+        _ = try fixture.execute("UPDATE item SET name = 'Bart' WHERE id = 3")
+        _ = try fixture.execute("UPDATE item SET name = 'Zoe' WHERE id = 2")
+        for text in ["B", "", "Ba", "Bar", "Ba", "B", "Bx", "B"] {
+            try fixture.setFilter(.contains(text, inColumn: "name"))
+            #expect(fixture.layout == (try fixture.freshLayout()), "after the commits, filter “\(text)”")
+        }
+        #expect(fixture.layout == [Layout("FR", [3])], "Bart alone")
+    }
+
     @Test("Renames start and stop matches (inserts and deletes); a tap moves a matching row")
     func eventsWhileFiltered() throws {
         var fixture = try Fixture(Self.items)

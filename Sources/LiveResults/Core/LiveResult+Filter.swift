@@ -19,6 +19,13 @@ struct RowFilter {
     /// The rows that pass, parked (without the store: `view(over:)` lends it); nil while
     /// every row of the index does.
     private var parkedView: SectionedIndex?
+    /// The states of this filter before its needle was extended (typed further), oldest
+    /// first: erasing the end of the needle (Backspace) goes back to one of them without a
+    /// search. Forgotten when a value changes (a commit changes rows, their values and the
+    /// index's order). At a million rows a state holds a few megabytes.
+    private var earlier: [(needle: [UInt8], matches: Matches, parkedView: SectionedIndex?)] = []
+    /// The most states `earlier` keeps.
+    static let earlierLimit = 16
 
     init(needle: [UInt8], column: TextColumn, matches: Matches, view: SectionedIndex?) {
         self.needle = needle
@@ -49,8 +56,27 @@ struct RowFilter {
 
     /// Records a slot's new value (nil: NULL, or the row left).
     mutating func set(_ value: [UInt8]?, at slot: Int) throws {
+        earlier.removeAll()
         try column.set(value, at: slot)
         column.update(&matches, of: needle, atSlot: slot)
+    }
+
+    /// Before the needle becomes `next`: keeps the current state when `next` extends it, and
+    /// forgets the kept states that `next` does not start with (it cannot be erased back to them).
+    mutating func remember(before next: [UInt8]) {
+        earlier.removeAll { !next.starts(with: $0.needle) }
+        guard next.count > needle.count, next.starts(with: needle) else { return }
+        earlier.append((needle, matches, parkedView))
+        if earlier.count > Self.earlierLimit { earlier.removeFirst() }
+    }
+
+    /// Goes back to the state of `needle` kept before it was extended (forgetting those kept
+    /// after it); false when none is kept.
+    mutating func goBack(to needle: [UInt8]) -> Bool {
+        guard let place = earlier.lastIndex(where: { $0.needle == needle }) else { return false }
+        (self.needle, matches, parkedView) = earlier[place]
+        earlier.removeSubrange(place...)
+        return true
     }
 }
 
@@ -71,10 +97,15 @@ extension LiveResult {
     ///
     /// When the new needle contains the old one (it only narrows), only the rows that passed
     /// are tested again, and a needle typed one key further is decided from the positions
-    /// where the old one was found; otherwise it is found afresh (in memory).
+    /// where the old one was found. A needle it had before it was typed further (erased at its
+    /// end) comes back as it was, unless a commit came in between; otherwise it is found
+    /// afresh (in memory).
     mutating func setFilter(needle: [UInt8]) {
         guard var filter else { return }
         self.filter = nil
+        defer { refreshWindow() }
+        if filter.goBack(to: needle) { return self.filter = filter }
+        filter.remember(before: needle)
         let narrows = Self.bytes(needle, contain: filter.needle)
         let matches = narrows
             ? filter.column.matches(needle, refining: filter.matches, previousNeedle: filter.needle)
@@ -84,7 +115,6 @@ extension LiveResult {
         filter.needle = needle
         filter.matches = matches
         self.filter = filter
-        refreshWindow()
     }
 
     /// The view of the rows in `matches` (nil when every row of the index matches), made
