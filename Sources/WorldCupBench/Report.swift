@@ -59,6 +59,7 @@ enum Report {
             ("terminal_filter_p99_ms", result.map { format($0.filter.all.p99, decimals: 2) }),
             ("terminal_filter_keeping_all_p50_ms", result.map { format($0.filter.keepingAll.p50, decimals: 2) }),
             ("terminal_filter_narrowing_p50_ms", result.map { format($0.filter.narrowing.p50, decimals: 2) }),
+            ("terminal_filter_erasing_p50_ms", result.map { format($0.filter.erasing.p50, decimals: 2) }),
             // Every filter key against a tap: the slowest key over the median tap.
             ("terminal_filter_p99_vs_tap_p50", result.map { format($0.tap.p50 > 0 ? $0.filter.all.p99 / $0.tap.p50 : 0, decimals: 2) }),
             ("terminal_filter_open_p50_ms", result.map { format($0.filter.open.p50, decimals: 2) }),

@@ -8,7 +8,10 @@ struct FilterLatency {
     var keepingAll: KeyLatency
     /// Each character of a filter that narrows ("12345": about half the teams, then fewer).
     var narrowing: KeyLatency
-    /// Every filter character, both kinds together.
+    /// Each Backspace that erases the narrowing filter again, one character at a time (each
+    /// widens it: found afresh).
+    var erasing: KeyLatency
+    /// Every filter key, the three kinds together.
     var all: KeyLatency
     /// "/" itself, which opens the filter: to its prompt.
     var open: KeyLatency
@@ -30,12 +33,13 @@ extension TerminalBenchmark {
     static let filterKeepingAll = "team "
     static let filterNarrowing = "12345"
 
-    /// Rounds of "/", a filter typed one key at a time, Esc, then the other filter; one
-    /// warm-up round first. Each key is timed to the last byte of the frame that answers it.
+    /// Rounds of "/", a filter typed one key at a time, Esc, then the other filter, erased
+    /// with Backspace before its Esc; one warm-up round first. Each key is timed to the last
+    /// byte of the frame that answers it.
     func measureFilter(_ session: PseudoTerminal, label: String) throws -> FilterLatency {
-        let perRound = Self.filterKeepingAll.count + Self.filterNarrowing.count
+        let perRound = Self.filterKeepingAll.count + 2 * Self.filterNarrowing.count
         let rounds = max(1, (keys + perRound - 1) / perRound)
-        var keepingAll: [Double] = [], narrowing: [Double] = [], opens: [Double] = [], readies: [Double] = [], clears: [Double] = []
+        var keepingAll: [Double] = [], narrowing: [Double] = [], erasing: [Double] = [], opens: [Double] = [], readies: [Double] = [], clears: [Double] = []
         // Each filter's times by the character typed (its place in the text), to tell which keys are slow.
         var byCharacter: [String: [[Double]]] = [:]
         let boardKB = try MemoryProbe.statusKB("VmRSS", of: session.pid)
@@ -43,31 +47,38 @@ extension TerminalBenchmark {
         for round in 0...rounds {
             for (text, isNarrowing) in [(Self.filterKeepingAll, false), (Self.filterNarrowing, true)] {
                 let (open, ready) = try openFilter(in: session)
-                var typed: [Double] = []
+                var typed: [Double] = [], erased: [Double] = []
                 for character in text { typed.append(try filterPress(Array(String(character).utf8), in: session)) }
                 filteredKB = max(filteredKB, try MemoryProbe.statusKB("VmRSS", of: session.pid))
+                if isNarrowing {
+                    for _ in text { erased.append(try filterPress([0x7f], in: session)) }
+                }
                 let clear = try filterPress([0x1b], in: session)
                 guard round > 0 else { continue }
                 opens.append(open)
                 readies.append(ready)
                 clears.append(clear)
                 if isNarrowing { narrowing += typed } else { keepingAll += typed }
-                var times = byCharacter[text] ?? Array(repeating: [], count: typed.count)
-                for (place, time) in typed.enumerated() { times[place].append(time) }
+                erasing += erased
+                var times = byCharacter[text] ?? Array(repeating: [], count: typed.count + erased.count)
+                for (place, time) in (typed + erased).enumerated() { times[place].append(time) }
                 byCharacter[text] = times
             }
         }
-        let result = FilterLatency(keepingAll: KeyLatency(keepingAll), narrowing: KeyLatency(narrowing), all: KeyLatency(keepingAll + narrowing),
+        let result = FilterLatency(keepingAll: KeyLatency(keepingAll), narrowing: KeyLatency(narrowing), erasing: KeyLatency(erasing),
+                                   all: KeyLatency(keepingAll + narrowing + erasing),
                                    open: KeyLatency(opens), ready: KeyLatency(readies), clear: KeyLatency(clears),
                                    boardRSSMB: Double(boardKB) / 1024, filteredRSSMB: Double(filteredKB) / 1024)
         func text(_ latency: KeyLatency) -> String {
             "p50 \(Report.format(latency.p50, decimals: 2)) ms, p99 \(Report.format(latency.p99, decimals: 2)) ms over \(latency.count)"
         }
         Progress.say("\(label) filter “\(Self.filterKeepingAll)” (keeps every team) per key: \(text(result.keepingAll))")
-        Progress.say("\(label) filter “\(Self.filterNarrowing)” (narrows) per key: \(text(result.narrowing))")
+        Progress.say("\(label) filter “\(Self.filterNarrowing)” (narrows) per key: \(text(result.narrowing)); erased with Backspace (widens) per key: \(text(result.erasing))")
         for text in [Self.filterKeepingAll, Self.filterNarrowing] {
-            let keys = zip(text, byCharacter[text] ?? []).map { character, times in
-                "“\(character)” p50 \(Report.format(KeyLatency(times).p50, decimals: 2)) max \(Report.format(times.max() ?? 0, decimals: 2))"
+            // The keys typed, then the Backspaces that erase them (⌫ to the text left).
+            let names = text.map { "“\($0)”" } + (0..<text.count).reversed().map { "⌫ “\(text.prefix($0))”" }
+            let keys = zip(names, byCharacter[text] ?? []).map { name, times in
+                "\(name) p50 \(Report.format(KeyLatency(times).p50, decimals: 2)) max \(Report.format(times.max() ?? 0, decimals: 2))"
             }
             Progress.say("\(label) filter “\(text)” by key (ms): \(keys.joined(separator: ", "))")
         }
