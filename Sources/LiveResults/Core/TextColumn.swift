@@ -62,35 +62,31 @@ struct TextColumn {
         var bytes = [UInt8](repeating: 0, count: total + Self.padding)
         var valued = [UInt64](repeating: 0, count: wordCount), long = valued
         let chunks = ParallelChunks.ranges(wordCount, parallel: parallel)
+        // Each chunk writes its own words of `valued` and `long` and its slots' bytes; the
+        // arrays it reads are shared, read only.
         let longCount = bytes.withUnsafeMutableBytes { bytes in
-        valued.withUnsafeMutableBufferPointer { valued in
-        long.withUnsafeMutableBufferPointer { long in
-        source.withUnsafeBytes { source in
-        starts.withUnsafeBufferPointer { starts in
-        sourceStarts.withUnsafeBufferPointer { sourceStarts in
-        lengths.withUnsafeBufferPointer { lengths in
-            nonisolated(unsafe) let output = bytes.baseAddress!, valued = valued, long = long
-            return ParallelChunks.map(chunks) { words in
-                var longCount = 0
-                for word in words {
-                    var valuedBits: UInt64 = 0, longBits: UInt64 = 0
-                    for slot in word * 64..<min(word * 64 + 64, slotCount) where lengths[slot] >= 0 {
-                        let length = Int(lengths[slot]), bit: UInt64 = 1 << UInt64(slot & 63)
-                        valuedBits |= bit
-                        if length > BytePlanes.width { longBits |= bit; longCount += 1 }
-                        if length > 0 { (output + Int(starts[slot])).copyMemory(from: source.baseAddress! + Int(sourceStarts[slot]), byteCount: length) }
-                    }
-                    valued[word] = valuedBits
-                    long[word] = longBits
+            valued.withUnsafeMutableBufferPointer { valued in
+                long.withUnsafeMutableBufferPointer { long in
+                    nonisolated(unsafe) let output = bytes.baseAddress!, valued = valued, long = long
+                    return ParallelChunks.map(chunks) { words in
+                        var longCount = 0
+                        for word in words {
+                            var valuedBits: UInt64 = 0, longBits: UInt64 = 0
+                            for slot in word * 64..<min(word * 64 + 64, slotCount) where lengths[slot] >= 0 {
+                                let length = Int(lengths[slot]), bit: UInt64 = 1 << UInt64(slot & 63)
+                                valuedBits |= bit
+                                if length > BytePlanes.width { longBits |= bit; longCount += 1 }
+                                guard length > 0 else { continue }
+                                let from = Int(sourceStarts[slot])
+                                source[from..<from + length].withUnsafeBytes { (output + Int(starts[slot])).copyMemory(from: $0.baseAddress!, byteCount: length) }
+                            }
+                            valued[word] = valuedBits
+                            long[word] = longBits
+                        }
+                        return longCount
+                    }.reduce(0, +)
                 }
-                return longCount
-            }.reduce(0, +)
-        }
-        }
-        }
-        }
-        }
-        }
+            }
         }
         let planes = bytes.withUnsafeBufferPointer { bytes in
             BytePlanes(slotCount: slotCount, parallel: parallel) { slot in
