@@ -124,7 +124,7 @@ struct KeyStoreTests {
         #expect(store.slot(for: 9) == 2 && store.slot(for: 3) == nil)
         var outOfRange = table
         outOfRange[9] = 5
-        for wrong in [Array(table.dropLast()), table + [0], outOfRange, table.map { $0 == 3 ? 0 : $0 }] {
+        for wrong: FlatArray<Int32> in [FlatArray(table.dropLast()), table + [0], outOfRange, FlatArray(table.map { $0 == 3 ? 0 : $0 })] {
             let refused = KeyStore(ascending: [true], ids: ids, sectionOfSlot: sections, sectionValues: [.null], columns: [column()], denseSlots: wrong) == nil
             #expect(refused, "table \(wrong)")
         }

@@ -17,14 +17,23 @@ struct ByteWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
-    mutating func appendArray<T: FixedWidthInteger>(_ values: [T]) {
-        values.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
+    /// Zeros up to the next multiple of `ByteReader.arrayAlignment` bytes, then the elements as
+    /// they are in memory (Linux targets are little-endian): where a reader finds them in place.
+    mutating func appendArray<T: FixedWidthInteger>(_ values: FlatArray<T>) {
+        alignForArray()
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
     }
 
-    /// The width in bytes, then the elements as they are in memory.
+    /// The width in bytes, then the elements as `appendArray` writes them.
     mutating func append(packed integers: PackedIntegers) {
         append(UInt8(integers.bytesPerElement))
-        integers.withUnsafeBytes { bytes.append(contentsOf: $0) } // Linux targets are little-endian.
+        alignForArray()
+        integers.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func alignForArray() {
+        let padding = (ByteReader.arrayAlignment - bytes.count % ByteReader.arrayAlignment) % ByteReader.arrayAlignment
+        bytes.append(contentsOf: repeatElement(0, count: padding))
     }
 
     mutating func append(_ value: DatabaseValue) {
@@ -43,28 +52,32 @@ struct ByteWriter {
     }
 }
 
-/// Reads what `ByteWriter` wrote; every read returns nil instead of reading past the end.
+/// Reads what `ByteWriter` wrote, in a mapped file; every read returns nil instead of reading
+/// past the end. Arrays are not copied: they are the file's pages (`FlatArray`).
 ///
-/// The bytes end with their checksum (`Checksum.of` all the others). The arrays read are
-/// summed as they are copied; `checksumMatches()`, once everything was read, sums the rest
-/// and compares.
+/// The bytes end with their checksum (`Checksum.of` all the others): `checksumMatches()`,
+/// once everything was read, sums them (where they are, on every processor) and compares.
 struct ByteReader {
+    /// Arrays start at offsets that are multiples of it (a cache line, and the alignment of
+    /// any integer), so that they are used where they are in a mapped file.
+    static let arrayAlignment = 64
+
+    private let file: MappedFile
     private let buffer: UnsafeRawBufferPointer
     private var offset = 0
-    private var tally: Checksum.Tally
 
-    /// A reader of `buffer`, at least 8 bytes long, whose last 8 bytes are its checksum.
-    init(_ buffer: UnsafeRawBufferPointer) {
-        precondition(buffer.count >= 8, "the bytes end with their checksum")
-        self.buffer = buffer
-        tally = Checksum.Tally(byteCount: buffer.count - 8)
+    /// A reader of `file`, at least 8 bytes long, whose last 8 bytes are its checksum.
+    init(_ file: MappedFile) {
+        precondition(file.size >= 8, "the bytes end with their checksum")
+        self.file = file
+        buffer = file.bytes
     }
 
     /// Whether everything but the checksum was read, and the checksum is that of the bytes.
-    mutating func checksumMatches() -> Bool {
+    func checksumMatches() -> Bool {
         guard remaining == 8 else { return false }
         let stored = buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        return tally.total(of: buffer) == UInt64(littleEndian: stored)
+        return Checksum.of(UnsafeRawBufferPointer(rebasing: buffer[..<offset])) == UInt64(littleEndian: stored)
     }
 
     var remaining: Int { buffer.count - offset }
@@ -85,15 +98,13 @@ struct ByteReader {
         return Int(value)
     }
 
-    /// `count` elements, copied (and summed on the way) into an array.
-    mutating func array<T: FixedWidthInteger>(_ type: T.Type, count: Int) -> [T]? {
-        guard count >= 0, count <= remaining / MemoryLayout<T>.size else { return nil }
-        let range = offset..<offset + count * MemoryLayout<T>.size
-        offset = range.upperBound
-        return HugePages.array(count: count) { array in
-            guard let destination = UnsafeMutableRawPointer(array.baseAddress) else { return }
-            tally.copy(range, of: buffer, to: destination)
-        }
+    /// `count` elements (after the padding that aligns them), where they are in the file.
+    mutating func array<T: FixedWidthInteger>(_ type: T.Type, count: Int) -> FlatArray<T>? {
+        let padding = (Self.arrayAlignment - offset % Self.arrayAlignment) % Self.arrayAlignment
+        guard count >= 0, padding <= remaining, count <= (remaining - padding) / MemoryLayout<T>.stride else { return nil }
+        offset += padding
+        defer { offset += count * MemoryLayout<T>.stride }
+        return FlatArray(count: count, at: offset, of: file)
     }
 
     /// What `ByteWriter.append(packed:)` wrote, `count` elements, in the same width.

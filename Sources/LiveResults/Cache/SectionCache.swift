@@ -24,14 +24,15 @@ package struct CacheStamp: Codable, Equatable {
 
 /// The file that persists a controller's index between launches (persistent tracking).
 ///
-/// Layout: a magic line, the stamp as JSON, the index's arrays in binary (with the table from
-/// id to row, so that loading copies it instead of filling it in the rows' order, which
-/// writes all over it), and a checksum of everything before it (`Checksum`: the arrays are
-/// summed as they are copied). Whatever does not read back exactly (a truncated, corrupt,
-/// foreign or older file) is treated as no cache.
+/// Layout: a magic line, the stamp as JSON, the index's arrays in binary, each aligned in the
+/// file as in memory (with the table from id to row and where each text starts, which a load
+/// would otherwise work out), and a checksum of everything before it (`Checksum`). A load maps
+/// the file and uses the arrays where they are (`MappedFile`, `FlatArray`): the system's cached
+/// pages of the file, copied only when a change first writes to one. Whatever does not read
+/// back exactly (a truncated, corrupt, foreign or older file) is treated as no cache.
 package struct SectionCache {
     static let fileExtension = "liveresults-cache"
-    private static let magic = Array("LIVERESULTS-CACHE 5\n".utf8)
+    private static let magic = Array("LIVERESULTS-CACHE 6\n".utf8)
 
     let url: URL
 
@@ -82,21 +83,19 @@ package struct SectionCache {
 
     /// The cached index, when the file exists, reads back whole and describes the same result.
     func load(matching expected: CacheStamp, ascending: [Bool], sectionName: (DatabaseValue) -> String) -> (stamp: CacheStamp, index: SectionedIndex)? {
-        guard let data = try? Data(contentsOf: url, options: .alwaysMapped), data.count > Self.magic.count + 8 else { return nil }
-        return data.withUnsafeBytes { bytes -> (CacheStamp, SectionedIndex)? in
-            // The stamp is read before the checksum is checked, so that a cache of another
-            // result costs no read of its arrays; it is trusted only once the checksum matches.
-            var reader = ByteReader(bytes)
-            guard reader.bytes(Self.magic.count).map(Array.init) == Self.magic,
-                  let stampLength = reader.integer(UInt32.self), let stampBytes = reader.bytes(Int(stampLength)),
-                  let stamp = try? JSONDecoder().decode(CacheStamp.self, from: Data(stampBytes)),
-                  stamp.describesSameResult(as: expected), stamp.position <= expected.position,
-                  let stored = StoredIndex(&reader, columnCount: ascending.count),
-                  reader.checksumMatches(),
-                  let index = stored.index(ascending: ascending, unsectioned: expected.sectionKeyPath == nil, sectionName: sectionName)
-            else { return nil }
-            return (stamp, index)
-        }
+        guard let file = MappedFile(path: url.path), file.size > Self.magic.count + 8 else { return nil }
+        // The stamp is read before the checksum is checked, so that a cache of another result
+        // costs no read of its arrays; it is trusted only once the checksum matches.
+        var reader = ByteReader(file)
+        guard reader.bytes(Self.magic.count).map(Array.init) == Self.magic,
+              let stampLength = reader.integer(UInt32.self), let stampBytes = reader.bytes(Int(stampLength)),
+              let stamp = try? JSONDecoder().decode(CacheStamp.self, from: Data(stampBytes)),
+              stamp.describesSameResult(as: expected), stamp.position <= expected.position,
+              let stored = StoredIndex(&reader, columnCount: ascending.count),
+              reader.checksumMatches(),
+              let index = stored.index(ascending: ascending, unsectioned: expected.sectionKeyPath == nil, sectionName: sectionName)
+        else { return nil }
+        return (stamp, index)
     }
 
     /// An index's arrays as the file holds them, read (and summed) but not yet checked: that is
@@ -104,12 +103,12 @@ package struct SectionCache {
     private struct StoredIndex {
         enum Column {
             case column(KeyStore.Column)
-            case texts(shortLengths: [UInt8], longLengths: [Int: UInt32], utf8: [UInt8])
+            case texts(shortLengths: FlatArray<UInt8>, longLengths: [Int: UInt32], starts: FlatArray<UInt32>, utf8: FlatArray<UInt8>)
         }
 
         var sections: [(value: DatabaseValue, count: Int)] = []
         var ids: PackedIntegers
-        var denseSlots: [Int32]?
+        var denseSlots: FlatArray<Int32>?
         var columns: [Column] = []
 
         init?(_ reader: inout ByteReader, columnCount expected: Int) {
@@ -138,8 +137,9 @@ package struct SectionCache {
                         guard let slot = reader.integer(UInt64.self), slot < UInt64(rowCount), let length = reader.integer(UInt32.self) else { return nil }
                         longLengths[Int(slot)] = length
                     }
-                    guard let byteCount = reader.count(), let utf8 = reader.array(UInt8.self, count: byteCount) else { return nil }
-                    columns.append(.texts(shortLengths: shortLengths, longLengths: longLengths, utf8: utf8))
+                    guard let starts = reader.array(UInt32.self, count: rowCount),
+                          let byteCount = reader.count(), let utf8 = reader.array(UInt8.self, count: byteCount) else { return nil }
+                    columns.append(.texts(shortLengths: shortLengths, longLengths: longLengths, starts: starts, utf8: utf8))
                 case 2:
                     var values: [DatabaseValue] = []
                     values.reserveCapacity(rowCount)
@@ -165,8 +165,8 @@ package struct SectionCache {
                 switch column {
                 case .column(let column):
                     keyColumns.append(column)
-                case .texts(let shortLengths, let longLengths, let utf8):
-                    guard let texts = PackedTexts(shortLengths: shortLengths, longLengths: longLengths, utf8: utf8) else { return nil }
+                case .texts(let shortLengths, let longLengths, let starts, let utf8):
+                    guard let texts = PackedTexts(shortLengths: shortLengths, longLengths: longLengths, starts: starts, utf8: utf8) else { return nil }
                     keyColumns.append(.texts(texts))
                 }
             }
@@ -207,13 +207,14 @@ package struct SectionCache {
                 writer.append(packed: integers)
             case .texts(let texts):
                 writer.append(UInt8(1))
-                let (shortLengths, longLengths, utf8) = texts.packed
+                let (shortLengths, longLengths, starts, utf8) = texts.packed
                 writer.appendArray(shortLengths)
                 writer.append(UInt64(longLengths.count))
                 for (slot, length) in longLengths.sorted(by: { $0.key < $1.key }) {
                     writer.append(UInt64(slot))
                     writer.append(length)
                 }
+                writer.appendArray(starts)
                 writer.append(UInt64(utf8.count))
                 writer.appendArray(utf8)
             case .values(let values):

@@ -13,21 +13,12 @@ import Glibc
 /// The system zeroes fresh memory at its first write, which at ten million rows took more
 /// than half of a cached fetch; so the pages of such an array are first written on several
 /// threads at once (`faultIn`), and a fill that runs on one thread then finds them ready.
+/// (`FlatArray` does both for the arrays it allocates.)
 enum HugePages {
     /// The size of a huge page on x86-64 and of the usual one on arm64.
     static let size = 2 << 20
     /// From how many bytes an array is advised.
     static let threshold = 4 << 20
-
-    /// An array of `count` elements that `fill` initializes, every one of them.
-    static func array<Element>(count: Int, _ fill: (UnsafeMutableBufferPointer<Element>) -> Void) -> [Element] {
-        [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            advise(UnsafeMutableRawBufferPointer(buffer))
-            faultIn(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<count])))
-            fill(UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
-            initialized = count
-        }
-    }
 
     /// Advises the whole huge pages inside `buffer` (`MADV_HUGEPAGE`), before it is written.
     static func advise(_ buffer: UnsafeMutableRawBufferPointer) {

@@ -171,7 +171,7 @@ struct KeyStore {
     private(set) var sectionValues: [DatabaseValue] = []
     private var sectionNumbers: [ExactValue: Int32] = [:]
     private var freeSlots: [Int32] = []
-    private var denseSlots: [Int32] = []           // id → slot + 1 (0: absent), while ids are dense
+    private var denseSlots: FlatArray<Int32> = []           // id → slot + 1 (0: absent), while ids are dense
     private var sparseSlots: [RecordID: Int32]?    // id → slot, once they are not
     private(set) var count = 0
 
@@ -186,7 +186,7 @@ struct KeyStore {
     /// `denseSlots`, when given, is `denseSlots(of: ids)` kept from before (the section cache
     /// keeps it: filling it anew writes all over a large table, in the order of the rows);
     /// it is checked for its size and range only.
-    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column], denseSlots: [Int32]? = nil) {
+    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column], denseSlots: FlatArray<Int32>? = nil) {
         guard columns.count == ascending.count, columns.allSatisfy({ $0.count == ids.count }), sectionOfSlot.count == ids.count else { return nil }
         self.init(ascending: ascending)
         for value in sectionValues {
@@ -240,10 +240,10 @@ struct KeyStore {
 
     /// The table from id to slot + 1 (0: absent) of ids stored in slots 0, 1, … in this order;
     /// nil when they are too sparse for a table, and .some(nil) when an id repeats.
-    static func denseSlots(of ids: PackedIntegers) -> [Int32]?? {
+    static func denseSlots(of ids: PackedIntegers) -> FlatArray<Int32>?? {
         // One pass for the bounds and one to map ids, each choosing the width once.
         guard let bounds = ids.bounds, bounds.lowerBound >= 0, bounds.upperBound < Int64(max(1 << 16, 4 * (ids.count + 1))) else { return nil }
-        var dense = [Int32](repeating: 0, count: Int(bounds.upperBound) + 1)
+        var dense = FlatArray<Int32>(count: Int(bounds.upperBound) + 1) { $0.initialize(repeating: 0) }
         var repeated = false
         dense.withUnsafeMutableBufferPointer { dense in
             ids.forEach { slot, id in
@@ -257,7 +257,7 @@ struct KeyStore {
     /// Whether `table` can be `denseSlots(of: ids)`: as long as the largest id needs, with
     /// one entry per id, each naming a slot there is. (Reading it in order is cheap; checking
     /// each entry against `ids` would read all over it again.)
-    private static func isDenseTable(_ table: [Int32], of ids: PackedIntegers) -> Bool {
+    private static func isDenseTable(_ table: FlatArray<Int32>, of ids: PackedIntegers) -> Bool {
         guard let bounds = ids.bounds, bounds.lowerBound >= 0, Int64(table.count) == bounds.upperBound + 1 else { return false }
         // Without a branch an entry (vectorized), on several threads: ten million entries are
         // checked at a load. A chunk with an entry out of range counts -1.
@@ -311,7 +311,7 @@ struct KeyStore {
 
     /// An id's slot in the dense table (slot + 1, 0 for absent) or, when there is one, the dictionary.
     @inline(__always)
-    fileprivate static func slot(for id: RecordID, dense: [Int32], sparse: [RecordID: Int32]?) -> Int? {
+    fileprivate static func slot(for id: RecordID, dense: FlatArray<Int32>, sparse: [RecordID: Int32]?) -> Int? {
         if let sparse { return sparse[id].map(Int.init) }
         guard id >= 0, id < dense.count else { return nil }
         let stored = dense[Int(id)]
@@ -321,7 +321,7 @@ struct KeyStore {
     /// The slot of each id as it is now, apart from the store: a copy that later changes of
     /// the store do not reach (the store's next change of an id's slot copies its table once).
     struct SlotMap: @unchecked Sendable {
-        fileprivate let dense: [Int32]
+        fileprivate let dense: FlatArray<Int32>
         fileprivate let sparse: [RecordID: Int32]?
         /// How many slots the store had.
         let slotCount: Int
@@ -341,7 +341,7 @@ struct KeyStore {
             let dense = id >= 0 && id < Int64(max(1 << 16, 4 * (max(count, expectedCount) + 1)))
             if dense {
                 if Int(id) >= denseSlots.count {
-                    denseSlots.append(contentsOf: repeatElement(0, count: Int(id) + 1 - denseSlots.count))
+                    denseSlots.append(repeating: 0, count: Int(id) + 1 - denseSlots.count)
                 }
                 denseSlots[Int(id)] = slot.map { $0 + 1 } ?? 0
                 return

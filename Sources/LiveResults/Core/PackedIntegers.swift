@@ -6,10 +6,10 @@
 /// array once (O(n), the capacity kept); it never narrows again.
 struct PackedIntegers {
     enum Storage {
-        case int8([Int8])
-        case int16([Int16])
-        case int32([Int32])
-        case int64([Int64])
+        case int8(FlatArray<Int8>)
+        case int16(FlatArray<Int16>)
+        case int32(FlatArray<Int32>)
+        case int64(FlatArray<Int64>)
     }
 
     private(set) var storage: Storage
@@ -31,10 +31,10 @@ struct PackedIntegers {
             high = Swift.max(high, value)
         }
         switch Self.width(low) > Self.width(high) ? Self.width(low) : Self.width(high) {
-        case 1: storage = .int8(values.map { Int8(truncatingIfNeeded: $0) })
-        case 2: storage = .int16(values.map { Int16(truncatingIfNeeded: $0) })
-        case 4: storage = .int32(values.map { Int32(truncatingIfNeeded: $0) })
-        default: storage = .int64(values)
+        case 1: storage = .int8(FlatArray(values.lazy.map { Int8(truncatingIfNeeded: $0) }))
+        case 2: storage = .int16(FlatArray(values.lazy.map { Int16(truncatingIfNeeded: $0) }))
+        case 4: storage = .int32(FlatArray(values.lazy.map { Int32(truncatingIfNeeded: $0) }))
+        default: storage = .int64(FlatArray(values))
         }
     }
 
@@ -131,24 +131,24 @@ struct PackedIntegers {
         switch storage {
         case .int8(var values):
             storage = .int64([])
-            values.append(contentsOf: repeatElement(Int8(truncatingIfNeeded: value), count: count))
+            values.append(repeating: Int8(truncatingIfNeeded: value), count: count)
             storage = .int8(values)
         case .int16(var values):
             storage = .int64([])
-            values.append(contentsOf: repeatElement(Int16(truncatingIfNeeded: value), count: count))
+            values.append(repeating: Int16(truncatingIfNeeded: value), count: count)
             storage = .int16(values)
         case .int32(var values):
             storage = .int64([])
-            values.append(contentsOf: repeatElement(Int32(truncatingIfNeeded: value), count: count))
+            values.append(repeating: Int32(truncatingIfNeeded: value), count: count)
             storage = .int32(values)
         case .int64(var values):
             storage = .int8([])
-            values.append(contentsOf: repeatElement(value, count: count))
+            values.append(repeating: value, count: count)
             storage = .int64(values)
         }
     }
 
-    private static func put<Element>(_ element: Element, at index: Int, in array: inout [Element]) {
+    private static func put<Element>(_ element: Element, at index: Int, in array: inout FlatArray<Element>) {
         if index == array.count { array.append(element) } else { array[index] = element }
     }
 
@@ -156,8 +156,8 @@ struct PackedIntegers {
     private mutating func widen(toHold value: Int64) {
         let width = Swift.max(Self.width(value), bytesPerElement)
         let capacity = self.capacity
-        func copy<Wide: FixedWidthInteger>(_: Wide.Type) -> [Wide] {
-            var wide: [Wide] = []
+        func copy<Wide: FixedWidthInteger>(_: Wide.Type) -> FlatArray<Wide> {
+            var wide = FlatArray<Wide>()
             wide.reserveCapacity(capacity)
             for index in 0..<count { wide.append(Wide(truncatingIfNeeded: self[index])) }
             return wide
@@ -203,10 +203,10 @@ struct PackedIntegers {
     /// The elements at the given indices, in the same width.
     func gather(_ indices: [Int32]) -> PackedIntegers {
         switch storage {
-        case .int8(let values): return PackedIntegers(storage: .int8(indices.map { values[Int($0)] }))
-        case .int16(let values): return PackedIntegers(storage: .int16(indices.map { values[Int($0)] }))
-        case .int32(let values): return PackedIntegers(storage: .int32(indices.map { values[Int($0)] }))
-        case .int64(let values): return PackedIntegers(storage: .int64(indices.map { values[Int($0)] }))
+        case .int8(let values): return PackedIntegers(storage: .int8(FlatArray(indices.lazy.map { values[Int($0)] })))
+        case .int16(let values): return PackedIntegers(storage: .int16(FlatArray(indices.lazy.map { values[Int($0)] })))
+        case .int32(let values): return PackedIntegers(storage: .int32(FlatArray(indices.lazy.map { values[Int($0)] })))
+        case .int64(let values): return PackedIntegers(storage: .int64(FlatArray(indices.lazy.map { values[Int($0)] })))
         }
     }
 
@@ -245,7 +245,7 @@ struct PackedIntegers {
 
     /// The smallest and largest of `values` (not empty), in one pass of the width's own
     /// comparisons (which the compiler vectorizes), in chunks on several threads for many.
-    private static func bounds<Element: FixedWidthInteger>(of values: [Element]) -> ClosedRange<Int64> {
+    private static func bounds<Element: FixedWidthInteger>(of values: FlatArray<Element>) -> ClosedRange<Int64> {
         let chunks = ParallelChunks.ranges(values.count, parallel: values.count >= ParallelChunks.parallelItems)
         var bounds = [(low: Element, high: Element)](repeating: (.max, .min), count: chunks.count)
         values.withUnsafeBufferPointer { values in

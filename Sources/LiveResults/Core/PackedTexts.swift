@@ -8,12 +8,12 @@ import Foundation
 /// than half of it is no longer used. The buffer holds at most 4 GB (`fits(_:)`).
 struct PackedTexts {
     /// The bytes of every value.
-    private var bytes: [UInt8] = []
+    private var bytes: FlatArray<UInt8> = []
     /// Where each slot's value starts in `bytes`.
-    private var starts: [UInt32] = []
+    private var starts: FlatArray<UInt32> = []
     /// Each slot's length in bytes when under 255 (most names), one byte a slot; 255 means
     /// the length is in `longLengths`.
-    private var shortLengths: [UInt8] = []
+    private var shortLengths: FlatArray<UInt8> = []
     private var longLengths: [Int: UInt32] = [:]
     /// Bytes of `bytes` that no slot uses any more.
     private var unused = 0
@@ -21,45 +21,40 @@ struct PackedTexts {
     init() {}
 
     /// Texts whose lengths, slot by slot, are `shortLengths` (with those of 255 bytes or
-    /// more in `longLengths`, by slot), and whose bytes follow each other in `utf8`: what
-    /// `packed` gave. Nil when they do not describe texts: a long length missing or not long,
-    /// or lengths that do not add up to the bytes.
-    init?(shortLengths: [UInt8], longLengths: [Int: UInt32], utf8: [UInt8]) {
-        guard Self.fits(utf8.count) else { return nil }
+    /// more in `longLengths`, by slot), whose values start at `starts` and follow each other
+    /// in `utf8`: what `packed` gave. Nil when they do not describe texts: a long length
+    /// missing or not long, a start that is not where the value before it ends, or lengths
+    /// that do not add up to the bytes.
+    init?(shortLengths: FlatArray<UInt8>, longLengths: [Int: UInt32], starts: FlatArray<UInt32>, utf8: FlatArray<UInt8>) {
+        guard Self.fits(utf8.count), starts.count == shortLengths.count else { return nil }
         for (slot, length) in longLengths {
             guard shortLengths.indices.contains(slot), shortLengths[slot] == UInt8.max, length >= UInt8.max else { return nil }
         }
-        // Over raw buffers, on several threads (ten million slots are loaded from a cache at
-        // launch): each chunk's bytes are added up, then each chunk's starts written from its first.
-        let chunks = ParallelChunks.ranges(shortLengths.count, parallel: shortLengths.count >= ParallelChunks.parallelItems)
-        let starts = shortLengths.withUnsafeBufferPointer { short -> [UInt32]? in
-            /// The length of a slot's value; nil for a long one whose length is missing.
-            func length(_ slot: Int) -> Int? {
-                short[slot] < UInt8.max ? Int(short[slot]) : longLengths[slot].map(Int.init)
-            }
-            let chunkBytes = ParallelChunks.map(chunks) { chunk in
-                var total = 0
-                for slot in chunk {
-                    guard let length = length(slot) else { return -1 }
-                    total &+= length // each under 4 GB: no overflow
-                }
-                return total
-            }
-            guard !chunkBytes.contains(-1), chunkBytes.reduce(0, +) == utf8.count else { return nil }
-            let chunkStarts = chunkBytes.reduce(into: [0]) { $0.append($0.last! + $1) }
-            return HugePages.array(count: short.count) { starts in
-                nonisolated(unsafe) let starts = starts
-                _ = ParallelChunks.map(chunks) { chunk in
-                    var start = chunkStarts[chunks.firstIndex(of: chunk)!]
+        // Read over raw buffers, on several threads (ten million slots are loaded from a cache
+        // at launch): each chunk checks its starts from its first and gives where it ends, -1
+        // for a long length missing or a start out of place; each chunk must end where the next begins.
+        let chunks = ParallelChunks.ranges(starts.count, parallel: starts.count >= ParallelChunks.parallelItems)
+        let ends = shortLengths.withUnsafeBufferPointer { short in
+            starts.withUnsafeBufferPointer { starts in
+                ParallelChunks.map(chunks) { chunk in
+                    guard !chunk.isEmpty else { return 0 }
+                    var end = Int(starts[chunk.lowerBound]), misplaced: UInt32 = 0
                     for slot in chunk {
-                        starts[slot] = UInt32(truncatingIfNeeded: start)
-                        start &+= length(slot) ?? 0
+                        misplaced |= starts[slot] ^ UInt32(truncatingIfNeeded: end)
+                        if short[slot] < UInt8.max {
+                            end &+= Int(short[slot])
+                        } else {
+                            guard let length = longLengths[slot] else { return -1 }
+                            end &+= Int(length)
+                        }
                     }
-                    return 0
+                    return misplaced == 0 && end < Int(UInt32.max) ? end : -1
                 }
             }
         }
-        guard let starts else { return nil }
+        let firsts = chunks.map { $0.isEmpty ? 0 : Int(starts[$0.lowerBound]) }
+        guard !ends.contains(-1), firsts.first ?? 0 == 0, zip(ends.dropLast(), firsts.dropFirst()).allSatisfy(==),
+              ends.last ?? 0 == utf8.count else { return nil }
         self.starts = starts
         self.shortLengths = shortLengths
         self.longLengths = longLengths
@@ -96,12 +91,12 @@ struct PackedTexts {
 
     var capacity: Int { starts.capacity }
 
-    /// The texts as `init(shortLengths:longLengths:utf8:)` takes them: each slot's length
-    /// (255 for the long ones, whose lengths are by slot), and the bytes of every slot's value
-    /// in turn, without the unused ones (for the cache).
-    var packed: (shortLengths: [UInt8], longLengths: [Int: UInt32], utf8: [UInt8]) {
+    /// The texts as `init(shortLengths:longLengths:starts:utf8:)` takes them: each slot's
+    /// length (255 for the long ones, whose lengths are by slot), where its value starts, and
+    /// the bytes of every slot's value in turn, without the unused ones (for the cache).
+    var packed: (shortLengths: FlatArray<UInt8>, longLengths: [Int: UInt32], starts: FlatArray<UInt32>, utf8: FlatArray<UInt8>) {
         let inOrder = unused == 0 && starts.indices.allSatisfy { Int(starts[$0]) == ($0 == 0 ? 0 : Int(starts[$0 - 1]) + length(at: $0 - 1)) }
-        if inOrder { return (shortLengths, longLengths, bytes) }
+        if inOrder { return (shortLengths, longLengths, starts, bytes) }
         return gather(Array(0..<Int32(starts.count))).packed
     }
 

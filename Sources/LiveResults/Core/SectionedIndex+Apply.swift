@@ -273,7 +273,7 @@ extension SectionedIndex {
         let sorted = slots.sorted { store.compare(Int($0), Int($1), inSameSection: true) < 0 }
         let old = sections[s].slots
         let searches = sorted.count * (Int.bitWidth - old.count.leadingZeroBitCount)
-        var merged: [Int32] = []
+        var merged = FlatArray<Int32>()
         merged.reserveCapacity(old.count + sorted.count)
         var copied = 0
         for slot in sorted {
@@ -314,7 +314,7 @@ extension SectionedIndex {
     }
 }
 
-extension Array where Element == Int32 {
+extension FlatArray where Element == Int32 {
     /// Removes the elements at `rows` (distinct, in any order): one at a time for a few, in one
     /// pass for more (`SectionedIndex.onePassRows`).
     mutating func remove(rows: [Int]) {
@@ -322,7 +322,7 @@ extension Array where Element == Int32 {
             for row in rows.sorted(by: >) { remove(at: row) } // last first: earlier rows stay put
             return
         }
-        var kept: [Int32] = []
+        var kept = FlatArray<Int32>()
         kept.reserveCapacity(count - rows.count)
         var copied = 0
         for row in rows.sorted() {

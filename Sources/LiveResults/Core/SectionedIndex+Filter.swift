@@ -63,15 +63,15 @@ extension SectionedIndex {
     /// The slots whose bit is set, in order. When it keeps under a quarter of `slots`, the
     /// kept slots are copied into an array of their size, so that a narrow view does not
     /// hold the room of a wide one.
-    private static func slots(_ slots: [Int32], keptBy bits: UnsafeBufferPointer<UInt64>) -> [Int32] {
+    private static func slots(_ slots: FlatArray<Int32>, keptBy bits: UnsafeBufferPointer<UInt64>) -> FlatArray<Int32> {
         guard !slots.isEmpty else { return [] }
         let kept = slots.withUnsafeBufferPointer { slots in
-            [Int32](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
+            FlatArray<Int32>(unsafeUninitializedCapacity: slots.count) { buffer, initialized in
                 initialized = keep(slots, keptBy: bits, into: buffer.baseAddress!)
             }
         }
         guard kept.count < slots.count / 4 else { return kept }
-        return kept.withUnsafeBufferPointer { Array($0) }
+        return kept.withUnsafeBufferPointer { FlatArray($0) }
     }
 
     /// Writes the slots whose bit is set, in order, from `output` (room for `slots.count`);

@@ -33,7 +33,7 @@ package struct SectionedIndex {
         var number: Int32
         var value: DatabaseValue
         var name: String
-        var slots: [Int32]
+        var slots: FlatArray<Int32>
         /// The slot of its first row when it was built from rows in result order (by a fetch or
         /// from a cache), whose slots then count up from it; nil otherwise (a view's section, one
         /// a change made). A row's slot minus it is about the row's place, as long as rows have
@@ -130,7 +130,7 @@ package struct SectionedIndex {
     /// not describe an index: counts that disagree, an id or a section value that repeats.
     /// `denseSlots`: `KeyStore.denseSlots(of: ids)`, when it was kept (see `KeyStore.init`).
     init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column],
-          denseSlots: [Int32]? = nil, sectionName: (DatabaseValue) -> String) {
+          denseSlots: FlatArray<Int32>? = nil, sectionName: (DatabaseValue) -> String) {
         self.init(ascending: ascending, unsectioned: unsectioned)
         if unsectioned {
             guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
@@ -144,7 +144,7 @@ package struct SectionedIndex {
             let number = self.sectionNumber(for: value)
             guard placeOfSectionNumber[number] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
             placeOfSectionNumber[number] = sections.count
-            sections.append(Section(number: number, value: value, name: sectionName(value), slots: HugePages.array(count: count) { slots in
+            sections.append(Section(number: number, value: value, name: sectionName(value), slots: FlatArray(count: count) { slots in
                 nonisolated(unsafe) let slots = slots
                 ParallelChunks.forEach(count) { rows in
                     for row in rows { slots[row] = start &+ Int32(truncatingIfNeeded: row) }
@@ -272,7 +272,7 @@ package struct SectionedIndex {
     /// k places costs about 2·log2(k) comparisons, all of rows near its old place (in memory
     /// too, after a fetch), instead of a search of the whole section whose probes each miss
     /// the processor's caches in a section of a million rows.
-    func insertionIndex(of slot: Int, in slots: [Int32], skipping skipped: Int? = nil, near start: Int? = nil) -> Int {
+    func insertionIndex(of slot: Int, in slots: FlatArray<Int32>, skipping skipped: Int? = nil, near start: Int? = nil) -> Int {
         let count = slots.count - (skipped == nil ? 0 : 1)
         func sortsBefore(_ position: Int) -> Bool {
             let index = skipped.map { position >= $0 ? position + 1 : position } ?? position
