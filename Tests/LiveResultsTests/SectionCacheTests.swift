@@ -317,4 +317,60 @@ struct SectionCacheTests {
             #expect(damaged == nil, "a byte changed at \(fraction) of the file")
         }
     }
+    @Test("A loaded index uses the file's pages in place; changes to it (taps, new rows, deletes, a new zone) never reach the file")
+    func usedInPlace() throws {
+        var random = SplitMix64(seed: 11)
+        var keys: [RecordID: RowKey] = [:]
+        func key(zone: String, wins: Int, name: String) -> RowKey {
+            RowKey(section: zone.databaseValue, sort: [zone.databaseValue, wins.databaseValue, name.databaseValue])
+        }
+        for id in 1...3_000 { keys[RecordID(id)] = key(zone: random.pick(["Africa", "Asia", "Europe"]), wins: random.int(0...30), name: "Team \(id)") }
+        /// The ids in result order: zone, wins descending, name, id.
+        func order(_ keys: [RecordID: RowKey]) -> [RecordID] {
+            keys.sorted { a, b in
+                let (x, y) = (a.value.sort, b.value.sort)
+                for (c, ascending) in [true, false, true].enumerated() {
+                    let compared = SQLiteOrdering.compare(x[c], y[c])
+                    if compared != 0 { return ascending ? compared < 0 : compared > 0 }
+                }
+                return a.key < b.key
+            }.map(\.key)
+        }
+        let saved = try SectionedIndex(ascending: [true, false, true], unsectioned: false, sortedRows: order(keys).map { ($0, keys[$0]!) },
+                                       sectionName: SectionedIndex.sectionName)
+        let stamp = CacheStamp(table: "item", schema: "s", sortDescriptors: [], predicate: "", sectionKeyPath: "zone", databaseID: "d", position: 1)
+        let file = SectionCache(name: "in-place", directory: try makeTemporaryFolder())
+        try file.write(try SectionCache.encode(saved, stamp: stamp))
+        let written = try Data(contentsOf: file.url)
+        func load() throws -> SectionedIndex {
+            try #require(file.load(matching: stamp, ascending: saved.ascending, sectionName: SectionedIndex.sectionName)?.index)
+        }
+
+        var loaded = try load()
+        guard case .int16(let ids) = loaded.store.ids.storage, case .texts = loaded.store.columns[2] else {
+            Issue.record("ids of 2 bytes and a column of texts expected")
+            return
+        }
+        #expect(ids.isMapped && loaded.sections.allSatisfy { !$0.slots.isMapped }, "ids where the file is; sections' slots made at the load")
+        for round in 0..<20 {
+            var changes: [(id: RecordID, key: RowKey?)] = []
+            for _ in 0..<random.int(1...40) {
+                let id = RecordID(random.int(1...3_200))
+                switch random.int(0..<10) {
+                case 0: changes.append((id, nil)) // a delete, or nothing for an id not there
+                case 1: changes.append((id, key(zone: random.pick(["Asia", "Mars"]), wins: random.int(0...40), name: "Moved \(id) é")))
+                default:
+                    if let old = keys[id] { changes.append((id, key(zone: String.fromDatabaseValue(old.section) ?? "", wins: random.int(0...40), name: "Team \(id)"))) }
+                }
+            }
+            var unique: [RecordID: RowKey?] = [:]
+            for (id, key) in changes { unique[id] = key }
+            _ = try loaded.apply(unique.map { ($0.key, $0.value) }, sectionName: SectionedIndex.sectionName)
+            for (id, key) in unique { keys[id] = key }
+            loaded._checkInvariants()
+            #expect(loaded.allIDs == order(keys), "round \(round)")
+        }
+        #expect(try Data(contentsOf: file.url) == written, "the file is as it was written")
+        #expect(try load().allIDs == saved.allIDs, "and loads as it was saved")
+    }
 }

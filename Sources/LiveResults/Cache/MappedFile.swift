@@ -15,13 +15,14 @@ final class MappedFile: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let size: Int
 
-    /// The file at `path` mapped; nil when it cannot be opened or mapped, or is empty.
+    /// The file at `path` mapped; nil when it cannot be opened or mapped, is empty or is not a
+    /// regular file.
     init?(path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else { return nil }
         let size = Int(status.st_size)
         let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, descriptor, 0)
         guard let address, address != MAP_FAILED else { return nil }

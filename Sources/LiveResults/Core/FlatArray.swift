@@ -15,13 +15,12 @@ struct FlatArray<Element: BitwiseCopyable> {
         /// The file whose pages hold the elements; nil when the buffer allocated them.
         let file: MappedFile?
 
-        /// Room for `capacity` elements, none set; advised for huge pages when large.
+        /// Room for `capacity` elements, none set.
         init(capacity: Int) {
             base = .allocate(capacity: capacity)
             count = 0
             self.capacity = capacity
             file = nil
-            HugePages.advise(UnsafeMutableRawBufferPointer(start: base, count: capacity * MemoryLayout<Element>.stride))
         }
 
         /// `count` elements at `offset` bytes into `file` (aligned for `Element`).
@@ -53,11 +52,14 @@ struct FlatArray<Element: BitwiseCopyable> {
     }
 
     /// An array of `count` elements that `initializer` writes, every one of them; memory of
-    /// many megabytes is first faulted in on several threads (`HugePages.faultIn`).
+    /// many megabytes is first advised for huge pages and faulted in on several threads
+    /// (`HugePages`), since all of it is written at once.
     init(count: Int, initializingWith initializer: (UnsafeMutableBufferPointer<Element>) throws -> Void) rethrows {
         guard count > 0 else { return }
         let buffer = Buffer(capacity: count)
-        HugePages.faultIn(UnsafeMutableRawBufferPointer(start: buffer.base, count: count * MemoryLayout<Element>.stride))
+        let memory = UnsafeMutableRawBufferPointer(start: buffer.base, count: count * MemoryLayout<Element>.stride)
+        HugePages.advise(memory)
+        HugePages.faultIn(memory)
         try initializer(UnsafeMutableBufferPointer(start: buffer.base, count: count))
         buffer.count = count
         self.buffer = buffer
@@ -81,27 +83,28 @@ struct FlatArray<Element: BitwiseCopyable> {
     var isMapped: Bool { buffer?.file != nil }
 
     /// Makes the buffer this array's alone, with room for at least `minimumCapacity`
-    /// elements; a larger one at least doubles the room, so that appends cost O(1) on average.
+    /// elements. `growing`: a larger buffer at least doubles the room, so that appends cost
+    /// O(1) on average; otherwise it has just the room asked for (`reserveCapacity`).
     @inline(__always)
-    private mutating func makeUnique(minimumCapacity: Int) {
+    private mutating func makeUnique(minimumCapacity: Int, growing: Bool = true) {
         if isKnownUniquelyReferenced(&buffer), let buffer, buffer.capacity >= minimumCapacity { return }
         if buffer == nil, minimumCapacity == 0 { return }
-        moveToNewBuffer(minimumCapacity: minimumCapacity)
+        moveToNewBuffer(minimumCapacity: minimumCapacity, growing: growing)
     }
 
     @inline(never)
-    private mutating func moveToNewBuffer(minimumCapacity: Int) {
+    private mutating func moveToNewBuffer(minimumCapacity: Int, growing: Bool) {
         let old = buffer
         let count = old?.count ?? 0
-        let grown = minimumCapacity > capacity ? Swift.max(minimumCapacity, 2 * capacity, 8) : Swift.max(minimumCapacity, count)
-        let new = Buffer(capacity: grown)
+        let room = growing && minimumCapacity > capacity ? Swift.max(minimumCapacity, 2 * capacity, 8) : Swift.max(minimumCapacity, count)
+        let new = Buffer(capacity: room)
         if let old { new.base.initialize(from: old.base, count: count) }
         new.count = count
         buffer = new
     }
 
     mutating func reserveCapacity(_ minimumCapacity: Int) {
-        makeUnique(minimumCapacity: Swift.max(minimumCapacity, count))
+        makeUnique(minimumCapacity: Swift.max(minimumCapacity, count), growing: false)
     }
 
     @inline(__always)
@@ -147,11 +150,13 @@ struct FlatArray<Element: BitwiseCopyable> {
     }
 
     /// Calls `body` with the elements' bytes, to change them in place.
+    @inline(__always)
     mutating func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
         try withUnsafeMutableBufferPointer { try body(UnsafeMutableRawBufferPointer($0)) }
     }
 
     /// Calls `body` with the elements' bytes.
+    @inline(__always)
     func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withUnsafeBufferPointer { try body(UnsafeRawBufferPointer($0)) }
     }
@@ -159,8 +164,12 @@ struct FlatArray<Element: BitwiseCopyable> {
 
 extension FlatArray: RandomAccessCollection, MutableCollection {
     var startIndex: Int { 0 }
-    var endIndex: Int { buffer?.count ?? 0 }
-    var count: Int { buffer?.count ?? 0 }
+    var endIndex: Int {
+        @inline(__always) get { buffer?.count ?? 0 }
+    }
+    var count: Int {
+        @inline(__always) get { buffer?.count ?? 0 }
+    }
 
     @inline(__always)
     func index(after index: Int) -> Int { index + 1 }
@@ -169,13 +178,13 @@ extension FlatArray: RandomAccessCollection, MutableCollection {
 
     subscript(index: Int) -> Element {
         @inline(__always) get {
-            precondition(index >= 0 && index < count, "index out of range")
-            return buffer.unsafelyUnwrapped.base[index]
+            guard let buffer, UInt(bitPattern: index) < UInt(bitPattern: buffer.count) else { preconditionFailure("index out of range") }
+            return buffer.base[index]
         }
         @inline(__always) set {
-            precondition(index >= 0 && index < count, "index out of range")
-            makeUnique(minimumCapacity: count)
-            buffer.unsafelyUnwrapped.base[index] = newValue
+            if !isKnownUniquelyReferenced(&buffer) { makeUnique(minimumCapacity: count) }
+            guard let buffer, UInt(bitPattern: index) < UInt(bitPattern: buffer.count) else { preconditionFailure("index out of range") }
+            buffer.base[index] = newValue
         }
     }
 
@@ -235,7 +244,8 @@ extension FlatArray where Element == UInt8 {
 
 extension FlatArray: ExpressibleByArrayLiteral {
     init(arrayLiteral elements: Element...) {
-        self.init(elements)
+        self.init()
+        if !elements.isEmpty { elements.withUnsafeBufferPointer { append(contentsOf: $0) } }
     }
 }
 

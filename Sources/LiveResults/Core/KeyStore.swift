@@ -63,6 +63,7 @@ struct KeyStore {
 
         /// Compares two slots as SQLite's ORDER BY would (BINARY collation); the store
         /// compares a `sectionKey` column.
+        @inline(__always)
         func compare(_ a: Int, _ b: Int) -> Int {
             switch self {
             case .integers(let integers):
@@ -305,6 +306,7 @@ struct KeyStore {
 
     // MARK: - Ids and slots
 
+    @inline(__always)
     func slot(for id: RecordID) -> Int? {
         Self.slot(for: id, dense: denseSlots, sparse: sparseSlots)
     }
@@ -441,6 +443,7 @@ struct KeyStore {
     /// `inSameSection`: the caller knows both rows are in one section, so a section key column
     /// is equal without reading the rows' sections (two cache misses a comparison, at ten
     /// million rows, of the searches that place a tapped row).
+    @inline(__always)
     func compare(_ a: Int, _ b: Int, inSameSection: Bool = false) -> Int {
         for c in columns.indices {
             let result: Int

@@ -16,7 +16,7 @@ struct PackedIntegers {
 
     /// An empty array, one byte an element until a value needs more.
     init() {
-        storage = .int8([])
+        storage = .int8(FlatArray())
     }
 
     init(storage: Storage) {
@@ -91,27 +91,27 @@ struct PackedIntegers {
         switch storage {
         case .int8(var values):
             if let narrow = Int8(exactly: value) {
-                storage = .int64([])
+                storage = .int64(FlatArray())
                 Self.put(narrow, at: index, in: &values)
                 storage = .int8(values)
                 return
             }
         case .int16(var values):
             if let narrow = Int16(exactly: value) {
-                storage = .int64([])
+                storage = .int64(FlatArray())
                 Self.put(narrow, at: index, in: &values)
                 storage = .int16(values)
                 return
             }
         case .int32(var values):
             if let narrow = Int32(exactly: value) {
-                storage = .int64([])
+                storage = .int64(FlatArray())
                 Self.put(narrow, at: index, in: &values)
                 storage = .int32(values)
                 return
             }
         case .int64(var values):
-            storage = .int8([])
+            storage = .int8(FlatArray())
             Self.put(value, at: index, in: &values)
             storage = .int64(values)
             return
@@ -130,24 +130,25 @@ struct PackedIntegers {
         if Self.width(value) > bytesPerElement { widen(toHold: value) }
         switch storage {
         case .int8(var values):
-            storage = .int64([])
+            storage = .int64(FlatArray())
             values.append(repeating: Int8(truncatingIfNeeded: value), count: count)
             storage = .int8(values)
         case .int16(var values):
-            storage = .int64([])
+            storage = .int64(FlatArray())
             values.append(repeating: Int16(truncatingIfNeeded: value), count: count)
             storage = .int16(values)
         case .int32(var values):
-            storage = .int64([])
+            storage = .int64(FlatArray())
             values.append(repeating: Int32(truncatingIfNeeded: value), count: count)
             storage = .int32(values)
         case .int64(var values):
-            storage = .int8([])
+            storage = .int8(FlatArray())
             values.append(repeating: value, count: count)
             storage = .int64(values)
         }
     }
 
+    @inline(__always)
     private static func put<Element>(_ element: Element, at index: Int, in array: inout FlatArray<Element>) {
         if index == array.count { array.append(element) } else { array[index] = element }
     }
@@ -182,19 +183,19 @@ struct PackedIntegers {
     mutating func reserveCapacity(_ capacity: Int) {
         switch storage {
         case .int8(var values):
-            storage = .int64([])
+            storage = .int64(FlatArray())
             values.reserveCapacity(capacity)
             storage = .int8(values)
         case .int16(var values):
-            storage = .int64([])
+            storage = .int64(FlatArray())
             values.reserveCapacity(capacity)
             storage = .int16(values)
         case .int32(var values):
-            storage = .int64([])
+            storage = .int64(FlatArray())
             values.reserveCapacity(capacity)
             storage = .int32(values)
         case .int64(var values):
-            storage = .int8([])
+            storage = .int8(FlatArray())
             values.reserveCapacity(capacity)
             storage = .int64(values)
         }

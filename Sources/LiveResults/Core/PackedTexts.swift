@@ -118,6 +118,7 @@ struct PackedTexts {
     }
 
     /// Compares two slots' values by their bytes (SQLite's BINARY collation).
+    @inline(__always)
     func compare(_ a: Int, _ b: Int) -> Int {
         bytes.withUnsafeBytes { buffer in
             let x = UnsafeRawBufferPointer(rebasing: buffer[Int(starts[a])..<Int(starts[a]) + length(at: a)])
