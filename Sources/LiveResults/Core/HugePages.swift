@@ -2,18 +2,18 @@
 import Glibc
 #endif
 
-/// Arrays of many megabytes that are filled as soon as they are made (a section cache's
-/// arrays, 300 MB at ten million rows): their memory is first advised to the system as worth
-/// backing with huge pages, so that filling it takes a page fault every 2 MB instead of every
-/// 4 KB. At ten million rows the faults of 4 KB pages were a third of a cached fetch.
+/// Arrays of many megabytes that are filled as soon as they are made (`FlatArray(count:
+/// initializingWith:)`: the sections' slots and the id table at a cache load or a fetch, 80 MB
+/// at ten million rows): their memory is first advised to the system as worth backing with
+/// huge pages, so that filling it takes a page fault every 2 MB instead of every 4 KB.
 ///
 /// Only the whole 2 MB pages inside an array are advised; the rest of the process's memory
-/// is left as it is. Where the system does not use huge pages, nothing changes.
+/// is left as it is. Where the system does not use huge pages, nothing changes. Arrays that
+/// grow are not advised: a huge page that is partly used is resident whole.
 ///
-/// The system zeroes fresh memory at its first write, which at ten million rows took more
-/// than half of a cached fetch; so the pages of such an array are first written on several
-/// threads at once (`faultIn`), and a fill that runs on one thread then finds them ready.
-/// (`FlatArray` does both for the arrays it allocates.)
+/// The system zeroes fresh memory at its first write; so the pages of such an array are first
+/// written on several threads at once (`faultIn`), and a fill that runs on one thread then
+/// finds them ready.
 enum HugePages {
     /// The size of a huge page on x86-64 and of the usual one on arm64.
     static let size = 2 << 20
