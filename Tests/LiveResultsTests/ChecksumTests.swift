@@ -22,6 +22,26 @@ struct ChecksumTests {
         }
     }
 
+    @Test("Bytes given in pieces of any sizes have the checksum of the whole",
+          arguments: [0, 1, 31, block - 1, block, block + 7, 3 * block + 12_345])
+    func inPieces(_ count: Int) {
+        let data = Self.bytes(count, seed: UInt64(count) + 100)
+        data.withUnsafeBytes { bytes in
+            let expected = Checksum.of(bytes)
+            var random = SplitMix64(seed: UInt64(count))
+            for round in 0..<6 {
+                var stream = Checksum.Stream()
+                var start = 0
+                while start < count {
+                    let length = min(count - start, [0, 1, 9, Self.block - 3, Self.block, 2 * Self.block + 5][Int.random(in: 0...5, using: &random)])
+                    stream.add(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+                    start += length
+                }
+                #expect(stream.total == expected, "\(count) bytes, round \(round)")
+            }
+        }
+    }
+
     @Test("A changed byte in any block, or two blocks swapped, changes the checksum")
     func detectsChanges() {
         let original = Self.bytes(3 * Self.block + 100, seed: 7)

@@ -252,9 +252,10 @@ struct SectionCacheTests {
     static func roundTrip(_ index: SectionedIndex, unsectioned: Bool, damage: (inout Data) -> Void = { _ in }) throws -> SectionedIndex? {
         let stamp = CacheStamp(table: "item", schema: "s", sortDescriptors: [], predicate: "", sectionKeyPath: unsectioned ? nil : "zone", databaseID: "d", position: 1)
         let file = SectionCache(name: "round-trip", directory: try makeTemporaryFolder())
-        var bytes = try SectionCache.encode(index, stamp: stamp)
+        try file.save(index, stamp: stamp)
+        var bytes = try Data(contentsOf: file.url)
         damage(&bytes)
-        try file.write(bytes)
+        try bytes.write(to: file.url)
         return file.load(matching: stamp, ascending: index.ascending, sectionName: SectionedIndex.sectionName)?.index
     }
 
@@ -340,7 +341,7 @@ struct SectionCacheTests {
                                        sectionName: SectionedIndex.sectionName)
         let stamp = CacheStamp(table: "item", schema: "s", sortDescriptors: [], predicate: "", sectionKeyPath: "zone", databaseID: "d", position: 1)
         let file = SectionCache(name: "in-place", directory: try makeTemporaryFolder())
-        try file.write(try SectionCache.encode(saved, stamp: stamp))
+        try file.save(saved, stamp: stamp)
         let written = try Data(contentsOf: file.url)
         func load() throws -> SectionedIndex {
             try #require(file.load(matching: stamp, ascending: saved.ascending, sectionName: SectionedIndex.sectionName)?.index)

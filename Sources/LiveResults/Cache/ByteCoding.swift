@@ -1,39 +1,57 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GRDB
 
-/// Appends little-endian integers, arrays and tagged database values to bytes.
+/// Writes little-endian integers, arrays and tagged database values to a file, as `ByteReader`
+/// reads them, and at last their checksum. Small values are gathered in a buffer; an array is
+/// written from where it is, after the padding that aligns it, so that a cache of ten million
+/// rows is never copied whole in memory.
 struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
+    private let descriptor: Int32
+    /// Bytes not yet written.
+    private var pending: [UInt8] = []
+    private var written = 0
+    private var checksum = Checksum.Stream()
+
+    /// A writer to an open file, from its start.
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// How many bytes were given so far.
+    var offset: Int { written + pending.count }
 
     mutating func append<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { pending.append(contentsOf: $0) }
     }
 
     mutating func append(_ raw: [UInt8]) {
-        bytes.append(contentsOf: raw)
+        pending.append(contentsOf: raw)
     }
 
     mutating func append(utf8 text: String) {
-        bytes.append(contentsOf: text.utf8)
+        pending.append(contentsOf: text.utf8)
     }
 
     /// Zeros up to the next multiple of `ByteReader.arrayAlignment` bytes, then the elements as
     /// they are in memory (Linux targets are little-endian): where a reader finds them in place.
-    mutating func appendArray<T: FixedWidthInteger>(_ values: FlatArray<T>) {
-        alignForArray()
-        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    mutating func appendArray<T: FixedWidthInteger>(_ values: FlatArray<T>) throws {
+        pending.append(contentsOf: repeatElement(0, count: (ByteReader.arrayAlignment - offset % ByteReader.arrayAlignment) % ByteReader.arrayAlignment))
+        try flush()
+        try values.withUnsafeBytes { try write($0) }
     }
 
     /// The width in bytes, then the elements as `appendArray` writes them.
-    mutating func append(packed integers: PackedIntegers) {
+    mutating func append(packed integers: PackedIntegers) throws {
         append(UInt8(integers.bytesPerElement))
-        alignForArray()
-        integers.withUnsafeBytes { bytes.append(contentsOf: $0) }
-    }
-
-    private mutating func alignForArray() {
-        let padding = (ByteReader.arrayAlignment - bytes.count % ByteReader.arrayAlignment) % ByteReader.arrayAlignment
-        bytes.append(contentsOf: repeatElement(0, count: padding))
+        switch integers.storage {
+        case .int8(let values): try appendArray(values)
+        case .int16(let values): try appendArray(values)
+        case .int32(let values): try appendArray(values)
+        case .int64(let values): try appendArray(values)
+        }
     }
 
     mutating func append(_ value: DatabaseValue) {
@@ -49,6 +67,31 @@ struct ByteWriter {
         case .blob(let data):
             append(UInt8(4)); append(UInt32(data.count)); append(Array(data))
         }
+    }
+
+    /// Writes the bytes gathered so far.
+    mutating func flush() throws {
+        let bytes = pending
+        pending.removeAll(keepingCapacity: true)
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// Writes what is left, then the checksum of every byte written (`Checksum`).
+    mutating func finish() throws {
+        try flush()
+        try withUnsafeBytes(of: checksum.total.littleEndian) { try write($0, summed: false) }
+    }
+
+    private mutating func write(_ bytes: UnsafeRawBufferPointer, summed: Bool = true) throws {
+        if summed { checksum.add(bytes) }
+        var done = 0
+        while done < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw POSIXError(POSIXErrorCode(rawValue: count < 0 ? errno : ENOSPC) ?? .EIO) }
+            done += count
+        }
+        written += bytes.count
     }
 }
 

@@ -23,9 +23,50 @@ enum Checksum {
                 }
             }
         }
-        var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        return fold(sums, byteCount: bytes.count)
+    }
+
+    /// The checksum of `byteCount` bytes from their blocks' sums, in order.
+    private static func fold(_ sums: [UInt64], byteCount: Int) -> UInt64 {
+        var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(byteCount)
         for sum in sums { hash = mix(hash, sum) }
         return hash ^ (hash >> 32)
+    }
+
+    /// The checksum of bytes given in pieces, in order (a cache file as it is written): whole
+    /// blocks are summed where they are, a block that comes in pieces once its last piece came.
+    struct Stream {
+        private var sums: [UInt64] = []
+        /// The bytes of a block begun but not yet whole.
+        private var partial: [UInt8] = []
+        private var byteCount = 0
+
+        init() {}
+
+        mutating func add(_ bytes: UnsafeRawBufferPointer) {
+            byteCount += bytes.count
+            var rest = bytes[...]
+            if !partial.isEmpty {
+                let taken = rest.prefix(blockSize - partial.count)
+                partial.append(contentsOf: taken)
+                rest = rest[taken.endIndex...]
+                guard partial.count == blockSize else { return }
+                sums.append(partial.withUnsafeBytes { sum($0, index: sums.count) })
+                partial.removeAll(keepingCapacity: true)
+            }
+            while rest.count >= blockSize {
+                sums.append(sum(UnsafeRawBufferPointer(rebasing: rest.prefix(blockSize)), index: sums.count))
+                rest = rest.dropFirst(blockSize)
+            }
+            partial.append(contentsOf: rest)
+        }
+
+        /// The checksum of every byte given.
+        var total: UInt64 {
+            var sums = sums
+            if !partial.isEmpty { sums.append(partial.withUnsafeBytes { sum($0, index: sums.count) }) }
+            return fold(sums, byteCount: byteCount)
+        }
     }
 
     /// The sum of block number `index`.

@@ -9,7 +9,7 @@ extension ResultsController {
         guard let cache, let position = appliedPosition, position != savedPosition, !recovery.needsRefetch else { return }
         var stamp = cache.stamp
         stamp.position = position
-        try cache.file.write(SectionCache.encode(result.index, stamp: stamp))
+        try cache.file.save(result.index, stamp: stamp)
         savedPosition = position
     }
 

@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a section cache was made from. A cache is used only when everything but the
 /// position equals the current request and database, and its position is still in the log.
@@ -177,46 +180,71 @@ package struct SectionCache {
 
     // MARK: - Writing
 
-    /// The file's bytes for an index.
-    static func encode(_ index: SectionedIndex, stamp: CacheStamp) throws -> Data {
-        var writer = ByteWriter()
+    /// Writes the file for an index, atomically: a temporary file in the same folder, written
+    /// and summed as it goes (each array gathered into result order, written, and let go, so
+    /// that at most one array is held twice), then renamed over the old file (which a board
+    /// that mapped it keeps reading intact).
+    func save(_ index: SectionedIndex, stamp: CacheStamp) throws {
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt64.random(in: 0...UInt64.max))")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var renamed = false
+        defer {
+            close(descriptor)
+            if !renamed { unlink(temporary.path) }
+        }
+        var writer = ByteWriter(descriptor: descriptor)
+        try Self.write(index, stamp: stamp, to: &writer)
+        try writer.finish()
+        guard rename(temporary.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        renamed = true
+    }
+
+    /// Everything of the file but its checksum.
+    private static func write(_ index: SectionedIndex, stamp: CacheStamp, to writer: inout ByteWriter) throws {
         writer.append(magic)
         let stampBytes = try JSONEncoder().encode(stamp)
         writer.append(UInt32(stampBytes.count))
         writer.append(Array(stampBytes))
-        let (sections, ids, columns) = index.exported()
-        writer.append(UInt64(ids.count))
+        let (sections, slots) = index.exported()
+        let columns = index.store.columns
+        writer.append(UInt64(slots.count))
         writer.append(UInt64(sections.count))
         writer.append(UInt64(columns.count))
         for section in sections {
             writer.append(section.value)
             writer.append(UInt64(section.count))
         }
-        writer.append(packed: ids)
-        if case .some(.some(let denseSlots)) = KeyStore.denseSlots(of: ids) {
-            writer.append(UInt8(1))
-            writer.append(UInt64(denseSlots.count))
-            writer.appendArray(denseSlots)
-        } else {
-            writer.append(UInt8(0))
+        do {
+            let ids = index.store.ids.gather(slots)
+            try writer.append(packed: ids)
+            if case .some(.some(let denseSlots)) = KeyStore.denseSlots(of: ids) {
+                writer.append(UInt8(1))
+                writer.append(UInt64(denseSlots.count))
+                try writer.appendArray(denseSlots)
+            } else {
+                writer.append(UInt8(0))
+            }
         }
         for column in columns {
-            switch column {
+            switch column.gather(slots) {
             case .integers(let integers):
                 writer.append(UInt8(0))
-                writer.append(packed: integers)
+                try writer.append(packed: integers)
             case .texts(let texts):
                 writer.append(UInt8(1))
                 let (shortLengths, longLengths, starts, utf8) = texts.packed
-                writer.appendArray(shortLengths)
+                try writer.appendArray(shortLengths)
                 writer.append(UInt64(longLengths.count))
                 for (slot, length) in longLengths.sorted(by: { $0.key < $1.key }) {
                     writer.append(UInt64(slot))
                     writer.append(length)
                 }
-                writer.appendArray(starts)
+                try writer.appendArray(starts)
                 writer.append(UInt64(utf8.count))
-                writer.appendArray(utf8)
+                try writer.appendArray(utf8)
             case .values(let values):
                 writer.append(UInt8(2))
                 for value in values { writer.append(value) }
@@ -224,15 +252,6 @@ package struct SectionCache {
                 writer.append(UInt8(3)) // the values are the sections'
             }
         }
-        let checksum = writer.bytes.withUnsafeBytes { Checksum.of($0) }
-        writer.append(checksum)
-        return Data(writer.bytes)
-    }
-
-    /// Writes the file atomically (a temporary file renamed over the old one).
-    func write(_ data: Data) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url, options: .atomic)
     }
 }
 

@@ -159,12 +159,33 @@ struct PackedTexts {
         if unused > 4096, unused > bytes.count / 2 { self = gather(Array(0..<Int32(starts.count))) }
     }
 
-    /// The values of the given slots, in that order, packed afresh.
+    /// The values of the given slots, in that order, packed afresh: the lengths and starts
+    /// first, then each value's bytes copied once into a buffer of their total size.
     func gather(_ slots: [Int32]) -> PackedTexts {
         var result = PackedTexts()
-        result.reserveCapacity(slots.count)
-        result.bytes.reserveCapacity(slots.reduce(0) { $0 + length(at: Int($1)) })
-        for slot in slots { withUTF8(at: Int(slot)) { result.set($0, at: result.count) } }
+        result.shortLengths = FlatArray(count: slots.count) { short in
+            for (row, slot) in slots.enumerated() { short[row] = shortLengths[Int(slot)] }
+        }
+        for (row, short) in result.shortLengths.enumerated() where short == UInt8.max {
+            result.longLengths[row] = longLengths[Int(slots[row])]
+        }
+        var total = 0
+        result.starts = FlatArray(count: slots.count) { starts in
+            for row in slots.indices {
+                starts[row] = UInt32(truncatingIfNeeded: total)
+                total += result.length(at: row)
+            }
+        }
+        result.bytes = bytes.withUnsafeBytes { source in
+            FlatArray(count: total) { destination in
+                for (row, slot) in slots.enumerated() {
+                    let length = result.length(at: row)
+                    guard length > 0 else { continue }
+                    UnsafeMutableRawPointer(destination.baseAddress! + Int(result.starts[row]))
+                        .copyMemory(from: source.baseAddress! + Int(starts[Int(slot)]), byteCount: length)
+                }
+            }
+        }
         return result
     }
 }

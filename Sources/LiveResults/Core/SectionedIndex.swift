@@ -118,12 +118,12 @@ package struct SectionedIndex {
         store.reserveCapacity(capacity)
     }
 
-    /// The index as plain arrays in result order: each section's value and row count, and one
-    /// entry per row in every array. `init(sections:ids:columns:)` rebuilds it.
-    func exported() -> (sections: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column]) {
-        let slots = sections.flatMap(\.slots)
-        let described = sections.filter { !$0.slots.isEmpty }.map { ($0.value, $0.slots.count) }
-        return (described, store.ids.gather(slots), store.columns.map { $0.gather(slots) })
+    /// The index as plain arrays in result order: each section's value and row count, and the
+    /// slots of the rows in order, from which `store.ids.gather(slots)` and each of
+    /// `store.columns`' `gather(slots)` make one entry per row (one array at a time: the cache
+    /// writes each and lets it go). `init(sections:ids:columns:)` rebuilds the index.
+    func exported() -> (sections: [(value: DatabaseValue, count: Int)], slots: [Int32]) {
+        (sections.filter { !$0.slots.isEmpty }.map { ($0.value, $0.slots.count) }, sections.flatMap(\.slots))
     }
 
     /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
