@@ -50,7 +50,7 @@ extension ResultsController {
         filterLoad?.cancel()
         let notify = onChangesAvailable
         filterLoad = FilterColumnLoad(column: column, table: fetchRequest.tableName, store: store,
-                                      slots: result.index.store.slotMap, notify: { notify?() })
+                                      slots: result.index.store.slotMapForReading(), notify: { notify?() })
     }
 
     /// Stops a background read of a filter column, if there is one.
@@ -92,7 +92,7 @@ extension ResultsController {
     private func filterColumn(_ name: String) throws -> TextColumn? {
         guard let load = filterLoad, load.column == name else {
             dropFilterLoad()
-            return try FilterColumnLoad.read(name, of: fetchRequest.tableName, from: store, into: result.index.store.slotMap)
+            return try FilterColumnLoad.read(name, of: fetchRequest.tableName, from: store, into: result.index.store.slotMapForReading())
         }
         guard let outcome = load.result else { return nil }
         filterLoad = nil

@@ -85,6 +85,9 @@ struct FlatArrayTests {
 
         grown.append(7)
         #expect(!grown.isMapped && Array(grown) == values + [7], "grown out of the file into memory of its own")
+        changed.moveOutOfFile()
+        #expect(!changed.isMapped && changed[4_000] == -1 && changed[0] == -2 && Array(changed[1..<4_000]) == Array(values[1..<4_000]),
+                "moved out of the file with its changes")
 
         let onDisk = try Data(contentsOf: url)
         #expect(onDisk.count == 64 + 8 * values.count)

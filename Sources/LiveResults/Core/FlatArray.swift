@@ -79,6 +79,16 @@ struct FlatArray<Element: BitwiseCopyable> {
 
     var capacity: Int { buffer?.capacity ?? 0 }
 
+    /// Moves the elements out of a mapped file into memory of their own, which huge pages
+    /// can back (the system backs a file's pages with 4 KB ones only): for an array about to
+    /// be read at random many times.
+    mutating func moveOutOfFile() {
+        guard isMapped else { return }
+        self = withUnsafeBufferPointer { elements in
+            FlatArray(count: elements.count) { copy in _ = copy.initialize(from: elements) }
+        }
+    }
+
     /// True when the elements are some of a mapped file's pages (for tests).
     var isMapped: Bool { buffer?.file != nil }
 

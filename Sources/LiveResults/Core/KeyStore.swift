@@ -333,9 +333,13 @@ struct KeyStore {
         }
     }
 
-    /// The slot of each id as it is now (see `SlotMap`).
-    var slotMap: SlotMap {
-        SlotMap(dense: denseSlots, sparse: sparseSlots, slotCount: ids.count)
+    /// The slot of each id as it is now (see `SlotMap`), for a read of a column that looks up
+    /// every row's id in turn, at random. A table still in a cache file's pages is first moved
+    /// into memory of its own: from the file's 4 KB pages, `/`'s read of a million names took
+    /// 210-300 ms instead of 150-180.
+    mutating func slotMapForReading() -> SlotMap {
+        denseSlots.moveOutOfFile()
+        return SlotMap(dense: denseSlots, sparse: sparseSlots, slotCount: ids.count)
     }
 
     private mutating func map(_ id: RecordID, to slot: Int32?) {
