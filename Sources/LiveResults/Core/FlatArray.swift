@@ -89,7 +89,7 @@ struct FlatArray<Element: BitwiseCopyable> {
         }
     }
 
-    /// True when the elements are some of a mapped file's pages (for tests).
+    /// True when the elements are some of a mapped file's pages.
     var isMapped: Bool { buffer?.file != nil }
 
     /// Makes the buffer this array's alone, with room for at least `minimumCapacity`
