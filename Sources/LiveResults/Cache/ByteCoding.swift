@@ -38,20 +38,20 @@ struct ByteWriter {
     /// Zeros up to the next multiple of `ByteReader.arrayAlignment` bytes, then the elements as
     /// they are in memory (Linux targets are little-endian): where a reader finds them in place.
     mutating func appendArray<T: FixedWidthInteger>(_ values: FlatArray<T>) throws {
-        pending.append(contentsOf: repeatElement(0, count: (ByteReader.arrayAlignment - offset % ByteReader.arrayAlignment) % ByteReader.arrayAlignment))
-        try flush()
-        try values.withUnsafeBytes { try write($0) }
+        try values.withUnsafeBytes { try appendAligned($0) }
     }
 
     /// The width in bytes, then the elements as `appendArray` writes them.
     mutating func append(packed integers: PackedIntegers) throws {
         append(UInt8(integers.bytesPerElement))
-        switch integers.storage {
-        case .int8(let values): try appendArray(values)
-        case .int16(let values): try appendArray(values)
-        case .int32(let values): try appendArray(values)
-        case .int64(let values): try appendArray(values)
-        }
+        try integers.withUnsafeBytes { try appendAligned($0) }
+    }
+
+    /// The padding that aligns an array, then its bytes, written from where they are.
+    private mutating func appendAligned(_ bytes: UnsafeRawBufferPointer) throws {
+        pending.append(contentsOf: repeatElement(0, count: (ByteReader.arrayAlignment - offset % ByteReader.arrayAlignment) % ByteReader.arrayAlignment))
+        try flush()
+        try write(bytes)
     }
 
     mutating func append(_ value: DatabaseValue) {

@@ -101,8 +101,8 @@ package struct SectionCache {
         return (stamp, index)
     }
 
-    /// An index's arrays as the file holds them, read (and summed) but not yet checked: that is
-    /// `index(…)`'s work, once the file's checksum matched.
+    /// An index's arrays as the file holds them (where they lie in it), not yet checked: that
+    /// is `index(…)`'s work, once the file's checksum matched.
     private struct StoredIndex {
         enum Column {
             case column(KeyStore.Column)

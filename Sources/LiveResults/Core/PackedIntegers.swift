@@ -203,11 +203,17 @@ struct PackedIntegers {
 
     /// The elements at the given indices, in the same width.
     func gather(_ indices: [Int32]) -> PackedIntegers {
+        /// `values` at `indices`, written in one pass into an array of their count.
+        func gathered<Element>(_ values: FlatArray<Element>) -> FlatArray<Element> {
+            FlatArray(count: indices.count) { gathered in
+                for (position, index) in indices.enumerated() { gathered[position] = values[Int(index)] }
+            }
+        }
         switch storage {
-        case .int8(let values): return PackedIntegers(storage: .int8(FlatArray(indices.lazy.map { values[Int($0)] })))
-        case .int16(let values): return PackedIntegers(storage: .int16(FlatArray(indices.lazy.map { values[Int($0)] })))
-        case .int32(let values): return PackedIntegers(storage: .int32(FlatArray(indices.lazy.map { values[Int($0)] })))
-        case .int64(let values): return PackedIntegers(storage: .int64(FlatArray(indices.lazy.map { values[Int($0)] })))
+        case .int8(let values): return PackedIntegers(storage: .int8(gathered(values)))
+        case .int16(let values): return PackedIntegers(storage: .int16(gathered(values)))
+        case .int32(let values): return PackedIntegers(storage: .int32(gathered(values)))
+        case .int64(let values): return PackedIntegers(storage: .int64(gathered(values)))
         }
     }
 
