@@ -42,7 +42,8 @@ struct OrderingTests {
                 """)
             let query = KeyQuery(tableName: "item", predicate: nil, sortDescriptors: [SortColumn("zone"), SortColumn("score"), SortColumn("name")], sectionColumn: "zone")
             let index = try query.fetchIndex(db, sectionName: SectionedIndex.sectionName)
-            return (try query.fetchKeys(db, ids: index.allIDs), index)
+            let keys = try query.fetchKeys(db, ids: index.allIDs.sorted())
+            return (Dictionary(uniqueKeysWithValues: keys.map { ($0.id, $0.key) }), index)
         }
         #expect(index.count == 9)
         for id in index.allIDs { #expect(index.key(for: id) == keys[id], "row \(id)") }

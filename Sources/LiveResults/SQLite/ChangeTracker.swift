@@ -17,21 +17,23 @@ extension RowKey: @unchecked Sendable {} // DatabaseValue holds only values (Int
 final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its state is used only on the writer's queue; `queue` is behind a mutex.
     private let query: KeyQuery
     private let notify: @Sendable () -> Void
-    private var touched: Set<RecordID> = []
+    /// The rowids the open transaction's events named, in event order, repeats kept (a
+    /// commit sorts them once: cheaper than a set's hashing at every event).
+    private var touched: [RecordID] = []
     private var rowIDsMayChange = false
     /// The number of row events on the table, and of entries this transaction wrote to the
     /// change log: more entries than events means the log knows rows the events missed.
     private var tableEventCount = 0
     private var ownLogEntryCount = 0
-    /// The lowercased columns of the table's unique indexes (primary key aside).
-    private let uniqueColumns: Set<String>
+    /// The columns of the table's unique indexes (primary key aside).
+    private let uniqueColumns: SQLNames
     /// Whether the table has unique indexes, whose REPLACE conflicts remove rows silently.
     private let hasUniqueIndexes: Bool
     /// Set when a statement of the open transaction may have removed rows by REPLACE.
     private var mayHaveReplaced = false
     /// The names under which the rowid can be updated: rowid, its aliases, and an INTEGER PRIMARY KEY column.
-    private let rowIDColumns: Set<String>
-    private let lowercasedTableName: String
+    private let rowIDColumns: SQLNames
+    private let tableName: SQLNames
     private let queue = Mutex<[TrackedChange]>([])
     /// The last change log position whose changes are queued; nil when the table has no log.
     private var logPosition: Int64? {
@@ -47,10 +49,10 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, notify: @escaping @Sendable () -> Void) {
         self.query = query
-        self.uniqueColumns = Set((uniqueColumns ?? []).map { $0.lowercased() })
+        self.uniqueColumns = SQLNames(uniqueColumns ?? [])
         self.hasUniqueIndexes = uniqueColumns != nil
-        self.lowercasedTableName = query.tableName.lowercased()
-        self.rowIDColumns = Set(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0.lowercased()] } ?? []))
+        self.tableName = SQLNames([query.tableName])
+        self.rowIDColumns = SQLNames(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0] } ?? []))
         self.logPosition = logPosition
         self.notify = notify
         readPosition.store(logPosition ?? 0, ordering: .releasing)
@@ -85,7 +87,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
         if logPosition != nil, case .insert(let table) = eventKind, table == ChangeLog.tableName { return true }
-        guard eventKind.tableName == query.tableName || eventKind.tableName.lowercased() == lowercasedTableName else { return false }
+        guard tableName.contains(eventKind.tableName) else { return false }
         // The update hook reports only the new rowid: an UPDATE that may change rowids hides
         // where rows came from. Inserts and updates of unique columns may remove rows by REPLACE,
         // which the update hook does not report at all.
@@ -93,11 +95,10 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         case .insert:
             if hasUniqueIndexes { mayHaveReplaced = true }
         case .update(_, let columns):
-            // Asked at every statement's execution: no set made of the columns.
+            // Asked at every statement's execution: no string or set made of the columns.
             for column in columns {
-                let name = column.lowercased()
-                if rowIDColumns.contains(name) { rowIDsMayChange = true }
-                if uniqueColumns.contains(name) { mayHaveReplaced = true }
+                if rowIDColumns.contains(column) { rowIDsMayChange = true }
+                if uniqueColumns.contains(column) { mayHaveReplaced = true }
             }
         case .delete:
             break
@@ -106,18 +107,20 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        if event.tableName == ChangeLog.tableName {
+        // Only inserts of the log are observed: an update or a delete is the table's, and its
+        // name (a string made at each call) is not asked.
+        if case .insert = event.kind, event.tableName == ChangeLog.tableName {
             let position = event.rowID
             ownLogPositions = ownLogPositions.map { min($0.lowerBound, position)...max($0.upperBound, position) } ?? position...position
             ownLogEntryCount += 1
         } else {
-            touched.insert(event.rowID)
+            touched.append(event.rowID)
             tableEventCount += 1
         }
     }
 
     func databaseDidCommit(_ db: Database) {
-        var ids = touched
+        var ids = Self.sortedDistinct(touched)
         // The events name every row whose data changed, unless rowids changed (events give
         // only the new one) or REPLACE removed rows (no event at all).
         var complete = !rowIDsMayChange
@@ -143,7 +146,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             // Our own entries name the rows the events missed: old rowids, rows REPLACE removed.
             if !complete || logKnowsMore {
                 if let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: own.lowerBound - 1, through: own.upperBound) {
-                    ids.formUnion(logged)
+                    ids = logged.union(ids).sorted()
                     complete = true
                 }
             }
@@ -152,7 +155,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         }
         guard !ids.isEmpty else { return }
         guard complete else {
-            enqueue(.refetch(touched: ids))
+            enqueue(.refetch(touched: Set(ids)))
             return
         }
         enqueue(readKeys(db, ids: ids, countingMatches: mayHaveReplaced))
@@ -163,7 +166,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     }
 
     private func resetTransactionState() {
-        touched.removeAll()
+        touched.removeAll(keepingCapacity: true)
         rowIDsMayChange = false
         mayHaveReplaced = false
         ownLogPositions = nil
@@ -199,21 +202,34 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         do {
             // Nil: entries were pruned and the log keeps no summary of them.
             guard let ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else { return .reset }
-            return ids.isEmpty ? nil : readKeys(db, ids: ids, countingMatches: false)
+            return ids.isEmpty ? nil : readKeys(db, ids: ids.sorted(), countingMatches: false)
         } catch {
             return .reset
         }
     }
 
-    /// The keys of `ids` now; with `countingMatches`, also how many rows match the request.
-    private func readKeys(_ db: Database, ids: Set<RecordID>, countingMatches: Bool) -> TrackedChange {
-        let sorted = ids.sorted()
+    /// The keys of `ids` (ascending, distinct) now; with `countingMatches`, also how many rows
+    /// match the request.
+    private func readKeys(_ db: Database, ids: [RecordID], countingMatches: Bool) -> TrackedChange {
         do {
-            let keys = try query.fetchKeys(db, ids: sorted)
+            let rows = try query.fetchKeys(db, ids: ids)
             let count = countingMatches ? try query.fetchCount(db) : nil
-            return .rows(CommittedChange(rows: sorted.map { ($0, keys[$0]) }, position: logPosition, expectedCount: count))
+            return .rows(CommittedChange(rows: rows, position: logPosition, expectedCount: count))
         } catch {
-            return .refetch(touched: ids)
+            return .refetch(touched: Set(ids))
         }
+    }
+
+    /// `ids` ascending, each once.
+    private static func sortedDistinct(_ ids: [RecordID]) -> [RecordID] {
+        guard ids.count > 1 else { return ids }
+        var sorted = ids.sorted()
+        var kept = 1
+        for next in 1..<sorted.count where sorted[next] != sorted[kept - 1] {
+            sorted[kept] = sorted[next]
+            kept += 1
+        }
+        sorted.removeLast(sorted.count - kept)
+        return sorted
     }
 }

@@ -8,6 +8,23 @@ struct KeyQuery: Sendable {
     let predicate: SQL?
     let sortDescriptors: [SortColumn]
     let sectionColumn: String?
+    /// Where a row of `selection` holds the section value: the first sort column when it is
+    /// the section column (as on the board: read once), or a column of its own after the sort
+    /// columns; nil without sections.
+    private let sectionIndex: CInt?
+
+    init(tableName: String, predicate: SQL?, sortDescriptors: [SortColumn], sectionColumn: String?) {
+        self.tableName = tableName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.sectionColumn = sectionColumn
+        if let sectionColumn {
+            let first = sortDescriptors.first.map { SQLNames([$0.column]) }
+            sectionIndex = first?.contains(sectionColumn) == true ? 1 : CInt(sortDescriptors.count + 1)
+        } else {
+            sectionIndex = nil
+        }
+    }
 
     /// Largest number of ids bound in one point query.
     private static let chunkSize = 500
@@ -15,6 +32,8 @@ struct KeyQuery: Sendable {
     /// The point query, built once. Only the writer's queue uses it.
     private final class Cache: @unchecked Sendable { // Used from one queue at a time: the database writer's.
         var value: (sql: String, arguments: StatementArguments)?
+        /// The whole SQL of the point query for one id (a tap's), not built again at each commit.
+        var singleIDSQL: String?
     }
     private let pointQueryCache = Cache()
 
@@ -22,15 +41,6 @@ struct KeyQuery: Sendable {
         var columns = ["rowid"] + sortDescriptors.map { $0.column.quotedDatabaseIdentifier }
         if let sectionColumn, sectionIndex == CInt(columns.count) { columns.append(sectionColumn.quotedDatabaseIdentifier) }
         return "SELECT " + columns.joined(separator: ", ") + " FROM " + tableName.quotedDatabaseIdentifier
-    }
-
-    /// Where a row of `selection` holds the section value: the first sort column when it is
-    /// the section column (as on the board: read once), or a column of its own after the sort
-    /// columns; nil without sections.
-    private var sectionIndex: CInt? {
-        guard let sectionColumn else { return nil }
-        if let first = sortDescriptors.first, first.column.lowercased() == sectionColumn.lowercased() { return 1 }
-        return CInt(sortDescriptors.count + 1)
     }
 
     private var filter: SQL {
@@ -162,25 +172,45 @@ struct KeyQuery: Sendable {
         return index
     }
 
-    /// The keys of those of `ids` that exist and match the predicate.
-    func fetchKeys(_ db: Database, ids: [RecordID]) throws -> [RecordID: RowKey] {
-        var keys: [RecordID: RowKey] = [:]
+    /// The point query's SQL for `count` ids.
+    private func pointSQL(_ db: Database, count: Int) throws -> String {
+        if count == 1, let cached = pointQueryCache.singleIDSQL { return cached }
+        let placeholders = count == 1 ? "?" : Array(repeating: "?", count: count).joined(separator: ",")
+        let sql = try pointQuery(db).sql + " AND rowid IN (" + placeholders + ")"
+        if count == 1 { pointQueryCache.singleIDSQL = sql }
+        return sql
+    }
+
+    /// The keys of `ids` (ascending, each once), in that order: nil for an id whose row does
+    /// not exist or does not match the predicate.
+    func fetchKeys(_ db: Database, ids: [RecordID]) throws -> [(id: RecordID, key: RowKey?)] {
+        assert(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }, "ids must ascend, each once")
+        var keys: [(id: RecordID, key: RowKey?)] = []
+        keys.reserveCapacity(ids.count)
+        var found: [(id: RecordID, key: RowKey)] = []
         var start = 0
         while start < ids.count {
             let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
             // A cached statement per chunk size: one prepared query serves every tap.
-            let (sql, predicateArguments) = try pointQuery(db)
-            let placeholders = chunk.count == 1 ? "?" : Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let statement = try db.cachedStatement(sql: sql + " AND rowid IN (" + placeholders + ")")
+            let statement = try db.cachedStatement(sql: pointSQL(db, count: chunk.count))
             // The ids, the last parameters, are bound with the C API: GRDB's arguments made of
             // them (a generic initializer, a boxed value each) cost a tap about 2 µs.
-            statement.setUncheckedArguments(predicateArguments)
+            statement.setUncheckedArguments(try pointQuery(db).arguments)
             let raw = statement.sqliteStatement
             let firstID = sqlite3_bind_parameter_count(raw) - Int32(chunk.count) + 1
             for (offset, id) in chunk.enumerated() { sqlite3_bind_int64(raw, firstID + Int32(offset), id) }
-            try forEachRow(db, statement) { row in
-                let (id, key) = decode(row)
-                keys[id] = key
+            found.removeAll(keepingCapacity: true)
+            try forEachRow(db, statement) { found.append(decode($0)) }
+            // SQLite answers `rowid IN (…)` in rowid order; sorted anyway should a plan not.
+            if !zip(found, found.dropFirst()).allSatisfy({ $0.id < $1.id }) { found.sort { $0.id < $1.id } }
+            var next = found.startIndex
+            for id in chunk {
+                if next < found.endIndex, found[next].id == id {
+                    keys.append((id, found[next].key))
+                    next += 1
+                } else {
+                    keys.append((id, nil))
+                }
             }
             start += Self.chunkSize
         }

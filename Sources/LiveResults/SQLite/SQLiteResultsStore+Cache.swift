@@ -43,10 +43,9 @@ extension SQLiteResultsStore {
               let changed = try ChangeLog.changedRowIDs(db, table: stamp.table, after: cached.position, through: stamp.position),
               changed.count <= replayableChanges(rows: index.count)
         else { return nil }
-        let ids = changed.sorted()
-        let found = try keys.fetchKeys(db, ids: ids)
+        let found = try keys.fetchKeys(db, ids: changed.sorted())
         do {
-            try index.replay(ids.map { ($0, found[$0]) }, sectionName: SectionedIndex.sectionName)
+            try index.replay(found, sectionName: SectionedIndex.sectionName)
         } catch {
             return nil
         }
