@@ -212,6 +212,45 @@ struct SectionCacheTests {
         #expect(try setup.fetch("scores") == .database)
     }
 
+    @Test("A save removes the temporary files of saves killed midway, and only those")
+    func abandonedTemporariesRemoved() throws {
+        let setup = try Setup()
+        _ = try setup.fetch("scores")
+        let folder = setup.cacheFolder
+        // A process that has ended: its number is free (until reused, when its file stays).
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let gone = ended.processIdentifier
+        let living = ProcessInfo.processInfo.processIdentifier
+        let anHourAgo = Date().addingTimeInterval(-3600)
+        func make(_ name: String, modified: Date = anHourAgo) throws {
+            let file = folder.appendingPathComponent(name)
+            try Data("partial".utf8).write(to: file)
+            try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: file.path)
+        }
+        try make(".scores.liveresults-cache.\(gone).123")                  // abandoned: removed
+        try make(".scores.liveresults-cache.\(living).456")                // a living process's
+        try make(".scores.liveresults-cache.\(gone).789", modified: Date()) // written to just now
+        try make(".other.liveresults-cache.\(gone).123")                   // another cache's
+        try make(".scores.liveresults-cache.\(gone).12.3")                 // not a name a save makes
+        try make("notes.txt")
+        let files = { Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)) }
+        let before = try files()
+        do {
+            // A controller saves its cache when it goes away.
+            let (controller, recorder) = setup.controller()
+            try controller.performFetch()
+            try setup.database.write { try $0.execute(sql: "UPDATE item SET score = score + 30 WHERE id = 1") }
+            try controller.processPendingChanges()
+            #expect(!recorder.take().isEmpty)
+        }
+        let after = try files()
+        #expect(after == before.subtracting([".scores.liveresults-cache.\(gone).123"]), "\(before.sorted()) → \(after.sorted())")
+        #expect(try setup.fetch() == .cache)
+    }
+
     @Test("Changing the request: delete the cache, change the request, fetch again; changes keep flowing")
     func changeRequest() throws {
         let setup = try Setup()
