@@ -60,7 +60,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// The result, in memory.
     var result = LiveResult.unfetched
     /// What commits changed; nil when not tracking.
-    private var feed: (any ChangeFeed)?
+    private(set) var feed: (any ChangeFeed)?
     /// The cache file and what it must match, with persistent tracking.
     var cache: (file: SectionCache, stamp: CacheStamp)?
     /// The change log position the index reflects at least, and the one the cache file has.

@@ -6,7 +6,8 @@ import LiveResults
 /// changes teams.
 ///
 /// Every change is one short transaction; a tap is a single `UPDATE ... SET wins = wins + 1`,
-/// so taps from several processes all count.
+/// so taps from several processes all count. Changes go through `liveResultsWrite`, so a
+/// board's controller reads the changed row inside the transaction.
 public final class SQLiteTeamStore: TeamStore {
     /// The database, in WAL mode.
     public let database: DatabasePool
@@ -107,7 +108,7 @@ public final class SQLiteTeamStore: TeamStore {
     @discardableResult
     public func tap(teamID: Int64) throws -> Team {
         try DatabaseFile.readable {
-            try database.write { db in
+            try database.liveResultsWrite { db in
                 // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
                 let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING *")
                 let tapped = try Team.fetchOne(statement, arguments: [teamID])
@@ -124,7 +125,7 @@ public final class SQLiteTeamStore: TeamStore {
         try TeamValidation.checkZone(zone)
         var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
         return try DatabaseFile.readable {
-            try database.write { db in
+            try database.liveResultsWrite { db in
                 if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
                     throw WorldCupError("A team named “\(WorldCupError.quotable(existing.teamName))” already exists.")
                 }
@@ -137,7 +138,7 @@ public final class SQLiteTeamStore: TeamStore {
     /// Deletes a team.
     public func delete(teamID: Int64) throws {
         try DatabaseFile.readable {
-            try database.write { db in
+            try database.liveResultsWrite { db in
                 guard try Team.deleteOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }
             }
         }

@@ -14,6 +14,9 @@ struct ExactEventsTests {
         case ownWithoutLog
         /// This connection, in a file with a change log.
         case ownWithLog
+        /// This connection through `liveResultsWrite`, in a file with a change log: keys read
+        /// inside the transaction.
+        case ownLiveResultsWrite
         /// A second connection to the file, read through the change log.
         case other
 
@@ -31,6 +34,9 @@ struct ExactEventsTests {
         switch writer {
         case .ownWithoutLog, .ownWithLog:
             try fixture.database.write(updates)
+            try fixture.controller.processPendingChanges()
+        case .ownLiveResultsWrite:
+            try fixture.database.liveResultsWrite(updates)
             try fixture.controller.processPendingChanges()
         case .other:
             try fixture.otherConnection!.write(updates)
@@ -270,6 +276,43 @@ struct ExactEventsTests {
         let events = try fixture.execute("UPDATE item SET score = 9 WHERE id = 2")
         #expect(events == [.reset])
         #expect(try fixture.layout == fixture.freshLayout())
+    }
+
+    @Test("liveResultsWrite reads the keys inside the transaction, for every controller of the connection; a plain write after it")
+    func keysReadBeforeTheCommit() throws {
+        let fixture = try Self.fixture(Self.france, for: .ownWithLog)
+        let tracker = try #require((fixture.controller.feed as? SQLiteChangeFeed)?.tracker)
+        var old = fixture.layout
+        var events = try Self.commit(fixture, as: .ownWithLog) { try $0.execute(sql: "UPDATE item SET name = 'Zed' WHERE id = 1") }
+        try Self.expectExact(events, old: old, fixture: fixture)
+        #expect(tracker.keyReadsAfterCommit == 1)
+        do {
+            // A second controller of the same connection reads before the commit too.
+            let second = ResultsController<Item>(database: fixture.database, fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("name")]), sectionNameKeyPath: nil)
+            let recorder = Recorder()
+            second.delegate = recorder
+            try second.performFetch()
+            let secondTracker = try #require((second.feed as? SQLiteChangeFeed)?.tracker)
+            old = fixture.layout
+            events = try Self.commit(fixture, as: .ownLiveResultsWrite) { try $0.execute(sql: "UPDATE item SET name = 'Aaron' WHERE id = 1") }
+            try Self.expectExact(events, old: old, fixture: fixture)
+            try second.processPendingChanges()
+            #expect((0..<second.numberOfObjects(inSection: 0)).map { second.id(at: ip(0, $0)) } == [1, 2, 7, 8])
+            #expect(!recorder.take().isEmpty)
+            #expect(tracker.keyReadsAfterCommit == 1)
+            #expect(secondTracker.keyReadsAfterCommit == 0)
+        }
+        // The second controller is gone: the connection's writes reach the first alone.
+        old = fixture.layout
+        events = try Self.commit(fixture, as: .ownLiveResultsWrite) { try $0.execute(sql: "DELETE FROM item WHERE id = 7") }
+        try Self.expectExact(events, old: old, fixture: fixture)
+        #expect(tracker.keyReadsAfterCommit == 1)
+        // A rowid change: only the log knows the old rowid, so the keys are read after the commit.
+        old = fixture.layout
+        events = try Self.commit(fixture, as: .ownLiveResultsWrite) { try $0.execute(sql: "UPDATE item SET id = 50 WHERE id = 2") }
+        try Self.expectExact(events, old: old, fixture: fixture)
+        #expect(tracker.keyReadsAfterCommit == 2)
+        #expect(fixture.layout == [Layout("FR", [1, 50, 8])])
     }
 
     // MARK: - 4. Without a change log

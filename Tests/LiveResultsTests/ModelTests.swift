@@ -141,6 +141,9 @@ struct ModelOperation: CustomStringConvertible, Sendable {
     /// Each statement is its own commit (of the other connection), and the controller reads
     /// them all at once: one merged batch.
     var separateCommits = false
+    /// Committed by this connection through `liveResultsWrite`: the controller reads the keys
+    /// inside the transaction.
+    var throughLiveResultsWrite = false
     /// Instead of a transaction: a new in-memory filter on `name` (its text; nil: no filter).
     var filterChange: FilterChange?
 
@@ -155,7 +158,8 @@ struct ModelOperation: CustomStringConvertible, Sendable {
         let sql = statements.count == 1 || separateCommits
             ? statements.map { $0.description + ";" }.joined(separator: " ")
             : "BEGIN; " + statements.map { $0.description + ";" }.joined(separator: " ") + " COMMIT;"
-        return (viaOtherConnection ? "-- other connection\(separateCommits ? ", one commit each" : ""): " : "") + sql
+        return (viaOtherConnection ? "-- other connection\(separateCommits ? ", one commit each" : ""): " : "")
+            + (throughLiveResultsWrite ? "-- liveResultsWrite: " : "") + sql
     }
 }
 
@@ -444,6 +448,10 @@ final class ModelRun {
             var touched = Set<Int64>()
             if operation.separateCommits {
                 for statement in operation.statements { try writer.write { try statement.execute($0, touched: &touched) } }
+            } else if operation.throughLiveResultsWrite {
+                try writer.liveResultsWrite { db in
+                    for statement in operation.statements { try statement.execute(db, touched: &touched) }
+                }
             } else {
                 try writer.write { db in
                     for statement in operation.statements { try statement.execute(db, touched: &touched) }
@@ -739,6 +747,8 @@ struct ModelTests {
         var operations: [ModelOperation] = []
         var failure: RunFailure?
         var writers = SplitMix64(seed: modelCase.seed ^ 0x2C0)
+        // A generator of its own, so that the other choices of a seed stay as they were.
+        var writePaths = SplitMix64(seed: modelCase.seed ^ 0x11FE)
         do {
             let run = try ModelRun(setup: setup, configuration: configuration)
             for index in 0..<modelCase.operations {
@@ -747,6 +757,7 @@ struct ModelTests {
                     : generator.operation(ids: run.ids)
                 operation.viaOtherConnection = configuration.secondWriter && writers.chance(0.5)
                 operation.separateCommits = operation.viaOtherConnection && operation.statements.count > 1 && writers.chance(0.5)
+                operation.throughLiveResultsWrite = !operation.viaOtherConnection && writePaths.chance(0.5)
                 // (Not while the result is out of order: the controller keeps the last valid one.)
                 if configuration.filter != nil, run.valid, writers.chance(0.04) {
                     operation = ModelOperation(statements: [], filterChange: .init(text: writers.pick(ModelConfiguration.filterTexts)))

@@ -46,6 +46,15 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private var ownLogPositions: ClosedRange<Int64>?
     /// `PRAGMA data_version` at the last poll: it changes when another connection commits.
     private var lastDataVersion: Int64?
+    /// The keys read inside the open transaction just before its commit (`liveResultsWrite`),
+    /// with the number of events seen then: the commit uses them instead of a read of its own
+    /// when no event came after.
+    private var preparedKeys: (ids: [RecordID], rows: [(id: RecordID, key: RowKey?)], events: Int)?
+    /// How many commits of this connection had their keys read after the commit, in a read
+    /// transaction of their own (for tests: `liveResultsWrite` reads them before).
+    private(set) var keyReadsAfterCommit = 0
+    /// The connection whose `liveResultsWrite`s reach this tracker; nil until registered.
+    private var registeredConnection: ObjectIdentifier?
 
     init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, notify: @escaping @Sendable () -> Void) {
         self.query = query
@@ -67,6 +76,59 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         if parts.contains(where: { $0.column == nil }) { return Set(try db.columns(in: table).map(\.name)) }
         return Set(parts.compactMap(\.column))
     }
+
+    // MARK: Keys read before the commit
+
+    /// A tracker, held weakly.
+    private struct WeakTracker: @unchecked Sendable { // Read only under the registry's lock.
+        weak var tracker: ChangeTracker?
+    }
+
+    /// The trackers observing each connection (by its `Database`), for `liveResultsWrite`.
+    private static let registry = Mutex<[ObjectIdentifier: [WeakTracker]]>([:])
+
+    /// Lets `liveResultsWrite` on `db`'s connection reach this tracker, which observes it.
+    func register(on db: Database) {
+        let connection = ObjectIdentifier(db)
+        registeredConnection = connection
+        Self.registry.withLock { $0[connection, default: []].append(WeakTracker(tracker: self)) }
+    }
+
+    /// Undoes `register(on:)`: the tracker no longer observes its connection.
+    func unregister() {
+        guard let connection = registeredConnection else { return }
+        registeredConnection = nil
+        Self.registry.withLock { registry in
+            let kept = (registry[connection] ?? []).filter { $0.tracker != nil && $0.tracker !== self }
+            registry[connection] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    deinit {
+        unregister()
+    }
+
+    /// Has every tracker observing `db`'s connection read, inside the open transaction, the
+    /// keys its commit is about to need. Runs on the writer's queue, last in the transaction.
+    static func prepareCommit(of db: Database) {
+        let trackers = registry.withLock { $0[ObjectIdentifier(db)]?.compactMap(\.tracker) ?? [] }
+        for tracker in trackers { tracker.prepareCommit(db) }
+    }
+
+    /// Reads the keys of the rows the open transaction changed, when its commit would read
+    /// exactly those (no rowid changed, nothing the log knows better, no row count needed).
+    private func prepareCommit(_ db: Database) {
+        preparedKeys = nil
+        guard !touched.isEmpty, !rowIDsMayChange, ownLogEntryCount <= tableEventCount, !mayHaveReplaced || logPosition != nil else { return }
+        let ids = Self.sortedDistinct(touched)
+        guard let rows = try? query.fetchKeys(db, ids: ids) else { return }
+        preparedKeys = (ids, rows, eventCount)
+    }
+
+    /// The row events of the open transaction so far, the log's included.
+    private var eventCount: Int { tableEventCount + ownLogEntryCount }
+
+    // MARK: Commits
 
     /// True when changes of other connections are tracked through a change log.
     var readsChangeLog: Bool { logPosition != nil }
@@ -127,6 +189,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         var mayHaveReplaced = self.mayHaveReplaced
         let logKnowsMore = ownLogEntryCount > tableEventCount
         let ownLogPositions = self.ownLogPositions
+        let prepared = preparedKeys?.events == eventCount ? preparedKeys : nil
         resetTransactionState()
         if let position = logPosition, let own = ownLogPositions {
             guard own.lowerBound > position else {
@@ -158,7 +221,13 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             enqueue(.refetch(touched: Set(ids)))
             return
         }
-        enqueue(readKeys(db, ids: ids, countingMatches: mayHaveReplaced))
+        if let prepared, prepared.ids == ids, !mayHaveReplaced {
+            // Read inside the transaction, after its last statement: what the commit made.
+            enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition)))
+        } else {
+            keyReadsAfterCommit += 1
+            enqueue(readKeys(db, ids: ids, countingMatches: mayHaveReplaced))
+        }
     }
 
     func databaseDidRollback(_ db: Database) {
@@ -172,6 +241,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         ownLogPositions = nil
         tableEventCount = 0
         ownLogEntryCount = 0
+        preparedKeys = nil
     }
 
     /// Queues the commits of other connections found in the change log. Cheap when there

@@ -8,7 +8,7 @@ import GRDB
 /// Stops (removes its observer and its poller) when it goes away.
 final class SQLiteChangeFeed: ChangeFeed {
     private let database: any DatabaseWriter
-    private let tracker: ChangeTracker
+    let tracker: ChangeTracker
     private var poller: ChangeLogPoller?
 
     /// A feed over `tracker`, which must already observe `database` (added in the same
@@ -24,6 +24,7 @@ final class SQLiteChangeFeed: ChangeFeed {
 
     deinit {
         poller?.cancel()
+        tracker.unregister()
         database.remove(transactionObserver: tracker)
     }
 

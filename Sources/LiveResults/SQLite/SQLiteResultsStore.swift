@@ -29,6 +29,7 @@ final class SQLiteResultsStore: ResultsStore {
                         let unique = try ChangeTracker.uniqueColumns(of: query.tableName, in: db)
                         tracker = ChangeTracker(query: keys, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position, notify: tracking.notify)
                         db.add(transactionObserver: tracker!, extent: .observerLifetime)
+                        tracker!.register(on: db)
                     }
                     fetched = (StoreFetch(index: index, feed: nil, position: position, cacheStamp: stamp, source: cached == nil ? .database : .cache), tracker)
                     return .commit
