@@ -126,6 +126,13 @@ public enum DatabaseFile {
         .damage("The database\(file) is damaged (\(WorldCupError.quotable(reason))), \(untouched).")
     }
 
+    /// The sentence for a row that does not decode. Every column of ours that is read as a
+    /// value is NOT NULL and typed: such a row was damaged in a way SQLite's page checks did
+    /// not notice.
+    static func damagedRow(path: String?) -> WorldCupError {
+        damaged(file: path.map { " " + WorldCupError.quotable($0) } ?? "", reason: "a row holds a value its table cannot hold")
+    }
+
     /// SQLite's sentences for SQLITE_CORRUPT and SQLITE_NOTADB, as `LiveResultsError`
     /// passes them on (it keeps SQLite's message but not its result code).
     private static let damageMessages = ["database disk image is malformed", "file is not a database", "malformed database schema"]
@@ -141,9 +148,7 @@ public enum DatabaseFile {
             let described = describe(error, path: path)
             return described.isDamage ? described : nil
         case is RowDecodingError:
-            // Every column of ours that is read as a value is NOT NULL and typed: a row that does
-            // not decode was damaged in a way SQLite's page checks did not notice.
-            return damaged(file: path.map { " " + WorldCupError.quotable($0) } ?? "", reason: "a row holds a value its table cannot hold")
+            return damagedRow(path: path)
         default:
             let text = "\(error)"
             guard let message = damageMessages.first(where: { text.contains($0) }) else { return nil }

@@ -110,9 +110,13 @@ public final class SQLiteTeamStore: TeamStore {
         try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
-                let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING *")
-                let tapped = try Team.fetchOne(statement, arguments: [teamID])
-                guard let team = tapped else { throw WorldCupError("That team no longer exists.") }
+                let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING \(Team.columnsInOrder)")
+                // GRDB steps it (its observers see the change) through a cursor of the first
+                // column; the team is read where the statement stands.
+                let returned = try Int64.fetchCursor(statement, arguments: [teamID])
+                guard try returned.next() != nil else { throw WorldCupError("That team no longer exists.") }
+                guard let team = Team(currentRowOf: statement) else { throw DatabaseFile.damagedRow(path: database.path) }
+                while try returned.next() != nil {}
                 return team
             }
         }

@@ -55,6 +55,21 @@ struct ScoreboardTests {
         #expect(try scoreboard.team(named: "Brazil")?.wins == 2)
         #expect(worldCupError { try scoreboard.tap(teamID: 9999) } != nil)
         #expect(worldCupError { try scoreboard.tap(named: "Atlantis") } != nil)
+        let saved = try #require(try scoreboard.team(named: "Brazil"))
+        #expect(saved == Team(id: brazil.id, teamName: "Brazil", qualifyingZone: brazil.qualifyingZone, imageName: brazil.imageName, wins: 2))
+    }
+
+    @Test("A tap on a row holding a value of the wrong type says the file is damaged")
+    func tapOnADamagedRow() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let scoreboard = try seededScoreboard(folder)
+        let brazil = try #require(try scoreboard.team(named: "brazil"))
+        // A blob where a name belongs (TEXT affinity keeps it a blob), not even UTF-8.
+        try scoreboard.database.write { try $0.execute(sql: "UPDATE team SET teamName = x'ff' WHERE id = ?", arguments: [brazil.id]) }
+        let error = worldCupError { try scoreboard.tap(teamID: brazil.id!) }
+        #expect(error?.isDamage == true)
+        #expect(error?.description.contains("a row holds a value its table cannot hold") == true, "\(String(describing: error))")
     }
 
     @Test("Taps from several threads through separate scoreboards on one file all count", arguments: [2, 4, 8])
