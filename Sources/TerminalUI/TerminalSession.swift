@@ -41,7 +41,8 @@ public final class TerminalSession {
     /// Starts curses on standard input and output.
     /// - Parameters:
     ///   - color: use colours when the terminal has them.
-    ///   - escapeDelay: how long, in milliseconds, a lone Esc waits for the rest of a key sequence.
+    ///   - escapeDelay: how long, in milliseconds, a lone Esc waits for the rest of a key
+    ///     sequence, unless the environment's `ESCDELAY` says otherwise.
     ///   - mouse: report clicks, double-clicks and the wheel as `Key.mouse`.
     public init(color: Bool = true, escapeDelay: Int32 = 25, mouse: Bool = true) throws {
         try Self.checkInteractive()
@@ -62,7 +63,9 @@ public final class TerminalSession {
         meta(cn_stdscr(), true)
         nonl()
         keypad(cn_stdscr(), true)
-        set_escdelay(escapeDelay)
+        Self.defineHomeAndEnd()
+        // ESCDELAY in the environment is the user's own choice (a slow link may need more).
+        if getenv("ESCDELAY") == nil { set_escdelay(escapeDelay) }
         nodelay(cn_stdscr(), true)
         curs_set(0)
         if mouse {
@@ -176,7 +179,29 @@ public final class TerminalSession {
                 return .mouse(event)
             }
             guard (0...0xFF).contains(value) else { return Self.key(code: value) }
-            if let scalar = input.feed(UInt8(value)) { return Self.key(character: Int32(bitPattern: scalar.value)) }
+            guard let scalar = input.feed(UInt8(value)) else { continue }
+            if scalar.value == UInt32(EscapeInput.escape) {
+                return EscapeInput.key(next: { let next = cn_getch(); return next == cn_err() ? nil : next }, pushBack: { _ = ungetch($0) })
+            }
+            return Self.key(character: Int32(bitPattern: scalar.value))
+        }
+    }
+
+    /// What terminals send for Home and End: xterm in its two cursor-key modes, then the
+    /// VT220 keypad's (tmux, screen and the Linux console) and rxvt's.
+    static let homeAndEndSequences: [(sequence: String, code: Int32)] = [
+        ("\u{1B}OH", KEY_HOME), ("\u{1B}[H", KEY_HOME), ("\u{1B}[1~", KEY_HOME), ("\u{1B}[7~", KEY_HOME),
+        ("\u{1B}OF", KEY_END), ("\u{1B}[F", KEY_END), ("\u{1B}[4~", KEY_END), ("\u{1B}[8~", KEY_END),
+    ]
+
+    /// Teaches curses the Home and End sequences its terminal description lacks. The
+    /// description names one of each, but a terminal sends another when it runs under a TERM
+    /// that is not its own (tmux sends `ESC [ 1 ~` for Home whatever TERM says; xterm sends
+    /// `ESC [ H` or `ESC O H` by its cursor-key mode). A sequence the description gives to
+    /// another key keeps it.
+    private static func defineHomeAndEnd() {
+        for (sequence, code) in homeAndEndSequences where key_defined(sequence) == 0 {
+            _ = define_key(sequence, code)
         }
     }
 

@@ -33,8 +33,11 @@ struct FrontEndEndToEndTests {
         try #require(terminal.waitFor("32 teams"))
         try #require(terminal.waitFor("Algeria"))
         try #require(terminal.waitForCursor(on: "KOR"), "the cursor stays on Korea")
-        // Esc without a filter quits.
+        // Esc without a filter says how to quit, and q quits.
         try terminal.send("Escape")
+        try #require(terminal.waitFor("q quits."))
+        Thread.sleep(forTimeInterval: 0.2)
+        try terminal.send("q")
         try #require(terminal.waitFor("[exited 0]"))
         #expect(!terminal.inAlternateScreen)
     }

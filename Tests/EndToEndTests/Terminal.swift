@@ -8,12 +8,13 @@ import TestSupport
 final class TmuxTerminal {
     let socket = "worldcup-e2e-\(UUID().uuidString.prefix(8))"
 
-    init(command: [String], width: Int = 100, height: Int = 30) throws {
+    /// Starts `command` in a terminal of `width` × `height` cells whose programs see `term` as their TERM.
+    init(command: [String], width: Int = 100, height: Int = 30, term: String = "xterm-256color") throws {
         let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         // After the program ends, print its status and keep the pane so the test can read it.
         let script = "\(quoted); echo \"[exited $?]\"; sleep 600"
         // The server this starts outlives the call: it must not inherit a pipe we wait on.
-        try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-e", "TERM=xterm-256color", script], capture: false)
+        try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-e", "TERM=\(term)", script], capture: false)
     }
 
     deinit {

@@ -93,7 +93,7 @@ struct BoardUpdateTests {
         #expect(model.leader?.teamName == "Spain")
     }
 
-    @Test("Only one mode at a time: the help swallows the key that closes it, q in it quits")
+    @Test("Only one mode at a time: the help swallows the key that closes it; q and Esc close it, as in less")
     func help() {
         var model = board()
         _ = press(.character("?"), on: &model)
@@ -101,7 +101,29 @@ struct BoardUpdateTests {
         #expect(press(.enter, on: &model).isEmpty, "Enter closes the help without tapping")
         #expect(model.help == nil && !model.wantsToQuit)
         _ = press(.character("?"), .character("q"), on: &model)
-        #expect(model.wantsToQuit)
+        #expect(model.help == nil && !model.wantsToQuit, "q closes the help")
+        _ = press(.character("?"), .escape, on: &model)
+        #expect(model.help == nil && !model.wantsToQuit, "Esc closes the help")
+        _ = press(.character("?"), .unknown(27), on: &model)
+        #expect(model.help != nil, "Alt with a key, or a sequence nobody knows, is ignored")
+    }
+
+    @Test("Esc never quits: it cancels the question and the dialog, clears the filter, and on the board says how to quit")
+    func escapeNeverQuits() {
+        var model = board()
+        _ = press(.escape, .escape, on: &model)
+        #expect(!model.wantsToQuit)
+        #expect(model.status?.text == BoardModel.howToQuit)
+        _ = press(.character("d"), .escape, on: &model)
+        #expect(!model.isAskingToDelete && model.status?.text == "Kept Algeria.")
+        _ = press(.character("+"), .escape, on: &model)
+        #expect(model.dialog == nil && !model.wantsToQuit)
+        _ = press(.character("/"), .character("g"), .escape, .escape, on: &model)
+        #expect(model.filter == nil && !model.wantsToQuit)
+        _ = press(.unknown(27), .character("j"), on: &model)
+        #expect(!model.wantsToQuit)
+        _ = press(.character("q"), on: &model)
+        #expect(model.wantsToQuit, "q quits")
     }
 
     @Test("A reset reloads the table and puts the cursor back on its team")
@@ -262,7 +284,7 @@ struct BoardHelpTests {
     func wrapsWhenNarrow() {
         var board = PureBoard()
         board.press(.character("?"))
-        let grid = board.render(width: 44, height: 40).grid
+        let grid = board.render(width: 44, height: 60).grid
         #expect(drawingProblems(grid).isEmpty)
         let box = lines(grid).filter { $0.contains("│") }
         #expect(box.count > BoardModel.keyHelp.count, "some descriptions take two lines")

@@ -77,9 +77,13 @@ struct BoardModel {
         .init(keys: "d  Delete", action: "delete the team (asks y/N)"),
         .init(keys: "/", action: "filter by name; Enter keeps, Esc clears"),
         .init(keys: "mouse", action: "click selects, double-click taps, the wheel scrolls"),
-        .init(keys: "?", action: "this help (↑ ↓ scroll it when it does not fit)"),
-        .init(keys: "q  Esc  Ctrl-C", action: "quit"),
+        .init(keys: "?", action: "this help (↑ ↓ scroll it when it does not fit; q or Esc closes it)"),
+        .init(keys: "Esc", action: "cancel: close the help, the dialog or the question, clear the filter; never quits"),
+        .init(keys: "q  Ctrl-C", action: "quit"),
     ]
+
+    /// What Esc says on the board, where it has nothing to cancel.
+    static let howToQuit = "Esc cancels and clears; q quits."
 
     /// The area of the screen the table takes: between the title line and the status line.
     static func tableArea(width: Int, height: Int) -> Rect {

@@ -188,15 +188,17 @@ extension BoardModel {
                 return [refetch(data: data)]
             }
         case .escape where filter != nil: return clearFilter(data: data)
-        case .character("q"), .escape: wantsToQuit = true
+        // Esc cancels and clears; it never quits (a key sequence cut short would end the board).
+        case .escape: say(Self.howToQuit, now: now)
+        case .character("q"): wantsToQuit = true
         case .mouse(let event): return handleMouse(event, data: data)
         default: break
         }
         return []
     }
 
-    /// A key while the help shows: the moving keys and the wheel scroll it, q quits, any
-    /// other key closes it without acting.
+    /// A key while the help shows: the moving keys and the wheel scroll it, any other key
+    /// (q and Esc too, as in less and man) closes it without acting.
     private mutating func handleHelp(_ key: Key, panel: KeyHelpPanel) {
         var panel = panel
         let area = Rect(x: 0, y: 0, width: screenSize.width, height: screenSize.height)
@@ -210,10 +212,9 @@ extension BoardModel {
         case .pageDown, .control("f"): panel.scroll(by: page, in: area)
         case .home, .character("g"): panel.scroll(by: -panel.scrollOffset, in: area)
         case .end, .character("G"): panel.scroll(by: Int(Int32.max), in: area)
-        case .character("q"):
-            mode = .browsing
-            wantsToQuit = true
-            return
+        case .unknown:
+            // Alt with a key, or a sequence the terminal description does not know.
+            break
         default:
             mode = .browsing
             return
