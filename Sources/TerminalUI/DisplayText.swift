@@ -4,7 +4,8 @@
 /// take no cell, East Asian wide characters and emoji take two, everything else one.
 /// Text is made safe before it is measured: control characters become visible symbols,
 /// invisible format characters (bidi overrides, zero-width spaces) are dropped, and emoji
-/// sequences that terminals disagree about are reduced to a form they all draw the same way.
+/// sequences that terminals disagree about become a placeholder of the width they take
+/// where they are drawn whole: never another emoji or a letter that was not in the text.
 public enum DisplayText {
     /// One grapheme ready for a cell: the text to write and the cells it takes (1 or 2).
     public struct Glyph: Hashable, Sendable {
@@ -17,10 +18,21 @@ public enum DisplayText {
         var result: [Glyph] = []
         result.reserveCapacity(text.utf8.count)
         for character in text {
-            if let glyph = glyph(for: character) { result.append(glyph) }
+            guard let glyph = glyph(for: character) else { continue }
+            // A placeholder is a glyph per cell: each is one character a terminal draws in one cell.
+            if glyph.text == placeholder.text, glyph.width > 1 {
+                result += Array(repeating: placeholder, count: glyph.width)
+            } else {
+                result.append(glyph)
+            }
         }
         return result
     }
+
+    /// What stands for one cell of an emoji sequence that terminals do not draw alike (a ZWJ
+    /// sequence such as 🏴‍☠️, a tag sequence such as England's flag, a lone regional
+    /// indicator): a shaded cell, as many as the sequence takes where it is drawn whole.
+    public static let placeholder = Glyph(text: "\u{2592}", width: 1)
 
     /// The number of cells a text takes.
     public static func width(_ text: String) -> Int {
@@ -39,6 +51,18 @@ public enum DisplayText {
         return kept + [Glyph(text: "…", width: 1)]
     }
 
+    /// The first glyphs of a text that fit in `width` cells, without an ellipsis (a wide
+    /// glyph that would cross the edge is left out whole).
+    public static func prefix(_ text: String, width: Int) -> [Glyph] {
+        var kept: [Glyph] = [], total = 0
+        for glyph in glyphs(text) {
+            guard total + glyph.width <= width else { break }
+            kept.append(glyph)
+            total += glyph.width
+        }
+        return kept
+    }
+
     /// The safe glyph for one grapheme, or nil when it shows nothing.
     static func glyph(for character: Character) -> Glyph? {
         // Printable ASCII, most of what a screen shows, is safe and one cell as it is.
@@ -46,10 +70,12 @@ public enum DisplayText {
         let scalars = Array(character.unicodeScalars)
         guard let first = scalars.first else { return nil }
         if let picture = controlPicture(first) { return Glyph(text: picture, width: 1) }
-        // Regional indicator pairs (flags) are drawn as their two letters: terminals disagree on flag widths.
+        // A flag is two regional indicators, two cells wherever it is drawn (as a flag, or as
+        // two boxed letters): it is kept whole. A lone indicator's width varies: a placeholder.
         if isRegionalIndicator(first) {
-            let letters = scalars.filter(isRegionalIndicator).map { Character(Unicode.Scalar($0.value - 0x1F1E6 + 65)!) }
-            return Glyph(text: String(letters), width: letters.count)
+            let indicators = scalars.filter(isRegionalIndicator)
+            guard indicators.count == 2 else { return Glyph(text: placeholder.text, width: 1) }
+            return Glyph(text: String(String.UnicodeScalarView(indicators)), width: 2)
         }
         let visible = scalars.filter { !isInvisibleFormat($0) }
         guard let base = visible.first else { return nil }
@@ -59,8 +85,13 @@ public enum DisplayText {
             return Glyph(text: "\u{25CC}" + String(String.UnicodeScalarView(visible.prefix(4))), width: 1)
         }
         if baseWidth == 2 {
-            // Emoji sequences (ZWJ families, skin tones) vary between terminals: keep the base emoji.
             if base.properties.isEmojiPresentation || base.properties.isEmoji {
+                // ZWJ and tag sequences are one picture in some terminals and several in
+                // others, and their first emoji alone means something else (🏴‍☠️ is not 🏴):
+                // a placeholder. A skin tone only shades its emoji, which stays.
+                if scalars.contains(where: { $0.value == 0x200D || (0xE0020...0xE007F).contains($0.value) }) {
+                    return Glyph(text: placeholder.text, width: 2)
+                }
                 return Glyph(text: String(base), width: 2)
             }
             return Glyph(text: String(String.UnicodeScalarView(visible.prefix(5).filter { $0 == base || scalarWidth($0) == 0 })), width: 2)
@@ -71,9 +102,7 @@ public enum DisplayText {
     }
 
     /// The emoji flag of a region, such as "DZ" for Algeria: its two regional indicators, as
-    /// one glyph of two cells. Names never show flags (`glyphs` spells them out, because
-    /// terminals disagree about their width); this is for callers that opt in.
-    /// Nil unless `regionCode` is two ASCII letters.
+    /// one glyph of two cells. Nil unless `regionCode` is two ASCII letters.
     public static func emojiFlag(regionCode: String) -> Glyph? {
         let letters = Array(regionCode.uppercased().unicodeScalars)
         guard letters.count == 2, letters.allSatisfy({ ("A"..."Z").contains($0) }) else { return nil }

@@ -126,8 +126,9 @@ public struct TableView: Sendable {
 
     /// The section index shows only when the rows keep at least this many cells beside it.
     public static let sectionIndexMinimumRowWidth = 40
-    /// Index titles are cut to this many cells.
-    public static let sectionIndexMaximumTitleWidth = 3
+    /// The cells of every index title (two letters, or one wide character): the index has one
+    /// width whatever its titles hold, so the rows beside it keep theirs.
+    public static let sectionIndexTitleWidth = 2
 
     public init() {}
 
@@ -337,9 +338,8 @@ public struct TableView: Sendable {
     /// titles than lines, or too little room left for the rows.
     private func sectionIndexColumn(in area: Rect) -> Rect? {
         guard !sectionIndexTitles.isEmpty, sectionIndexTitles.count <= area.height else { return nil }
-        let titleWidth = min(Self.sectionIndexMaximumTitleWidth, sectionIndexTitles.map(DisplayText.width).max() ?? 0)
-        let width = titleWidth + 2
-        guard titleWidth > 0, area.width - width >= Self.sectionIndexMinimumRowWidth else { return nil }
+        let width = Self.sectionIndexTitleWidth + 2
+        guard sectionIndexTitles.contains(where: { DisplayText.width($0) > 0 }), area.width - width >= Self.sectionIndexMinimumRowWidth else { return nil }
         return Rect(x: area.x + area.width - width, y: area.y, width: width, height: area.height)
     }
 
@@ -372,7 +372,7 @@ public struct TableView: Sendable {
         if let index = sectionIndexColumn(in: fullArea) {
             area.width -= index.width
             for (line, title) in sectionIndexTitles.enumerated() {
-                grid.write(DisplayText.truncate(title, toWidth: index.width - 2), x: index.x + 1, y: index.y + line, style: theme.index)
+                grid.write(DisplayText.prefix(title, width: Self.sectionIndexTitleWidth), x: index.x + 1, y: index.y + line, style: theme.index)
             }
         }
         for offset in 0..<area.height {

@@ -99,11 +99,12 @@ public final class ScoreboardScreen {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    /// The section index shows each zone's first two letters: one letter would give Africa
-    /// and Asia the same title, and the index could never reach Asia.
+    /// The section index shows each zone's first two letters (one letter would give Africa
+    /// and Asia the same title, and the index could never reach Asia), or what fits in their
+    /// two cells: one wide character (🌊, 日).
     static func indexTitle(forZone zone: String) -> String? {
-        let two = String(zone.prefix(2))
-        let title = DisplayText.width(two) <= TableView.sectionIndexMaximumTitleWidth ? two : String(zone.prefix(1))
+        let title = DisplayText.prefix(zone, width: TableView.sectionIndexTitleWidth).map(\.text).joined()
+        guard !title.isEmpty else { return nil }
         return title.prefix(1).uppercased() + title.dropFirst().lowercased()
     }
 

@@ -24,9 +24,11 @@ struct DisplayTextTests {
         ("😀", 2),
         ("e\u{301}", 1),  // e + combining acute
         ("Z\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}\u{307}", 1),  // zalgo
-        ("👨‍👩‍👧‍👦", 2),  // ZWJ family
+        ("👨‍👩‍👧‍👦", 2),  // ZWJ family: a placeholder of two cells
+        ("🏴‍☠️", 2),  // ZWJ: pirate flag
+        ("🏴󠁧󠁢󠁥󠁮󠁧󠁿", 2),  // tag sequence: England's flag
         ("👍🏽", 2),  // skin tone
-        ("🇫🇷", 2),  // flag: two letters
+        ("🇫🇷", 2),  // flag: two regional indicators, two cells
         ("🇫🇷🇩🇪", 4),
         ("Côte d’Ivoire", 13),
     ])
@@ -65,10 +67,10 @@ struct DisplayTextTests {
         #expect(glyphs.first?.text.unicodeScalars.count == 5)
     }
 
-    @Test("A ZWJ family is reduced to its first emoji, two cells wide")
-    func zwjFamily() {
-        let glyphs = DisplayText.glyphs("👨‍👩‍👧‍👦")
-        #expect(glyphs == [DisplayText.Glyph(text: "👨", width: 2)])
+    @Test("ZWJ and tag sequences become a placeholder of two cells, never their first emoji", arguments: ["👨‍👩‍👧‍👦", "🏴‍☠️", "🏳️‍🌈", "🏴󠁧󠁢󠁥󠁮󠁧󠁿"])
+    func sequencesTerminalsDrawDifferently(_ sequence: String) {
+        #expect(DisplayText.glyphs(sequence) == [DisplayText.placeholder, DisplayText.placeholder])
+        #expect(joined(DisplayText.glyphs(sequence + " Pirates")) == "\u{2592}\u{2592} Pirates")
     }
 
     @Test("A skin-tone modifier is dropped")
@@ -76,11 +78,13 @@ struct DisplayTextTests {
         #expect(DisplayText.glyphs("👍🏽") == [DisplayText.Glyph(text: "👍", width: 2)])
     }
 
-    @Test("Flags are shown as their two letters")
+    @Test("A flag is kept whole, two cells; a lone regional indicator is a placeholder, never a letter")
     func flags() {
-        #expect(DisplayText.glyphs("🇫🇷") == [DisplayText.Glyph(text: "FR", width: 2)])
-        #expect(joined(DisplayText.glyphs("🇫🇷 vs 🇩🇪")) == "FR vs DE")
+        #expect(DisplayText.glyphs("🇫🇷") == [DisplayText.Glyph(text: "🇫🇷", width: 2)])
+        #expect(joined(DisplayText.glyphs("Émoji 🇫🇷")) == "Émoji 🇫🇷")
         #expect(DisplayText.width("🇫🇷 vs 🇩🇪") == 8)
+        #expect(DisplayText.glyphs("\u{1F1EB}") == [DisplayText.placeholder])
+        #expect(!joined(DisplayText.glyphs("x\u{1F1EB}")).contains("F"))
     }
 
     @Test("Emoji presentation selectors do not widen a narrow character")

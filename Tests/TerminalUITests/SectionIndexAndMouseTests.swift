@@ -37,15 +37,21 @@ struct SectionIndexTests {
         #expect(grid[46, 0].style == plainTheme.row)
     }
 
-    @Test("Titles wider than three cells are cut with an ellipsis")
-    func longTitles() {
+    @Test("Every title takes two cells, whatever it holds: the rows keep their width and the details stay in one column")
+    func titlesOfAnyWidth() {
         var table = table(titles: ["Africa", "日本", "E"])
         let grid = render(&table, model, width: 50, height: 8)
-        // Three cells of title: the rows keep 45.
-        #expect(lines(grid)[0].hasSuffix(" Af…"))
-        #expect(lines(grid)[1] == "▶ Algeria                            Wins: 0  日…")
+        #expect(lines(grid)[0].hasSuffix(" Af"))
+        #expect(lines(grid)[1] == "▶ Algeria                             Wins: 0  日")
         #expect(lines(grid)[2].hasSuffix("Wins: 1  E"))
         #expect(drawingProblems(grid).isEmpty)
+        var plain = self.table(titles: ["Af", "As", "Eu"])
+        var wide = self.table(titles: ["Af", "🌊 ", "🌊x", "Eu"])
+        let plainGrid = render(&plain, model, width: 50, height: 8), wideGrid = render(&wide, model, width: 50, height: 8)
+        for y in 0..<8 {
+            #expect(plainGrid[46, y] == wideGrid[46, y] && plainGrid[45, y] == wideGrid[45, y], "line \(y): the rows end where they did")
+        }
+        #expect(wideGrid[47, 1].text == "🌊" && wideGrid[48, 1].isContinuation && wideGrid[49, 1].text == " ")
     }
 
     @Test("Hidden when the rows would keep fewer than 40 cells, or the titles do not fit the height",
@@ -174,8 +180,8 @@ struct EmojiFlagTests {
         for bad in ["", "D", "DZA", "D1", "ÄB", "🇩🇿"] {
             #expect(DisplayText.emojiFlag(regionCode: bad) == nil, "\(bad)")
         }
-        // In names, flags are still spelt out, because terminals disagree about their width.
-        #expect(DisplayText.glyphs("🇩🇿") == [DisplayText.Glyph(text: "DZ", width: 2)])
+        // In names, a flag is the same glyph.
+        #expect(DisplayText.glyphs("🇩🇿") == [algeria])
     }
 
     @Test("A flag span takes two cells of the grid, the second a continuation")
