@@ -51,6 +51,39 @@ public enum DisplayText {
         return kept + [Glyph(text: "…", width: 1)]
     }
 
+    /// Splits text into lines of at most `width` cells, at spaces where it can, inside a word
+    /// only when the word alone is wider.
+    public static func wrap(_ text: String, toWidth width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            let candidate = line.isEmpty ? word : line + " " + word
+            if DisplayText.width(candidate) <= width {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = ""
+            // A word wider than the line is cut between glyphs (one wider than the line still
+            // gets a line of its own).
+            var rest = DisplayText.glyphs(word)[...]
+            while rest.reduce(0, { $0 + $1.width }) > width {
+                var used = 0, count = 0
+                for glyph in rest {
+                    guard used + glyph.width <= width else { break }
+                    used += glyph.width
+                    count += 1
+                }
+                count = max(1, count)
+                lines.append(rest.prefix(count).map(\.text).joined())
+                rest = rest.dropFirst(count)
+            }
+            line = rest.map(\.text).joined()
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+
     /// The first glyphs of a text that fit in `width` cells, without an ellipsis (a wide
     /// glyph that would cross the edge is left out whole).
     public static func prefix(_ text: String, width: Int) -> [Glyph] {

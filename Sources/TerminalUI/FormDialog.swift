@@ -147,7 +147,9 @@ public struct FormDialog: Sendable {
         let selected = selectionStyle ?? reversedField
         let labelWidth = fields.map { DisplayText.width($0.label) }.max() ?? 0
         let width = min(area.width, max(52, labelWidth + 30))
-        let height = min(area.height, 6 + fields.count * 2)
+        // The message is wrapped to the box, which grows by its extra lines.
+        let messageLines = message.map { DisplayText.wrap($0, toWidth: max(1, width - 4)) } ?? []
+        let height = min(area.height, 6 + fields.count * 2 + max(0, messageLines.count - 1))
         let box = Rect(x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width: width, height: height)
         grid.fill(box, style: frame)
         let right = box.x + box.width - 1
@@ -180,8 +182,10 @@ public struct FormDialog: Sendable {
             grid.write(after, x: end, y: y, style: textStyle, limit: fieldX + fieldWidth - end)
             if index == focus { caret = (end, y) }
         }
-        if let message {
-            grid.write(DisplayText.truncate(message, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 2, style: errorStyle)
+        // Above the bottom line, under the fields; cut only when the screen is too short for every line.
+        let messageTop = max(box.y + 1 + fields.count * 2, box.y + box.height - 1 - messageLines.count)
+        for (index, line) in messageLines.enumerated() where messageTop + index < box.y + box.height - 1 {
+            grid.write(DisplayText.truncate(line, toWidth: box.width - 4), x: box.x + 2, y: messageTop + index, style: errorStyle)
         }
         let hint = " Tab: field · Enter: save · Esc: cancel "
         grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: frame)

@@ -60,7 +60,7 @@ public struct KeyHelpPanel: Sendable {
         let textWidth = max(1, inner - keysWidth - 2)
         var lines: [(keys: String, text: String)] = []
         for entry in entries {
-            let pieces = Self.wrap(entry.action, toWidth: textWidth)
+            let pieces = DisplayText.wrap(entry.action, toWidth: textWidth)
             for (index, piece) in pieces.enumerated() { lines.append((index == 0 ? entry.keys : "", piece)) }
         }
         // Frame, a blank line, the lines, a blank line, frame; at most the area less the margin.
@@ -68,39 +68,6 @@ public struct KeyHelpPanel: Sendable {
         let box = Rect(x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width: width, height: height)
         return Layout(box: box, keysWidth: keysWidth, textX: box.x + 2 + keysWidth + 2, textWidth: textWidth,
                       lines: lines, visibleRows: max(0, height - 4))
-    }
-
-    /// Splits text into lines of at most `width` cells, at spaces where it can, inside a word
-    /// only when the word alone is wider.
-    static func wrap(_ text: String, toWidth width: Int) -> [String] {
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
-            let candidate = line.isEmpty ? word : line + " " + word
-            if DisplayText.width(candidate) <= width {
-                line = candidate
-                continue
-            }
-            if !line.isEmpty { lines.append(line) }
-            line = ""
-            // A word wider than the line is cut between glyphs (one wider than the line still
-            // gets a line of its own).
-            var rest = DisplayText.glyphs(word)[...]
-            while rest.reduce(0, { $0 + $1.width }) > width {
-                var used = 0, count = 0
-                for glyph in rest {
-                    guard used + glyph.width <= width else { break }
-                    used += glyph.width
-                    count += 1
-                }
-                count = max(1, count)
-                lines.append(rest.prefix(count).map(\.text).joined())
-                rest = rest.dropFirst(count)
-            }
-            line = rest.map(\.text).joined()
-        }
-        if !line.isEmpty || lines.isEmpty { lines.append(line) }
-        return lines
     }
 
     /// How many lines a page is in this area.

@@ -26,7 +26,7 @@ extension PostgresTeamStore {
             })
         } catch {
             let lost = used != nil && (error is LiveResultsPostgresError || used?.isClosed == true || Self.endsConnection(error))
-            return .failure(Failure(sentence: Self.sentence(for: error, at: place), began: used != nil, lost: lost))
+            return .failure(Failure(sentence: Self.sentence(for: error, at: place, connected: used != nil), began: used != nil, lost: lost))
         }
     }
 
@@ -79,7 +79,9 @@ extension PostgresTeamStore {
     }
 
     /// An error of postgres-nio (or ours) as one sentence for a person; never a password.
-    static func sentence(for error: any Error, at location: PostgresLocation) -> WorldCupError {
+    /// `connected`: whether a connection was made; one that closes before it was could not
+    /// reach the server (a firewall, a proxy with nothing behind it), it was not lost.
+    static func sentence(for error: any Error, at location: PostgresLocation, connected: Bool = true) -> WorldCupError {
         if let error = error as? WorldCupError { return error }
         if let error = error as? Failure { return error.sentence }
         let server = location.server
@@ -105,6 +107,9 @@ extension PostgresTeamStore {
         case .authMechanismRequiresPassword:
             return WorldCupError("The PostgreSQL server at \(server) asks the user \(user) for a password, and none was given (in the URL or PGPASSWORD).")
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            guard connected else {
+                return WorldCupError("The PostgreSQL server at \(server) could not be reached: the connection closed before the server answered.")
+            }
             return WorldCupError("The connection to the PostgreSQL server at \(server) was lost.")
         case .connectionError:
             return connectionFailure(error.underlying, location: location)

@@ -29,9 +29,13 @@ struct WorldCupCommand: ParsableCommand {
             is sent again with the same id, so it never counts twice. A server that does not \
             answer within 5 seconds is reported in one sentence; passwords are never shown.
             """,
+        version: version,
         subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
     )
+
+    /// What `worldcup --version` prints. Raise it with each release.
+    static let version = "1.0.0"
 }
 
 /// The options every command shares: where the database and the seed are.
@@ -102,7 +106,8 @@ extension WorldCupCommand {
             let teams = try store.open().teams()
             if json {
                 let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+                // Keys in one order on every run, so that saved lists diff cleanly.
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                 let seeds = teams.map { SeedTeam(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins) }
                 print(String(decoding: try encoder.encode(seeds), as: UTF8.self))
                 return

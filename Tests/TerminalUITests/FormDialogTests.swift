@@ -356,6 +356,23 @@ struct FormDialogRenderTests {
         #expect(grid[6, 10].style == Style(bold: true))
     }
 
+    @Test("A message longer than the box is wrapped, never cut: the box grows by its lines")
+    func longMessage() {
+        var form = teamForm()
+        let sentence = "The server is away, so nothing was changed: try again when the board is live."
+        form.message = sentence
+        var grid = Grid(width: 60, height: 16)
+        form.render(into: &grid, area: Rect(x: 0, y: 0, width: 60, height: 16), frame: Style(reverse: true), field: Style(underline: true), error: Style(bold: true))
+        let inside = lines(grid).compactMap { line -> String? in
+            guard line.contains("│ "), let start = line.firstIndex(of: "│") else { return nil }
+            return line[line.index(after: start)...].replacingOccurrences(of: "│", with: "").trimmingCharacters(in: .whitespaces)
+        }
+        let shown = inside.drop { !$0.hasPrefix("The server") }.prefix { !$0.isEmpty && !$0.contains("Tab") }.joined(separator: " ")
+        #expect(shown == sentence, "\(grid.text)")
+        #expect(drawingProblems(grid).isEmpty)
+        #expect(lines(grid).contains { $0.contains("└") && $0.contains("Tab: field") }, "the bottom line stays")
+    }
+
     @Test("A long value shows its end, where the caret is")
     func longValue() {
         var form = teamForm()

@@ -12,7 +12,7 @@ struct KeyHelpPanelTests {
         ("日本代表 x", 5, ["日本", "代表", "x"]),
     ] as [(String, Int, [String])])
     func wrap(text: String, width: Int, expected: [String]) {
-        #expect(KeyHelpPanel.wrap(text, toWidth: width) == expected)
+        #expect(DisplayText.wrap(text, toWidth: width) == expected)
     }
 
     @Test("Scrolling stays within the help")

@@ -322,7 +322,7 @@ struct HostileNameTests {
         #expect(drawingProblems(grid).isEmpty)
         for line in lines(grid) { #expect(DisplayText.width(line) <= 80) }
         let text = lines(grid)
-        #expect(text[0].contains("Leader: " + String(repeating: "漢", count: 11) + "… (1 win)"))
+        #expect(text[0].contains("Leader: " + String(repeating: "漢", count: 19) + "… (1 win)"))
         #expect(text[0].hasSuffix("33 teams"))
         #expect(text[7] == " Asia")
         #expect(text[8] == "▶ [WND] " + String(repeating: "漢", count: 28) + "…   Wins: 1")
@@ -345,7 +345,7 @@ struct HostileNameTests {
         let grid = fixture.render()
         #expect(drawingProblems(grid).isEmpty)
         // Each family is a placeholder of two cells, never its first emoji.
-        #expect(lines(grid)[0].contains("Leader: " + String(repeating: "▒", count: 23) + "… (1 win)"))
+        #expect(lines(grid)[0].contains("Leader: " + String(repeating: "▒", count: 39) + "… (1 win)"))
         #expect(lines(grid)[2] == "  [WND] " + String(repeating: "▒", count: 57) + "…  Wins: 1  As")
         #expect(lines(grid)[3] == "▶ [ALG] Algeria                                                     Wins: 0  Eu")
     }

@@ -185,7 +185,7 @@ struct ScoreboardTapTests {
         let text = lines(fixture.render())
         #expect(text[2] == "▶ [ALG] Algeria                                                     Wins: 2  As")
         #expect(text[3] == "  [GHA] Ghana                                                       Wins: 2  Eu")
-        #expect(text[0].contains("Leader: Algeria (2 wins)"))
+        #expect(text[0].contains("Leaders: Algeria and Ghana (2 wins)"))
     }
 
     @Test("A flash ends when the clock passes it")
@@ -316,7 +316,7 @@ struct DeleteTests {
 
 @Suite("ScoreboardScreen: the leader")
 struct LeaderTests {
-    @Test("Of two zones' leaders with as many wins, the one first by bytes leads (SQLite's order, not Swift's <)")
+    @Test("Of two zones' leaders with as many wins, the one first by bytes is named first (SQLite's order, not Swift's <)")
     func tieBreakInBinaryOrder() throws {
         let fixture = try ScreenFixture()
         // A decomposed Å (41 CC 8A) sorts before B (42) by bytes, after it by Swift's <.
@@ -325,6 +325,6 @@ struct LeaderTests {
         try fixture.scoreboard.tap(named: "B")
         try fixture.scoreboard.tap(named: "A\u{30A}")
         fixture.screen.processChanges()
-        #expect(lines(fixture.render())[0].contains("Leader: A\u{30A} (1 win)"))
+        #expect(lines(fixture.render())[0].contains("Leaders: A\u{30A} and B (1 win)"))
     }
 }

@@ -46,14 +46,15 @@ struct WideNamesTests {
         #expect(drawingProblems(grid).isEmpty, "\(drawingProblems(grid))")
     }
 
-    @Test("A zone named with a wide emoji: its index title is the emoji in two cells, and every row's wins end in one column", arguments: [44, 60, 80, 100])
+    @Test("A zone named with a wide emoji: its index title is the emoji in two cells, and every row's wins end in one column", arguments: [44, 60, 80, 120])
     func columnsAligned(width: Int) throws {
         let fixture = try fixture()
         let grid = fixture.render(width: width, height: 50)
         #expect(drawingProblems(grid).isEmpty, "\(drawingProblems(grid))")
         #expect(lines(grid).contains { $0.contains(" 🌊 Ocean") }, "\(grid.text)")
-        // The section index at the right edge.
-        let index = width - 4
+        // The board's column (centred past its widest), the section index at its right edge.
+        let column = BoardModel.contentColumn(width: width)
+        let index = column.x + column.width - 4
         #expect(fixture.screen.controller.sectionIndexTitles.contains("🌊"))
         // Every row's "Wins: N" ends at the same cell, the cell before the section index.
         var ends: Set<Int> = []

@@ -72,6 +72,9 @@ final class SilentListener: @unchecked Sendable { // Only `close` touches the de
         port = Self.port(of: descriptor)
     }
 
+    /// The listening descriptor, for a listener that answers connections itself.
+    var descriptorForClosing: Int32 { descriptor }
+
     /// The port the kernel gave a bound socket.
     static func port(of descriptor: Int32) -> Int {
         var address = sockaddr_in()

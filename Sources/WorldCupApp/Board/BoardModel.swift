@@ -51,8 +51,11 @@ struct BoardModel {
     /// The server the board is on and whether its changes reach the board now; nil for a
     /// file of this machine (always live).
     var connection: Connection?
+    /// The teams with the most wins, best first: one, or those tied with it, up to
+    /// `leadersNamed` plus one (which says there are more). Empty while filtered or empty.
+    var leaders: [Team] = []
     /// The team with the most wins (nil while filtered or empty).
-    var leader: Team?
+    var leader: Team? { leaders.first }
     /// The size of the screen the board was last laid out in.
     var screenSize = (width: 80, height: 24)
     /// True once the user asked to quit.
@@ -63,6 +66,8 @@ struct BoardModel {
     static let confirmationSeconds = 4.0, errorSeconds = 8.0, changedElsewhereSeconds = 2.5
     /// How far one turn of the wheel scrolls.
     static let wheelLines = 3
+    /// How many tied leaders the title names before it says "and others".
+    static let leadersNamed = 3
     /// The smallest screen the board draws on.
     static let minimumSize = (width: 40, height: 10)
 
@@ -77,6 +82,7 @@ struct BoardModel {
         .init(keys: "d  Delete", action: "delete the team (asks y/N)"),
         .init(keys: "/", action: "filter by name; Enter keeps, Esc clears"),
         .init(keys: "mouse", action: "click selects, double-click taps, the wheel scrolls"),
+        .init(keys: "[WND]", action: "a secret team's badge: Wenderland, the sample's made-up country"),
         .init(keys: "?", action: "this help (↑ ↓ scroll it when it does not fit; q or Esc closes it)"),
         .init(keys: "Esc", action: "cancel: close the help, the dialog or the question, clear the filter; never quits"),
         .init(keys: "q  Ctrl-C", action: "quit"),
@@ -85,9 +91,23 @@ struct BoardModel {
     /// What Esc says on the board, where it has nothing to cancel.
     static let howToQuit = "Esc cancels and clears; q quits."
 
-    /// The area of the screen the table takes: between the title line and the status line.
+    /// The widest the board's column gets: a badge, the longest name, its wins and the section
+    /// index, with room to spare. A wider screen gives the rest to margins, so that a team's
+    /// wins stay near its name.
+    static let maximumContentWidth = 100
+
+    /// The columns the board takes on a screen this wide: all of them, up to
+    /// `maximumContentWidth`, centred.
+    static func contentColumn(width: Int) -> (x: Int, width: Int) {
+        let used = min(width, maximumContentWidth)
+        return ((width - used) / 2, used)
+    }
+
+    /// The area of the screen the table takes: between the title line and the status line,
+    /// in the board's column.
     static func tableArea(width: Int, height: Int) -> Rect {
-        Rect(x: 0, y: 1, width: width, height: height - 3)
+        let column = contentColumn(width: width)
+        return Rect(x: column.x, y: 1, width: column.width, height: height - 3)
     }
 
     // MARK: - Reading the mode
@@ -151,5 +171,19 @@ extension BoardData {
     /// The team with the most wins: the best of the sections' first rows.
     var leader: Team? {
         tableSections.indices.compactMap { team(at: TablePosition(section: $0, row: 0)) }.min { $0.ranksAhead(of: $1) }
+    }
+
+    /// The leader and the teams with as many wins, best first, at most `limit`: each
+    /// section's first rows while they have the leader's wins (a section is sorted by wins).
+    func leaders(limit: Int) -> [Team] {
+        guard let best = leader else { return [] }
+        var tied: [Team] = []
+        for (section, rows) in tableSections.enumerated() {
+            for row in 0..<rows.rowCount {
+                guard tied.count < limit, let team = team(at: TablePosition(section: section, row: row)), team.wins == best.wins else { break }
+                tied.append(team)
+            }
+        }
+        return tied.sorted { $0.ranksAhead(of: $1) }
     }
 }

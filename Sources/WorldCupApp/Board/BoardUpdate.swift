@@ -125,7 +125,7 @@ extension BoardModel {
         // While the filter has a text, the title shows it instead of the leader: reading each
         // section's first teams for it (a query a section at a million teams) would only
         // slow every key of the filter down.
-        leader = filter?.keepsEverything == false ? nil : data.leader
+        leaders = filter?.keepsEverything == false ? [] : data.leaders(limit: Self.leadersNamed + 1)
     }
 
     /// Puts a message on the status line for `seconds` (nil: until a key).

@@ -25,22 +25,25 @@ struct BoardView {
             grid.write(DisplayText.truncate(text, toWidth: width), x: 0, y: 0, style: theme.error)
             return (grid, nil)
         }
-        drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, into: &grid)
+        // Past the widest table, the extra width goes to margins: the title, the table, the
+        // status line and the footer's keys share one column, centred.
+        let column = BoardModel.contentColumn(width: width)
+        drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, column: column, into: &grid)
         model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position)) }
         if model.table.rowCount == 0 {
             let empty = !(model.filter?.keepsEverything ?? true)
                 ? "No team matches “\(model.filter?.text ?? "")”: Esc clears the filter."
                 : "No teams yet: press + to add one."
-            grid.write(DisplayText.truncate(empty, toWidth: width - 3), x: 2, y: 2, style: theme.status)
+            grid.write(DisplayText.truncate(empty, toWidth: column.width - 3), x: column.x + 2, y: 2, style: theme.status)
         }
         var caret: (x: Int, y: Int)?
         if let filter = model.filter, model.isEditingFilter {
-            caret = drawFilterPrompt(filter, into: &grid)
+            caret = drawFilterPrompt(filter, column: column, into: &grid)
         } else if let status = model.status {
-            grid.write(DisplayText.truncate(status.text, toWidth: width - 1), x: 1, y: height - 2, style: status.isError ? theme.error : theme.status)
+            grid.write(DisplayText.truncate(status.text, toWidth: column.width - 1), x: column.x + 1, y: height - 2, style: status.isError ? theme.error : theme.status)
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
-        grid.write(DisplayText.truncate(footerKeys(model), toWidth: width - 2), x: 1, y: height - 1, style: theme.footer)
+        grid.write(DisplayText.glyphs(Self.footer(footerKeys(model), width: column.width - 2)), x: column.x + 1, y: height - 1, style: theme.footer)
         let screen = Rect(x: 0, y: 0, width: width, height: height)
         model.help?.render(into: &grid, area: screen, frame: theme.dialog, keys: theme.helpKeys)
         if let dialog = model.dialog {
@@ -49,22 +52,38 @@ struct BoardView {
         return (grid, caret)
     }
 
-    /// The footer's keys for what the keys do now.
-    private func footerKeys(_ model: BoardModel) -> String {
+    /// The footer's keys for what the keys do now, most wanted last: the ones that fit the
+    /// width are shown (`footer(_:width:)`).
+    private func footerKeys(_ model: BoardModel) -> [String] {
         switch model.filter {
-        case .some where model.isEditingFilter: return "type to filter  ↑↓ move  Enter keep  Esc clear"
-        case .some: return "↑↓/jk move  Enter tap  / filter  Esc clear filter  ? help  q quit"
-        case nil: return "↑↓/jk move  Tab zone  Enter tap  + add  d delete  / filter  ? help  q quit"
+        case .some where model.isEditingFilter: return ["type to filter", "↑↓ move", "Enter keep", "Esc clear"]
+        case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter", "? help", "q quit"]
+        case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter", "? help", "q quit"]
         }
     }
 
+    /// The keys that fit in `width` cells, two spaces apart: the last two ("? help", "q quit")
+    /// always, the others in order while they fit, so that help and quit show down to the
+    /// smallest board. Cut at the end only when even the last two do not fit.
+    static func footer(_ keys: [String], width: Int) -> String {
+        let kept = Array(keys.suffix(2))
+        var shown: [String] = []
+        for key in keys.dropLast(2) {
+            let candidate = shown + [key] + kept
+            guard DisplayText.width(candidate.joined(separator: "  ")) <= width else { break }
+            shown.append(key)
+        }
+        let text = (shown + kept).joined(separator: "  ")
+        return DisplayText.width(text) <= width ? text : DisplayText.truncate(text, toWidth: width).map(\.text).joined()
+    }
+
     /// The filter being typed, on the status line; returns where the caret goes.
-    private func drawFilterPrompt(_ filter: NameFilter, into grid: inout Grid) -> (x: Int, y: Int) {
+    private func drawFilterPrompt(_ filter: NameFilter, column: (x: Int, width: Int), into grid: inout Grid) -> (x: Int, y: Int) {
         let y = grid.height - 2
-        let x = grid.write("/", x: 1, y: y, style: theme.title)
+        let x = grid.write("/", x: column.x + 1, y: y, style: theme.title)
         // The end of a long text shows, where the caret is.
         var glyphs = DisplayText.glyphs(filter.text)[...]
-        while glyphs.reduce(0, { $0 + $1.width }) > grid.width - x - 2 { glyphs = glyphs.dropFirst() }
+        while glyphs.reduce(0, { $0 + $1.width }) > column.x + column.width - x - 2 { glyphs = glyphs.dropFirst() }
         return (grid.write(Array(glyphs), x: x, y: y), y)
     }
 
@@ -81,20 +100,20 @@ struct BoardView {
 
     /// "World Cup", a shared board's server (or that it is reconnecting), the leader, and on
     /// the right the team count, or the filter and its matches (or that it reads the names).
-    private func drawTitle(_ model: BoardModel, count: Int, filterPending: Bool, into grid: inout Grid) {
-        var x = grid.write("World Cup", x: 1, y: 0, style: theme.title)
+    private func drawTitle(_ model: BoardModel, count: Int, filterPending: Bool, column: (x: Int, width: Int), into grid: inout Grid) {
+        var x = grid.write("World Cup", x: column.x + 1, y: 0, style: theme.title)
         var right = [Span("\(Self.grouped(count)) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
         // While filtered, the best team shown need not lead: the filter takes the leader's place.
-        var leader = model.leader
+        var leaders = model.leaders
         if let filter = model.filter, filterPending || !filter.text.isEmpty {
-            leader = nil
+            leaders = []
             right = [
                 Span("/", style: theme.title),
                 Span(glyphs: DisplayText.truncate(filter.text, toWidth: 16), style: Style(bold: true)),
                 Span(filterPending ? ": \(Self.readingNames)" : ": \(Self.grouped(count)) \(count == 1 ? "match" : "matches")", style: Style(dim: true)),
             ]
         }
-        let rightX = grid.width - right.reduce(0) { $0 + $1.width } - 1
+        let rightX = column.x + column.width - right.reduce(0) { $0 + $1.width } - 1
         if let connection = model.connection {
             let room = rightX - x - 2
             if connection.isLive {
@@ -103,17 +122,48 @@ struct BoardView {
                 x = grid.write(DisplayText.truncate(" · reconnecting to " + connection.server + "…", toWidth: room), x: x, y: 0, style: theme.error)
             }
         }
-        if let leader, leader.wins > 0 {
-            let before = "  Leader: ", after = " (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))"
-            let room = min(24, rightX - 2 - x - DisplayText.width(before) - DisplayText.width(after))
+        if let leader = leaders.first, leader.wins > 0 {
+            let before = leaders.count > 1 ? "  Leaders: " : "  Leader: ", after = " (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))"
+            let room = min(Self.leadersWidth, rightX - 2 - x - DisplayText.width(before) - DisplayText.width(after))
             if room >= 4 {
                 x = grid.write(before, x: x, y: 0)
-                x = grid.write(DisplayText.truncate(leader.teamName, toWidth: room), x: x, y: 0, style: Style(bold: true))
+                for span in Self.leaderSpans(leaders, room: room) {
+                    x = grid.write(span.glyphs, x: x, y: 0, style: span.bold ? Style(bold: true) : .plain)
+                }
                 x = grid.write(after, x: x, y: 0)
             }
         }
         var column = max(x + 2, rightX)
         for span in right { column = grid.write(span.glyphs, x: column, y: 0, style: span.style) }
+    }
+
+    /// The most cells the leaders' names take in the title.
+    static let leadersWidth = 40
+
+    /// The leaders' names for the title, in bold, joined by plain words: "Ghana and Japan",
+    /// "Cameroon, Ghana and Japan", "…, Japan and others" past `BoardModel.leadersNamed`;
+    /// when that does not fit `room`, "Ghana and 2 others", cut to the room if need be.
+    static func leaderSpans(_ leaders: [Team], room: Int) -> [(glyphs: [DisplayText.Glyph], bold: Bool)] {
+        let named = Array(leaders.prefix(BoardModel.leadersNamed))
+        let more = leaders.count > named.count
+        var spans: [(String, Bool)] = []
+        for (index, team) in named.enumerated() {
+            if index > 0 { spans.append((index == named.count - 1 && !more ? " and " : ", ", false)) }
+            spans.append((team.teamName, true))
+        }
+        if more { spans.append((" and others", false)) }
+        if spans.reduce(0, { $0 + DisplayText.width($1.0) }) > room, leaders.count > 1 {
+            let others = more ? "others" : "\(leaders.count - 1) \(leaders.count == 2 ? "other" : "others")"
+            let tail = " and \(others)"
+            let first = DisplayText.truncate(named[0].teamName, toWidth: max(1, room - DisplayText.width(tail)))
+            return [(first, true), (DisplayText.truncate(tail, toWidth: max(0, room - first.reduce(0) { $0 + $1.width })), false)]
+        }
+        var left = room
+        return spans.map { text, bold in
+            let glyphs = DisplayText.truncate(text, toWidth: left)
+            left -= glyphs.reduce(0) { $0 + $1.width }
+            return (glyphs, bold)
+        }
     }
 
     /// What the title says while the filter waits for the names.
