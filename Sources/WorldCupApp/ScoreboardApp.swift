@@ -14,10 +14,15 @@ public enum ScoreboardApp {
     /// - Throws: one sentence when the database file turns out to be damaged (SQLite reports
     ///   SQLITE_CORRUPT or SQLITE_NOTADB) at any moment: the terminal is restored first, and
     ///   the frame being drawn when it happened is never shown.
-    public static func run(scoreboard: any TeamStore, color: Bool, flags: FlagStyle = .badges) throws -> Int32 {
+    /// - Parameter theme: the background the colours are for; `auto` asks the terminal
+    ///   (`COLORFGBG` in `environment`, or OSC 11) before curses takes it.
+    public static func run(scoreboard: any TeamStore, color: Bool, theme: ThemeChoice = .dark, environment: [String: String] = [:],
+                           flags: FlagStyle = .badges) throws -> Int32 {
+        let background = color ? theme.background(colorFGBG: environment["COLORFGBG"]) : .dark
         let session = try TerminalSession(color: color)
         defer { session.end() }
-        let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, flags: flags, onChangesAvailable: session.wakeUp,
+        let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, background: background, flags: flags,
+                                          onChangesAvailable: session.wakeUp,
                                           cacheName: ScoreboardScreen.cacheName(for: scoreboard))
         var status: Int32 = 0
         // Commits of other programs are shown at most once a frame (60 a second): in a storm of

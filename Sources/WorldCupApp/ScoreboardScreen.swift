@@ -49,14 +49,16 @@ public final class ScoreboardScreen {
     /// Fetches the teams and starts following changes.
     /// - Parameters:
     ///   - colors: the terminal's colours (`TerminalSession.colorDepth`); nil draws without colour.
+    ///   - background: the terminal's background, which the colours are chosen for.
     ///   - flags: badges (the default) or emoji flags.
     ///   - clock: seconds on a monotonic clock, for flashes.
     ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
     ///   - cacheName: the section cache to start from and keep (see `cacheName(for:)`); nil for none.
-    public init(scoreboard: any TeamStore, colors: ColorDepth?, flags: FlagStyle = .badges, clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
+    public init(scoreboard: any TeamStore, colors: ColorDepth?, background: Palette.Background = .dark, flags: FlagStyle = .badges,
+                clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
                 onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
-        theme = Theme(colors: colors)
+        theme = Theme(colors: colors, background: background)
         view = BoardView(theme: theme, flagStyle: flags)
         self.clock = clock
         controller = scoreboard.makeController(fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",

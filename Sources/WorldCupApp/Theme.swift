@@ -1,15 +1,44 @@
 import TerminalUI
 
-/// The scoreboard's look: readable on dark and light backgrounds, because it uses the
-/// terminal's own foreground and background for text and colours only for accents.
+/// How the board picks its colours: for a dark or a light background, or as the terminal
+/// says (`--theme`, `WORLDCUP_THEME`).
+public enum ThemeChoice: String, CaseIterable, Sendable {
+    case dark, light
+    /// The terminal's answer to OSC 11 or `COLORFGBG`; dark when it gives none.
+    case auto
+
+    /// The background to draw for: `auto` asks the terminal (before curses starts).
+    public func background(colorFGBG: String?) -> Palette.Background {
+        switch self {
+        case .dark: .dark
+        case .light: .light
+        case .auto: TerminalBackground.detect(environment: colorFGBG) ?? .dark
+        }
+    }
+}
+
+/// The scoreboard's look. Text uses the terminal's own foreground and background, and
+/// colours only for accents (the title, zone headers, section index, messages), chosen for
+/// the background: on a dark one the light colours, on a light one the dark ones, each at
+/// 4.5:1 or better in xterm's palette. Bold brightens colours 0–7 in xterm, so the light
+/// theme's accents are bold only where the brighter colour still reads on white.
 struct Theme {
     /// The terminal's colours; nil without colour.
     let colors: ColorDepth?
+    /// The background the accents are chosen for.
+    let background: Palette.Background
     var usesColor: Bool { colors != nil }
 
-    var title: Style { Style(foreground: usesColor ? .cyan : nil, bold: true) }
-    var status: Style { Style(foreground: usesColor ? .green : nil) }
-    var error: Style { Style(foreground: usesColor ? .red : nil, bold: true) }
+    init(colors: ColorDepth?, background: Palette.Background = .dark) {
+        self.colors = colors
+        self.background = background
+    }
+
+    private var isLight: Bool { background == .light }
+
+    var title: Style { Style(foreground: usesColor ? (isLight ? .blue : .cyan) : nil, bold: true) }
+    var status: Style { Style(foreground: usesColor ? (isLight ? .blue : .green) : nil) }
+    var error: Style { Style(foreground: usesColor ? .red : nil, bold: !(usesColor && isLight)) }
     var footer: Style { Style(reverse: true) }
     var dialog: Style { Style(reverse: true) }
     var dialogField: Style { Style(underline: true) }
@@ -20,12 +49,12 @@ struct Theme {
 
     var table: TableTheme {
         TableTheme(
-            header: Style(foreground: usesColor ? .yellow : nil, bold: true, underline: !usesColor),
+            header: Style(foreground: usesColor ? (isLight ? .magenta : .yellow) : nil, bold: !(usesColor && isLight), underline: !usesColor || isLight),
             row: .plain,
             detail: Style(dim: true),
             cursor: Style(bold: true, reverse: true),
             flash: usesColor ? Style(foreground: .black, background: .yellow) : Style(bold: true, underline: true),
-            index: Style(foreground: usesColor ? .cyan : nil, bold: true)
+            index: Style(foreground: usesColor ? (isLight ? .blue : .cyan) : nil, bold: true)
         )
     }
 }

@@ -64,6 +64,7 @@ struct StoreOptions: ParsableArguments {
 }
 
 extension FlagStyle: ExpressibleByArgument {}
+extension ThemeChoice: ExpressibleByArgument {}
 
 /// Text from the database as a terminal may show it: anything a terminal would obey comes out
 /// escaped. The rules keep such text out, but a file edited by other means may hold it.
@@ -83,12 +84,29 @@ extension WorldCupCommand {
         @Option(help: ArgumentHelp("badges: three-letter codes on the flags' colours; emoji: emoji flags where the terminal draws them.", valueName: "badges|emoji"))
         var flags: FlagStyle = .badges
 
+        @Option(help: ArgumentHelp("The colours for a dark or a light background; auto asks the terminal (OSC 11, or COLORFGBG) and falls back to dark. Default: WORLDCUP_THEME, else auto.", valueName: "light|dark|auto"))
+        var theme: ThemeChoice?
+
+        /// `--theme`, else `WORLDCUP_THEME`, else auto; a variable with another value is refused.
+        func themeChoice(_ environment: [String: String]) throws -> ThemeChoice {
+            if let theme { return theme }
+            guard let value = environment["WORLDCUP_THEME"], !value.isEmpty else { return .auto }
+            guard let choice = ThemeChoice(rawValue: value.lowercased()) else {
+                throw WorldCupError("WORLDCUP_THEME is “\(WorldCupError.quotable(value))”; it takes light, dark or auto.")
+            }
+            return choice
+        }
+
         func run() throws {
             try TerminalSession.checkInteractive()
+            let environment = ProcessInfo.processInfo.environment
+            // Checked before the database is opened: a bad value changes nothing.
+            let theme = try themeChoice(environment)
             SQLiteHeap.keepFreedPages()
             let scoreboard = try store.open()
-            let noColorEnvironment = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-            let status = try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment), flags: flags)
+            let noColorEnvironment = !(environment["NO_COLOR"] ?? "").isEmpty
+            let status = try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment), theme: theme,
+                                               environment: environment, flags: flags)
             scoreboard.finish()
             if status != 0 { throw ExitCode(status) }
         }

@@ -27,3 +27,30 @@ struct CommandLineEndToEndTests {
         }
     }
 }
+
+/// The theme, chosen on the command line, by WORLDCUP_THEME, or by the terminal's answer.
+@Suite("The command line: --theme and WORLDCUP_THEME", .serialized)
+struct ThemeEndToEndTests {
+    @Test("--theme light draws the title in blue, dark in cyan; COLORFGBG decides auto")
+    func themes() throws {
+        for (arguments, environment, colour) in [(["--theme", "light"], "X=1", "34"), (["--theme", "dark"], "COLORFGBG=0;15", "36"),
+                                                 ([], "COLORFGBG=0;15", "34"), ([], "WORLDCUP_THEME=light", "34"), (["--theme", "auto"], "COLORFGBG=15;0", "36")] {
+            // The test runner may set NO_COLOR, which turns colours off.
+            let terminal = try TmuxTerminal(command: ["env", "-u", "NO_COLOR", environment, Executable.worldcup.path, "--database", temporaryDatabase()] + arguments)
+            try #require(terminal.waitFor("32 teams"))
+            let title = try terminal.tmux(["capture-pane", "-e", "-p", "-t", "0"]).split(separator: "\n").first.map(String.init) ?? ""
+            #expect(title.contains("\u{1B}[\(colour)mWorld Cup"), "\(arguments) with \(environment): \(title.debugDescription)")
+            try terminal.send("q")
+            #expect(terminal.waitFor("[exited 0]"))
+        }
+    }
+
+    @Test("A WORLDCUP_THEME that is not light, dark or auto is refused in one sentence, before the database is made")
+    func badVariable() throws {
+        let database = temporaryDatabase()
+        let terminal = try TmuxTerminal(command: ["env", "WORLDCUP_THEME=purple", Executable.worldcup.path, "--database", database])
+        #expect(terminal.waitFor("WORLDCUP_THEME is “purple”; it takes light, dark or auto."))
+        #expect(terminal.waitFor("[exited 1]"))
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+}

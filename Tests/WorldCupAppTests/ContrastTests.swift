@@ -91,15 +91,13 @@ struct ContrastTests {
         return cells
     }
 
-    /// Checks every text cell of a screen: on a dark background all of them; on a light one
-    /// all but coloured text on the terminal's own background (the title, zone headers,
-    /// section index and messages are accents meant for dark terminals, see the README).
-    private func checkReadable(_ grid: Grid, _ state: String, depth: ColorDepth, sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+    /// Checks every text cell of a screen, accents on the terminal's own background included,
+    /// in the palette of the background its theme was chosen for.
+    private func checkReadable(_ grid: Grid, _ state: String, depth: ColorDepth, background: Palette.Background,
+                               sourceLocation: SourceLocation = #_sourceLocation) -> Double {
         var lowest = Double.infinity
-        for (name, palette) in palettes where palette.depth == depth {
+        for (name, palette) in palettes where palette.depth == depth && palette == Palette.xterm(depth, background: background) {
             for cell in textCells(grid) {
-                let accent = cell.style.foreground != nil && cell.style.background == nil
-                if palette.defaultBackground == .white, accent { continue }
                 let ratio = palette.contrastRatio(of: cell.style)
                 lowest = min(lowest, ratio)
                 #expect(ratio >= readable, "\(state), \(name): “\(cell.text)” at (\(cell.x), \(cell.y)) \(String(format: "%.2f", ratio)):1", sourceLocation: sourceLocation)
@@ -108,11 +106,20 @@ struct ContrastTests {
         return lowest
     }
 
-    @Test("The board, the cursor row, a flash, the dim win counts, the section index and the dialog stay readable",
-          arguments: ColorDepth.allCases)
-    func screen(depth: ColorDepth) throws {
-        let fixture = try ScreenFixture(colors: depth)
+    @Test("The board, the cursor row, a flash, the dim win counts, the title, headers, section index, messages and the dialog stay readable, in the dark and the light theme",
+          arguments: ColorDepth.allCases, Palette.Background.allCases)
+    func screen(depth: ColorDepth, background: Palette.Background) throws {
+        let fixture = try ScreenFixture(colors: depth, background: background)
+        func checkReadable(_ grid: Grid, _ state: String, depth: ColorDepth, sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+            self.checkReadable(grid, "\(state) (\(background) theme)", depth: depth, background: background, sourceLocation: sourceLocation)
+        }
         var lowest = checkReadable(fixture.render(width: 100, height: 34), "the board", depth: depth)
+        // A message on the status line, and an error.
+        fixture.press(.escape)
+        lowest = min(lowest, checkReadable(fixture.render(width: 100, height: 34), "a message", depth: depth))
+        fixture.press(.character("d"))
+        lowest = min(lowest, checkReadable(fixture.render(width: 100, height: 34), "a question", depth: depth))
+        fixture.press(.character("n"))
 
         // A tap moves Nigeria up; moving on leaves its row flashing without the cursor.
         fixture.press(.down, times: 4)
@@ -134,6 +141,6 @@ struct ContrastTests {
 
         fixture.press(.character("?"))
         lowest = min(lowest, checkReadable(fixture.render(width: 100, height: 34), "the key help", depth: depth))
-        print("lowest screen contrast, \(depth): \(String(format: "%.2f", lowest)):1")
+        print("lowest screen contrast, \(depth), \(background) theme: \(String(format: "%.2f", lowest)):1")
     }
 }

@@ -19,12 +19,12 @@ final class ScreenFixture {
     let clock: FakeClock
     let screen: ScoreboardScreen
 
-    init(colors: ColorDepth? = nil, flags: FlagStyle = .badges) throws {
+    init(colors: ColorDepth? = nil, background: Palette.Background = .dark, flags: FlagStyle = .badges) throws {
         folder = try TemporaryFolder(prefix: "worldcup-app-tests")
         scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled())
         let clock = FakeClock()
         self.clock = clock
-        screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, flags: flags, clock: { clock.now })
+        screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, background: background, flags: flags, clock: { clock.now })
     }
 
     /// The database file.
