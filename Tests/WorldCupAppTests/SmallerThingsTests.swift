@@ -36,6 +36,8 @@ struct SmallerThingsTests {
     func manyLeaders() {
         let many = data([("Africa", [("Algeria", 1), ("Cameroon", 1), ("Ghana", 1)]), ("Asia", [("Iran", 1), ("Japan", 1)])])
         #expect(title(many).contains("Leaders: Algeria, Cameroon, Ghana and others (1 win)"), "\(title(many))")
+        let spread = data([("Africa", [("Zed", 2)]), ("Asia", [("Yak", 2)]), ("Europe", [("Xav", 2)]), ("Oceania", [("Wob", 2)]), ("South America", [("Ape", 2)])])
+        #expect(title(spread).contains("Leaders: Ape, Wob, Xav and others (2 wins)"), "the first by name, whatever their zones: \(title(spread))")
         let narrow = title(many, width: 60)
         #expect(narrow.contains("Leaders: Algeria and others (1 win)"), "\(narrow)")
         #expect(narrow.hasSuffix("5 teams"))

@@ -173,17 +173,21 @@ extension BoardData {
         tableSections.indices.compactMap { team(at: TablePosition(section: $0, row: 0)) }.min { $0.ranksAhead(of: $1) }
     }
 
-    /// The leader and the teams with as many wins, best first, at most `limit`: each
-    /// section's first rows while they have the leader's wins (a section is sorted by wins).
+    /// The leader and the teams with as many wins, best first, at most `limit`: of each
+    /// section, its first rows while they have the leader's wins (a section is sorted by
+    /// wins). Each section's first row is read once; the rows after it only in tied sections.
     func leaders(limit: Int) -> [Team] {
-        guard let best = leader else { return [] }
+        let sections = tableSections
+        let firsts = sections.indices.compactMap { section in team(at: TablePosition(section: section, row: 0)).map { (section, $0) } }
+        guard let best = firsts.map(\.1).min(by: { $0.ranksAhead(of: $1) }) else { return [] }
         var tied: [Team] = []
-        for (section, rows) in tableSections.enumerated() {
-            for row in 0..<rows.rowCount {
-                guard tied.count < limit, let team = team(at: TablePosition(section: section, row: row)), team.wins == best.wins else { break }
+        for (section, first) in firsts where first.wins == best.wins {
+            tied.append(first)
+            for row in 1..<max(1, min(limit, sections[section].rowCount)) {
+                guard let team = team(at: TablePosition(section: section, row: row)), team.wins == best.wins else { break }
                 tied.append(team)
             }
         }
-        return tied.sorted { $0.ranksAhead(of: $1) }
+        return Array(tied.sorted { $0.ranksAhead(of: $1) }.prefix(limit))
     }
 }
