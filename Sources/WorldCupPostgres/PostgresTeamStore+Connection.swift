@@ -87,6 +87,7 @@ extension PostgresTeamStore {
         guard let error = error as? PSQLError else {
             return WorldCupError("The PostgreSQL server at \(server) could not be used: \(error).")
         }
+        if let failure = tlsFailure(error, at: location) { return failure }
         let user = "“\(WorldCupError.quotable(location.url.user))”"
         if let state = error.serverInfo?[.sqlState] {
             let message = WorldCupError.quotable(error.serverInfo?[.message] ?? "no reason given", limit: 200)

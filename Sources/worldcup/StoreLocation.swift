@@ -15,8 +15,13 @@ enum StoreLocation {
             self = .file(DatabaseFile.defaultDatabaseURL(environment: environment))
             return
         }
-        self = PostgresLocation.isURL(chosen) ? .server(try PostgresLocation(url: chosen, environment: environment))
-            : .file(URL(fileURLWithPath: chosen))
+        guard PostgresLocation.isURL(chosen) else {
+            self = .file(URL(fileURLWithPath: chosen))
+            return
+        }
+        let location = try PostgresLocation(url: chosen, environment: environment)
+        for warning in location.warnings { FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8)) }
+        self = .server(location)
     }
 
     /// Opens the store, importing `seed` on first use (already read and checked).

@@ -1,0 +1,56 @@
+import NIOSSL
+import PostgresNIO
+import WorldCup
+
+extension PostgresTLS {
+    /// postgres-nio's TLS for these settings: a swift-nio-ssl context that verifies what the
+    /// mode asks (TLS 1.2 at least, as libpq), with the client certificate when there is one.
+    /// Throws one sentence when a certificate or key file is not PEM.
+    func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
+        guard mode != .disable else { return .disable }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        switch verification {
+        case .none: configuration.certificateVerification = .none
+        // swift-nio-ssl checks the chain only; postgres-nio gives it the host as the name to
+        // check (unless the host is an IP address: then the certificate must hold that address).
+        case .chain: configuration.certificateVerification = .noHostnameVerification
+        case .chainAndHostName: configuration.certificateVerification = .fullVerification
+        }
+        switch roots {
+        case .file(let path): configuration.trustRoots = .file(path)
+        case .system, nil: configuration.trustRoots = .default
+        }
+        if let client = clientCertificate {
+            do {
+                configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(client.certificate).map { .certificate($0) }
+            } catch {
+                throw WorldCupError("The client certificate file “\(WorldCupError.quotable(client.certificate))” is not a PEM certificate.")
+            }
+            do {
+                configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: client.key, format: .pem))
+            } catch {
+                throw WorldCupError("The client key file “\(WorldCupError.quotable(client.key))” is not a PEM private key without a passphrase.")
+            }
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            if case .file(let path) = roots {
+                throw WorldCupError("The root certificate file “\(WorldCupError.quotable(path))” holds no PEM certificate.")
+            }
+            throw WorldCupError("TLS could not be set up: \(WorldCupError.quotable("\(error)", limit: 200)).")
+        }
+        return mode.demandsTLS ? .require(context) : .prefer(context)
+    }
+
+    /// The root certificates as sentences name them: the file, or the system's trust store.
+    var rootsShown: String {
+        switch roots {
+        case .file(let path): "“\(WorldCupError.quotable(path))”"
+        case .system: "the system's trusted roots"
+        case nil: "no root certificate"
+        }
+    }
+}
