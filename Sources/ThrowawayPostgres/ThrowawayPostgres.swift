@@ -53,10 +53,13 @@ public final class ThrowawayPostgres: Sendable {
 
     /// Makes and starts a cluster. `settings` are more server settings (`name` → value, as
     /// `-c name=value`); `fsync` off makes commits cheap and is fine for data thrown away.
-    /// With a `tcpPort`, the server also listens on 127.0.0.1 at that port. Stops first the
+    /// With a `tcpPort`, the server also listens on 127.0.0.1 at that port. `prepare` puts files
+    /// the server needs (certificates, a pg_hba.conf) in the cluster's folder before it starts,
+    /// so that they go with it, and returns the settings that name them. Stops first the
     /// clusters of processes that died without stopping theirs.
     public static func start(maxConnections: Int = 200, fsync: Bool = false, tcpPort: Int? = nil,
-                             settings: [(String, String)] = []) throws -> ThrowawayPostgres {
+                             settings: [(String, String)] = [],
+                             prepare: ((_ folder: URL) throws -> [(String, String)])? = nil) throws -> ThrowawayPostgres {
         guard FileManager.default.isExecutableFile(atPath: "\(binaries)/initdb") else {
             throw ThrowawayPostgresError(.notInstalled, "PostgreSQL 15 is not installed (no \(binaries)/initdb)")
         }
@@ -73,6 +76,12 @@ public final class ThrowawayPostgres: Sendable {
             chown(folder.path, postgres.pointee.pw_uid, postgres.pointee.pw_gid)
         }
         startWatchdog(folder: folder, data: data)
+        var settings = settings
+        do {
+            settings += try prepare?(folder) ?? []
+        } catch {
+            throw ThrowawayPostgresError(.failed, "its files could not be made (\(error))")
+        }
         let initStart = Date()
         try run("initdb", ["-D", data, "-A", "trust", "-E", "UTF8", "-U", "postgres",
                            "--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=en-US"], in: folder)

@@ -1,4 +1,5 @@
 import Foundation
+import WorldCup
 
 /// libpq's password file (PGPASSFILE, by default ~/.pgpass): lines of
 /// `host:port:database:username:password`, where `*` in the first four fields matches
@@ -17,11 +18,12 @@ struct PasswordFile {
     func password(host: String, port: Int, database: String, user: String) -> (password: String?, warning: String?) {
         var status = stat()
         guard stat(path, &status) == 0 else { return (nil, nil) }
+        let shown = WorldCupError.quotable(path, limit: 300)
         guard status.st_mode & S_IFMT == S_IFREG else {
-            return (nil, "The password file “\(path)” is not a plain file, so it was ignored.")
+            return (nil, "The password file “\(shown)” is not a plain file, so it was ignored.")
         }
         guard status.st_mode & (S_IRWXG | S_IRWXO) == 0 else {
-            return (nil, "The password file “\(path)” can be read by others, so it was ignored: run chmod 600 “\(path)”.")
+            return (nil, "The password file “\(shown)” can be read by others, so it was ignored: run chmod 600 “\(shown)”.")
         }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return (nil, nil) }
         let wanted = [host, String(port), database, user]

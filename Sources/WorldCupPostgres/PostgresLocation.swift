@@ -121,16 +121,16 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         switch setting.value {
         case "disable", "prefer": return
         case "require":
-            throw WorldCupError("\(setting.source == "channel_binding" ? "channel_binding=require" : "PGCHANNELBINDING=require") needs SCRAM-SHA-256-PLUS, which worldcup's PostgreSQL driver (postgres-nio) does not have: use channel_binding=prefer with sslmode=verify-full, which makes sure of the server before the password is sent.")
+            throw WorldCupError("Channel binding (\(setting.source)=require) needs SCRAM-SHA-256-PLUS, which worldcup's PostgreSQL driver (postgres-nio) does not have: use channel_binding=prefer with sslmode=verify-full, which makes sure of the server before the password is sent.")
         default:
-            throw WorldCupError("\(setting.source) is not a channel_binding libpq knows: “\(WorldCupError.quotable(setting.value))” (use disable, prefer or require).")
+            throw WorldCupError("The channel binding “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use disable, prefer or require.")
         }
     }
 
     /// libpq's reading of `connect_timeout`: whole seconds, 0 or less for no limit, 1 read as 2.
     private static func connectTimeout(_ setting: PostgresTLS.Setting) throws -> Int {
         guard let seconds = Int(setting.value.trimmingCharacters(in: .whitespaces)) else {
-            throw WorldCupError("\(setting.source) is not a number of seconds: “\(WorldCupError.quotable(setting.value))”.")
+            throw WorldCupError("The connection timeout “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not a whole number of seconds.")
         }
         return seconds <= 0 ? 0 : max(seconds, 2)
     }

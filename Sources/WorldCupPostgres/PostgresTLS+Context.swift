@@ -25,12 +25,12 @@ extension PostgresTLS {
             do {
                 configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(client.certificate).map { .certificate($0) }
             } catch {
-                throw WorldCupError("The client certificate file “\(WorldCupError.quotable(client.certificate))” is not a PEM certificate.")
+                throw WorldCupError("The client certificate file “\(WorldCupError.quotable(client.certificate, limit: 300))” is not a PEM certificate.")
             }
             do {
                 configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: client.key, format: .pem))
             } catch {
-                throw WorldCupError("The client key file “\(WorldCupError.quotable(client.key))” is not a PEM private key without a passphrase.")
+                throw WorldCupError("The client key file “\(WorldCupError.quotable(client.key, limit: 300))” is not a PEM private key without a passphrase.")
             }
         }
         let context: NIOSSLContext
@@ -38,7 +38,7 @@ extension PostgresTLS {
             context = try NIOSSLContext(configuration: configuration)
         } catch {
             if case .file(let path) = roots {
-                throw WorldCupError("The root certificate file “\(WorldCupError.quotable(path))” holds no PEM certificate.")
+                throw WorldCupError("The root certificate file “\(WorldCupError.quotable(path, limit: 300))” holds no PEM certificate.")
             }
             throw WorldCupError("TLS could not be set up: \(WorldCupError.quotable("\(error)", limit: 200)).")
         }
@@ -48,7 +48,7 @@ extension PostgresTLS {
     /// The root certificates as sentences name them: the file, or the system's trust store.
     var rootsShown: String {
         switch roots {
-        case .file(let path): "“\(WorldCupError.quotable(path))”"
+        case .file(let path): "“\(WorldCupError.quotable(path, limit: 300))”"
         case .system: "the system's trusted roots"
         case nil: "no root certificate"
         }

@@ -76,7 +76,7 @@ public struct PostgresTLS: Equatable, Sendable {
         if let rootSetting, rootSetting.value == "system" {
             // PostgreSQL 16's rule: the system's roots vouch for anyone's certificate, so the name must be checked.
             if let modeSetting, mode != .verifyFull {
-                throw WorldCupError("sslrootcert=system needs sslmode=verify-full, and \(modeSetting.source) asks for \(mode.rawValue): the system's trusted roots vouch for any public server, so its name must be checked too.")
+                throw WorldCupError("The system's trusted roots (sslrootcert=system) need sslmode=verify-full, and \(modeSetting.source) asks for \(mode.rawValue): they vouch for any public server, so its name must be checked too.")
             }
             mode = .verifyFull
             self.mode = mode
@@ -96,7 +96,7 @@ public struct PostgresTLS: Equatable, Sendable {
             verification = roots == nil ? .none : .chain
         case .verifyCA, .verifyFull:
             guard roots != nil else {
-                throw WorldCupError("sslmode=\(mode.rawValue) needs the server's root certificate: give its file with sslrootcert (or put it in ~/.postgresql/root.crt), use sslrootcert=system for the system's trusted roots, or use sslmode=require to encrypt without verifying.")
+                throw WorldCupError("The mode sslmode=\(mode.rawValue) needs the server's root certificate: give its file with sslrootcert (or put it in ~/.postgresql/root.crt), use sslrootcert=system for the system's trusted roots, or use sslmode=require to encrypt without verifying.")
             }
             verification = mode == .verifyFull ? .chainAndHostName : .chain
         }
@@ -123,11 +123,11 @@ public struct PostgresTLS: Equatable, Sendable {
         } else if let folder {
             keyPath = folder + "/postgresql.key"
             guard FileManager.default.fileExists(atPath: keyPath) else {
-                throw WorldCupError("The client certificate “\(WorldCupError.quotable(certificatePath))” has no key file “\(WorldCupError.quotable(keyPath))”: give the key's path with sslkey.")
+                throw WorldCupError("The client certificate “\(WorldCupError.quotable(certificatePath, limit: 300))” has no key file “\(WorldCupError.quotable(keyPath, limit: 300))”: give the key's path with sslkey.")
             }
             try Self.checkReadable(keyPath, what: "client key file", setting: "sslkey")
         } else {
-            throw WorldCupError("The client certificate “\(WorldCupError.quotable(certificatePath))” has no key file: give the key's path with sslkey.")
+            throw WorldCupError("The client certificate “\(WorldCupError.quotable(certificatePath, limit: 300))” has no key file: give the key's path with sslkey.")
         }
         try Self.checkPrivate(keyPath)
         clientCertificate = ClientCertificate(certificate: certificatePath, key: keyPath)
@@ -135,7 +135,7 @@ public struct PostgresTLS: Equatable, Sendable {
 
     /// Throws one sentence when `path` is not a file this process can read.
     static func checkReadable(_ path: String, what: String, setting: String) throws {
-        let shown = "“\(WorldCupError.quotable(path))”"
+        let shown = "“\(WorldCupError.quotable(path, limit: 300))”"
         var status = stat()
         guard stat(path, &status) == 0 else {
             let reason = errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
@@ -157,7 +157,7 @@ public struct PostgresTLS: Equatable, Sendable {
         let loose = (status.st_uid == geteuid() && status.st_mode & (S_IRWXG | S_IRWXO) != 0)
             || (status.st_uid == 0 && status.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO) != 0)
         guard loose else { return }
-        let shown = WorldCupError.quotable(path)
+        let shown = WorldCupError.quotable(path, limit: 300)
         let permissions = String(status.st_mode & 0o777, radix: 8)
         throw WorldCupError("The client key file “\(shown)” can be read by others (permissions 0\(permissions)), so it was not used: run chmod 600 “\(shown)”, as libpq also requires.")
     }

@@ -27,7 +27,7 @@ extension PostgresTeamStore {
         }
         if let failure = underlying as? NIOSSLError, case .handshakeFailed(let reason) = failure {
             if "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {
-                return WorldCupError("The PostgreSQL server at \(server) has a certificate that \(tls.rootsShown) does not vouch for: give the server's CA file with sslrootcert, or use sslmode=require to encrypt without verifying.")
+                return WorldCupError("The PostgreSQL server at \(server) has a certificate not vouched for by \(tls.rootsShown): give the server's CA file with sslrootcert, or use sslmode=require to encrypt without verifying.")
             }
             return WorldCupError("The TLS handshake with the PostgreSQL server at \(server) failed (\(WorldCupError.quotable("\(reason)", limit: 200))).")
         }

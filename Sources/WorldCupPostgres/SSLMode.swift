@@ -21,8 +21,8 @@ public enum SSLMode: String, CaseIterable, Equatable, Sendable {
     /// The mode `text` names (an `sslmode` parameter or PGSSLMODE); throws one sentence naming it otherwise.
     init(parsing text: String, from source: String) throws {
         guard let mode = SSLMode(rawValue: text) else {
-            let modes = Self.allCases.map(\.rawValue).joined(separator: ", ")
-            throw WorldCupError("\(source) is not an sslmode libpq knows: “\(WorldCupError.quotable(text))” (use one of \(modes)).")
+            let modes = Self.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + Self.verifyFull.rawValue
+            throw WorldCupError("The sslmode “\(WorldCupError.quotable(text))” (\(source)) is not one libpq knows: use \(modes).")
         }
         self = mode
     }

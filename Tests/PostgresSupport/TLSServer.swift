@@ -3,7 +3,7 @@ import Glibc
 import ThrowawayPostgres
 
 /// A throwaway cluster on 127.0.0.1 at a free port that accepts only TLS, with its certificates
-/// made at test time with the `openssl` command: a CA, a server certificate signed by it for
+/// made at test time with the `openssl` command in the cluster's folder (removed with it): a CA, a server certificate signed by it for
 /// `localhost` only, an unrelated second CA, and a client certificate of the role `certuser`.
 ///
 /// pg_hba.conf: local connections trusted (the tests' psql), `hostssl` with scram-sha-256 for
@@ -29,30 +29,10 @@ public final class TLSServer: Sendable {
     public var clientKey: String { certificates.appendingPathComponent("client.key").path }
 
     public init(tls: Bool = true) throws {
-        let folder = URL(fileURLWithPath: "/tmp/liveresults-tls-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        certificates = folder
-        var settings: [(String, String)] = []
-        if tls {
-            try Self.makeCertificates(in: folder)
-            let hba = folder.appendingPathComponent("pg_hba.conf")
-            try """
-                local all all trust
-                hostssl all \(Self.certificateUser) 127.0.0.1/32 cert
-                hostssl all all 127.0.0.1/32 scram-sha-256
-
-                """.write(to: hba, atomically: true, encoding: .utf8)
-            settings = [("ssl", "on"), ("ssl_cert_file", "'\(folder.path)/server.crt'"), ("ssl_key_file", "'\(folder.path)/server.key'"),
-                        ("ssl_ca_file", "'\(folder.path)/ca.crt'"), ("hba_file", "'\(hba.path)'")]
-            // The server runs as postgres (when we are root), and wants its key private to it.
-            if getuid() == 0, let postgres = getpwnam("postgres") {
-                for name in ["server.crt", "server.key", "ca.crt", "pg_hba.conf"] {
-                    chown(folder.appendingPathComponent(name).path, postgres.pointee.pw_uid, postgres.pointee.pw_gid)
-                }
-                chown(folder.path, postgres.pointee.pw_uid, postgres.pointee.pw_gid)
-            }
+        cluster = try ThrowawayPostgres.start(maxConnections: 100, tcpPort: Self.freePort()) { folder in
+            tls ? try Self.prepareTLS(in: folder) : []
         }
-        cluster = try ThrowawayPostgres.start(maxConnections: 100, tcpPort: Self.freePort(), settings: settings)
+        certificates = cluster.folder
         let password = Self.password.replacingOccurrences(of: "'", with: "''")
         try cluster.psql("CREATE ROLE \(Self.user) LOGIN PASSWORD '\(password)'")
         try cluster.psql("CREATE ROLE \(Self.certificateUser) LOGIN")
@@ -62,10 +42,29 @@ public final class TLSServer: Sendable {
 
     deinit { stop() }
 
-    /// Stops the cluster and removes the certificates.
+    /// Stops the cluster and removes its folder, the certificates with it.
     public func stop() {
         cluster.stop()
-        try? FileManager.default.removeItem(at: certificates)
+    }
+
+    /// The certificates and a pg_hba.conf in `folder`, the cluster's, and the settings that use them.
+    static func prepareTLS(in folder: URL) throws -> [(String, String)] {
+        try makeCertificates(in: folder)
+        let hba = folder.appendingPathComponent("pg_hba.conf")
+        try """
+            local all all trust
+            hostssl all \(certificateUser) 127.0.0.1/32 cert
+            hostssl all all 127.0.0.1/32 scram-sha-256
+
+            """.write(to: hba, atomically: true, encoding: .utf8)
+        // The server runs as postgres (when we are root), and wants its key private to it.
+        if getuid() == 0, let postgres = getpwnam("postgres") {
+            for name in ["server.crt", "server.key", "ca.crt", "pg_hba.conf"] {
+                chown(folder.appendingPathComponent(name).path, postgres.pointee.pw_uid, postgres.pointee.pw_gid)
+            }
+        }
+        return [("ssl", "on"), ("ssl_cert_file", "'\(folder.path)/server.crt'"), ("ssl_key_file", "'\(folder.path)/server.key'"),
+                ("ssl_ca_file", "'\(folder.path)/ca.crt'"), ("hba_file", "'\(hba.path)'")]
     }
 
     /// A postgres:// URL of `database` on this server at `host` (`localhost`, or `127.0.0.1`,
