@@ -42,4 +42,4 @@ enum StoreLocation {
 }
 
 /// The help of every `--database` option.
-let databaseHelp = "The SQLite database file, or a PostgreSQL database as a URL: postgres://user:password@host:port/database (PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE fill in what it leaves out; postgres:///db?host=/run/postgresql for a Unix socket). Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup."
+let databaseHelp = "The SQLite database file, or a PostgreSQL database as a URL: postgres://user:password@host:port/database?sslmode=verify-full&sslrootcert=ca.crt (postgres:///db?host=/run/postgresql for a Unix socket). The query may also hold sslcert, sslkey, application_name, connect_timeout and channel_binding (not require). As in libpq, PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME, PGCONNECT_TIMEOUT and PGCHANNELBINDING fill in what it leaves out, and a password is looked up in PGPASSFILE (default ~/.pgpass); sslmode is libpq's (prefer by default; allow acts as prefer), with ~/.postgresql's root.crt, postgresql.crt and postgresql.key. Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup."
