@@ -104,7 +104,7 @@ extension PostgresTeamStore {
         }
         switch error.code {
         case .authMechanismRequiresPassword:
-            return WorldCupError("The PostgreSQL server at \(server) asks the user \(user) for a password, and none was given (in the URL or PGPASSWORD).")
+            return WorldCupError("The PostgreSQL server at \(server) asks the user \(user) for a password, and none was given (in the URL, PGPASSWORD or the password file).")
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
             return WorldCupError("The connection to the PostgreSQL server at \(server) was lost.")
         case .connectionError:

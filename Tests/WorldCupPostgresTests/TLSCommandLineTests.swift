@@ -128,7 +128,7 @@ import TestSupport
         #expect(loose.status != 0)
         #expect(loose.err == """
             Warning: The password file “\(pgpass.path)” can be read by others, so it was ignored: run chmod 600 “\(pgpass.path)”.
-            Error: The PostgreSQL server at localhost:\(server.port) asks the user “app” for a password, and none was given (in the URL or PGPASSWORD).
+            Error: The PostgreSQL server at localhost:\(server.port) asks the user “app” for a password, and none was given (in the URL, PGPASSWORD or the password file).
 
             """)
     }
