@@ -15,8 +15,9 @@ import WorldCup
 ///
 /// TLS as libpq means it (`PostgresTLS`): `sslmode`, `sslrootcert`, `sslcert`, `sslkey` or
 /// PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY. Also `application_name` (PGAPPNAME),
-/// `connect_timeout` (PGCONNECT_TIMEOUT) and `channel_binding` (PGCHANNELBINDING; `require`
-/// is refused: postgres-nio has no SCRAM-SHA-256-PLUS).
+/// `connect_timeout` (PGCONNECT_TIMEOUT), `channel_binding` (PGCHANNELBINDING; `require`
+/// is refused: postgres-nio has no SCRAM-SHA-256-PLUS) and `service` (PGSERVICE: a section of
+/// the service file, `ServiceFile`, whose settings come before the environment's).
 public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Where to connect, with every part filled in.
     public let url: PostgresURL
@@ -32,7 +33,9 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// The URL parameters worldcup knows besides those `PostgresURL.Parts` reads, with their variables.
     static let parameters = ["sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
                              "application_name": "PGAPPNAME", "connect_timeout": "PGCONNECT_TIMEOUT",
-                             "channel_binding": "PGCHANNELBINDING"]
+                             "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE"]
+    /// What a service file may set: the URL's parts and `parameters` (but another service).
+    static let keywords = Set(["host", "port", "user", "password", "dbname"] + parameters.keys).subtracting(["service"])
 
     /// The Unix socket directory libpq (as Debian builds it) uses when no host is given.
     public static let defaultSocketDirectory = "/run/postgresql"
@@ -53,34 +56,37 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
             throw WorldCupError("The database URL has a parameter worldcup does not know: “\(WorldCupError.quotable(unknown))”.")
         }
         func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        /// A parameter of the URL, or else its variable.
+        let home = variable("HOME") ?? Self.homeDirectory()
+        let serviceName = parts.otherParameters["service"] ?? variable("PGSERVICE")
+        let service = try serviceName.map { try ServiceFile.settings(of: $0, environment: variable, home: home) } ?? [:]
+        /// A parameter of the URL, or else of the service, or else its variable.
         func setting(_ parameter: String) -> PostgresTLS.Setting? {
             if let value = parts.otherParameters[parameter] { return .init(value: value, source: parameter) }
+            if let value = service[parameter] { return .init(value: value, source: parameter) }
             let name = Self.parameters[parameter] ?? parameter
             return variable(name).map { .init(value: $0, source: name) }
         }
         try Self.checkChannelBinding(setting("channel_binding"))
-        let home = variable("HOME") ?? Self.homeDirectory()
         var socketDirectory = parts.socketDirectory
         var host = parts.host
         if host == nil, socketDirectory == nil {
-            if let pgHost = variable("PGHOST") {
+            if let pgHost = service["host"] ?? variable("PGHOST") {
                 if pgHost.hasPrefix("/") { socketDirectory = pgHost } else { host = pgHost }
             } else {
                 socketDirectory = Self.defaultSocketDirectory
             }
         }
         var port = parts.port
-        if port == nil, let pgPort = variable("PGPORT") {
+        if port == nil, let pgPort = service["port"] ?? variable("PGPORT") {
             guard let number = Int(pgPort), (1...65535).contains(number) else {
-                throw WorldCupError("PGPORT is not a port number: “\(WorldCupError.quotable(pgPort))”.")
+                throw WorldCupError("\(service["port"] == nil ? "PGPORT" : "The service's port") is not a port number: “\(WorldCupError.quotable(pgPort))”.")
             }
             port = number
         }
-        let user = parts.user ?? variable("PGUSER") ?? Self.loginName()
-        var url = PostgresURL(user: user, password: parts.password ?? variable("PGPASSWORD"), host: host ?? "localhost",
+        let user = parts.user ?? service["user"] ?? variable("PGUSER") ?? Self.loginName()
+        var url = PostgresURL(user: user, password: parts.password ?? service["password"] ?? variable("PGPASSWORD"), host: host ?? "localhost",
                               socketDirectory: host == nil ? socketDirectory : nil, port: port ?? 5432,
-                              database: parts.database ?? variable("PGDATABASE") ?? user)
+                              database: parts.database ?? service["dbname"] ?? variable("PGDATABASE") ?? user)
         // Settled (and its files checked) even on a Unix socket, where it is not used: a mistake is told at once.
         let tls = try PostgresTLS(setting: setting, home: home)
         self.tls = url.socketDirectory == nil ? tls : .disabled

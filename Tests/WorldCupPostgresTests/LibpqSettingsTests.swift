@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import ThrowawayPostgres
 import WorldCup
 @testable import WorldCupPostgres
 
@@ -111,5 +112,37 @@ struct LibpqSettingsTests {
         #expect(PasswordFile.fields(of: "h:5432:d:u:p").map(\.text) == ["h", "5432", "d", "u", "p"])
         #expect(PasswordFile.fields(of: #"h\:x:*:\*:u\\:p\:q"#).map(\.text) == ["h:x", "*", "*", "u\\", "p:q"])
         #expect(PasswordFile.fields(of: #"h:*:\*:u:p"#).map(\.isWildcard) == [false, true, false, false, false])
+    }
+
+    @Test func aServiceFromTheServiceFile() throws {
+        let folder = try home([".pg_service.conf": """
+            # libpq's format
+            [other]
+            host=elsewhere
+
+            [cup]
+            host = db.example
+            port=6543
+            dbname=worldcup
+            user=ana
+            sslmode=require
+            """, "system/pg_service.conf": "[fromsystem]\nhost=/tmp/pg\n", "bad.conf": "[cup]\nhost=x\nsslcompression=1\n"])
+        defer { try? FileManager.default.removeItem(at: folder.url) }
+        let system = ["PGSYSCONFDIR": folder.file("system").path]
+        let cup = try location("postgres://?service=cup", home: folder, system)
+        #expect(cup.url == PostgresURL(user: "ana", host: "db.example", port: 6543, database: "worldcup"))
+        #expect(cup.tls.mode == .require)
+        // The URL wins over the service, the service over the environment.
+        let mixed = try location("postgres://bo@/cup2", home: folder, system.merging(["PGSERVICE": "cup", "PGPORT": "7000", "PGSSLMODE": "disable"]) { $1 })
+        #expect(mixed.url == PostgresURL(user: "bo", host: "db.example", port: 6543, database: "cup2"))
+        #expect(mixed.tls.mode == .require)
+        // The system's file, when the user's has no such service.
+        #expect(try location("postgres://?service=fromsystem", home: folder, system).url.socketDirectory == "/tmp/pg")
+        #expect(throws: WorldCupError("The service “nowhere” is not defined in “\(folder.file(".pg_service.conf").path)” or “\(folder.file("system/pg_service.conf").path)”: add a [nowhere] section, or check PGSERVICE.")) {
+            try location("postgres://?service=nowhere", home: folder, system)
+        }
+        #expect(throws: WorldCupError("Line 3 of the service file “\(folder.file("bad.conf").path)” is not a setting worldcup knows: “sslcompression=1”.")) {
+            try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("bad.conf").path]) { $1 })
+        }
     }
 }
