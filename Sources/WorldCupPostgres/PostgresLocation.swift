@@ -87,9 +87,13 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         var url = PostgresURL(user: user, password: parts.password ?? service["password"] ?? variable("PGPASSWORD"), host: host ?? "localhost",
                               socketDirectory: host == nil ? socketDirectory : nil, port: port ?? 5432,
                               database: parts.database ?? service["dbname"] ?? variable("PGDATABASE") ?? user)
-        // Settled (and its files checked) even on a Unix socket, where it is not used: a mistake is told at once.
-        let tls = try PostgresTLS(setting: setting, home: home)
-        self.tls = url.socketDirectory == nil ? tls : .disabled
+        if url.socketDirectory == nil {
+            tls = try PostgresTLS(setting: setting, home: home)
+        } else {
+            // libpq uses no TLS on a Unix socket, and reads none of its files; a mode it does not know is still refused.
+            _ = try setting("sslmode").map { try SSLMode(parsing: $0.value, from: $0.source) }
+            tls = .disabled
+        }
         applicationName = setting("application_name")?.value
         connectTimeoutSeconds = try setting("connect_timeout").map(Self.connectTimeout)
         var warnings: [String] = []

@@ -47,6 +47,11 @@ struct SharedBoardTests {
             """).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").compactMap { Int($0) }
         // The store's connection, the controller's, and its change feed's.
         #expect(connections.count == 2 && connections[0] >= 3 && connections[0] == connections[1], "connections, encrypted: \(connections)")
+        // prefer, the default, asks the server whether it got TLS, and the title says so too.
+        let tlsServer = try #require(server.tlsServer)
+        let preferred = try TmuxTerminal(command: [Executable.worldcup.path, "--database", tlsServer.url(password: TLSServer.password)], width: 100, height: 50)
+        #expect(preferred.waitFor("32 teams"))
+        #expect(preferred.screen.contains("World Cup · \(server.shownLocation)"), "the title says TLS:\n\(preferred.screen)")
     }
 
     @Test("The server restarted as after a crash while 3 processes tap and 2 boards watch: every acknowledged tap counts once, and both boards converge within 2 s")

@@ -44,8 +44,9 @@ struct LibpqSettingsTests {
         #expect(try location("postgres://h/cup?sslrootcert=system", home: empty).tls
                 == PostgresTLS(mode: .verifyFull, verification: .chainAndHostName, roots: .system))
         #expect(throws: WorldCupError.self) { try location("postgres://h/cup?sslrootcert=system&sslmode=verify-ca", home: empty) }
-        // On a Unix socket there is no TLS, as in libpq.
-        #expect(try location("postgres:///cup?host=/tmp&sslmode=require", home: empty).tls == .disabled)
+        // On a Unix socket there is no TLS, and no TLS file is read, as in libpq.
+        #expect(try location("postgres:///cup?host=/tmp&sslmode=verify-full", home: empty).tls == .disabled)
+        #expect(throws: WorldCupError.self) { try location("postgres:///cup?host=/tmp&sslmode=tight", home: empty) }
     }
 
     @Test func aRootCertificateInHomeMakesRequireVerifyTheChain() throws {
