@@ -69,17 +69,19 @@ public struct PostgresTLS: Equatable, Sendable {
         let rootSetting = setting("sslrootcert")
         let modeSetting = setting("sslmode")
         var mode = try modeSetting.map { try SSLMode(parsing: $0.value, from: $0.source) } ?? .prefer
-        let folder = home.map { URL(fileURLWithPath: $0).appendingPathComponent(".postgresql").path }
-        self.init(mode: mode, verification: .none, roots: nil)
-        guard mode != .disable else { return }
-
-        if let rootSetting, rootSetting.value == "system" {
+        let system = rootSetting?.value == "system"
+        if system {
             // PostgreSQL 16's rule: the system's roots vouch for anyone's certificate, so the name must be checked.
             if let modeSetting, mode != .verifyFull {
                 throw WorldCupError("The system's trusted roots (sslrootcert=system) need sslmode=verify-full, and \(modeSetting.source) asks for \(mode.rawValue): they vouch for any public server, so its name must be checked too.")
             }
             mode = .verifyFull
-            self.mode = mode
+        }
+        let folder = home.map { URL(fileURLWithPath: $0).appendingPathComponent(".postgresql").path }
+        self.init(mode: mode, verification: .none, roots: nil)
+        guard mode != .disable else { return }
+
+        if system {
             roots = .system
         } else if let rootSetting {
             try Self.checkReadable(rootSetting.value, what: "root certificate file", setting: rootSetting.source)

@@ -24,10 +24,12 @@ import TestSupport
         try? FileManager.default.removeItem(at: home.url)
     }
 
-    /// Runs the built worldcup with HOME set to the test's folder and `environment` added.
+    /// Runs the built worldcup with HOME set to the test's folder, `environment` added and no
+    /// other libpq variable of this process's.
     private func worldcup(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         let variables = ["HOME": home.url.path].merging(environment) { $1 }
-        return try Executable.run(variables.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments,
+        let unset = ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("PG") && variables[$0] == nil }.flatMap { ["-u", $0] }
+        return try Executable.run(unset + variables.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments,
                                   executable: URL(fileURLWithPath: "/usr/bin/env"))
     }
 
