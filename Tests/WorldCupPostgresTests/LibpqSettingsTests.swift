@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import ThrowawayPostgres
+import LiveResultsPostgres
 import WorldCup
 @testable import WorldCupPostgres
 
@@ -145,5 +146,17 @@ struct LibpqSettingsTests {
         #expect(throws: WorldCupError("Line 3 of the service file “\(folder.file("bad.conf").path)” is not a setting worldcup knows: “sslcompression=1”.")) {
             try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("bad.conf").path]) { $1 })
         }
+    }
+
+    @Test func connectTimeoutSetsTheStoresConnectDeadline() throws {
+        let empty = try home()
+        defer { try? FileManager.default.removeItem(at: empty.url) }
+        let given = try PostgresTeamStore(location: location("postgres://h/cup?connect_timeout=3", home: empty), deadline: .seconds(5))
+        #expect(given.database.connectDeadline == .seconds(3))
+        #expect(given.database.deadline == .seconds(5))
+        let unlimited = try PostgresTeamStore(location: location("postgres://h/cup?connect_timeout=0", home: empty), deadline: .seconds(5))
+        #expect(unlimited.database.connectDeadline == .hours(24))
+        let notGiven = try PostgresTeamStore(location: location("postgres://h/cup", home: empty), deadline: .seconds(5))
+        #expect(notGiven.database.connectDeadline == nil)
     }
 }
