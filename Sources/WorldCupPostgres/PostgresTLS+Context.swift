@@ -25,12 +25,12 @@ extension PostgresTLS {
             do {
                 configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(client.certificate).map { .certificate($0) }
             } catch {
-                throw WorldCupError("The client certificate file “\(WorldCupError.quotable(client.certificate, limit: 300))” is not a PEM certificate.")
+                throw WorldCupError("The client certificate file “\(WorldCupError.quotable(client.certificate, limit: 300))” is not a PEM certificate: give the certificate as PEM text (-----BEGIN CERTIFICATE-----).")
             }
             do {
                 configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: client.key, format: .pem))
             } catch {
-                throw WorldCupError("The client key file “\(WorldCupError.quotable(client.key, limit: 300))” is not a PEM private key without a passphrase.")
+                throw WorldCupError("The client key file “\(WorldCupError.quotable(client.key, limit: 300))” is not a PEM private key without a passphrase: give the key as PEM text (openssl pkey -in it -out key.pem also takes a passphrase off).")
             }
         }
         let context: NIOSSLContext
@@ -38,7 +38,7 @@ extension PostgresTLS {
             context = try NIOSSLContext(configuration: configuration)
         } catch {
             if case .file(let path) = roots {
-                throw WorldCupError("The root certificate file “\(WorldCupError.quotable(path, limit: 300))” holds no PEM certificate.")
+                throw WorldCupError("The root certificate file “\(WorldCupError.quotable(path, limit: 300))” holds no PEM certificate: give the server's CA file as PEM text (-----BEGIN CERTIFICATE-----), as providers give it.")
             }
             throw WorldCupError("TLS could not be set up: \(WorldCupError.quotable("\(error)", limit: 200)).")
         }
