@@ -10,6 +10,10 @@ extension PostgresTLS {
         guard mode != .disable else { return .disable }
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
+        // Closing sends close_notify and closes at once, as libpq does: swift-nio-ssl would wait
+        // up to 5 s for the server's, and a connection closed because the network is dead would
+        // then hold up reconnecting for as long.
+        configuration.shutdownTimeout = .zero
         switch verification {
         case .none: configuration.certificateVerification = .none
         // swift-nio-ssl checks the chain only; postgres-nio gives it the host as the name to

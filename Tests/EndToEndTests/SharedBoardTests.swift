@@ -107,8 +107,17 @@ struct SharedBoardTests {
 
     @Test("A network cut with no FIN and no RST (the relay frozen for 10 s): the viewer says it is reconnecting within 5 s, then converges with nothing missed")
     func frozenNetwork() throws {
-        let server = try SharedServer()
-        let relay = try TCPRelay(upstream: server.cluster.socketPath)
+        try freezeNetwork(try SharedServer())
+    }
+
+    @Test("The same over TLS: the relay frozen under a verify-full board, which reconnects with TLS and misses nothing")
+    func frozenNetworkOverTLS() throws {
+        try freezeNetwork(try SharedServer(tls: true))
+    }
+
+    /// The relay between the board and `server` frozen for 10 s.
+    private func freezeNetwork(_ server: SharedServer) throws {
+        let relay = try TCPRelay(upstream: server.relayUpstream)
         defer { relay.kill() }
         let board = try TmuxTerminal(command: server.board(port: relay.port), width: 100, height: 50)
         #expect(board.waitFor("32 teams"))
@@ -178,12 +187,18 @@ final class SharedServer: Sendable {
 
     deinit { cluster.stop() }
 
-    /// The board's URL: on the server's Unix socket, through a relay on 127.0.0.1, or over TLS.
+    /// The board's URL: on the server's Unix socket, or over TLS, or through a relay at `port`
+    /// on 127.0.0.1 (over TLS: at `localhost`, the name the certificate holds).
     func url(port: Int? = nil) -> String {
         if let tlsServer {
-            return tlsServer.url(password: TLSServer.password, query: "sslmode=verify-full&sslrootcert=\(tlsServer.caFile)")
+            return tlsServer.url(port: port, password: TLSServer.password, query: "sslmode=verify-full&sslrootcert=\(tlsServer.caFile)")
         }
         return port.map { "postgres://postgres@127.0.0.1:\($0)/\(database)" } ?? "postgres://postgres@/\(database)?host=\(cluster.socketDirectory)"
+    }
+
+    /// Where a relay forwards to: the server's Unix socket, or over TLS its TCP port.
+    var relayUpstream: String {
+        tlsServer.map { "127.0.0.1:\($0.port)" } ?? cluster.socketPath
     }
 
     /// How the board's title names the server: its socket's folder, or host and port with TLS.

@@ -68,12 +68,12 @@ public final class TLSServer: Sendable {
     }
 
     /// A postgres:// URL of `database` on this server at `host` (`localhost`, or `127.0.0.1`,
-    /// which the certificate does not name) with `query` (`sslmode=verify-full&…`), as `user`
+    /// which the certificate does not name) and `port` (another: a relay's) with `query` (`sslmode=verify-full&…`), as `user`
     /// with `password` (none: the URL has none).
-    public func url(host: String = "localhost", user: String = TLSServer.user, password: String? = nil,
+    public func url(host: String = "localhost", port: Int? = nil, user: String = TLSServer.user, password: String? = nil,
                     database: String = "worldcup", query: String = "") -> String {
         let login = password.map { "\(user):\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? user
-        return "postgres://\(login)@\(host):\(port)/\(database)\(query.isEmpty ? "" : "?" + query)"
+        return "postgres://\(login)@\(host):\(port ?? self.port)/\(database)\(query.isEmpty ? "" : "?" + query)"
     }
 
     /// A port on 127.0.0.1 nobody listens on now.
