@@ -25,12 +25,13 @@ import TestSupport
     }
 
     /// Runs the built worldcup with HOME set to the test's folder, `environment` added and no
-    /// other libpq variable of this process's.
-    private func worldcup(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+    /// other libpq variable of this process's; on a thread of its own, so that waiting for it
+    /// holds none of Swift concurrency's few shared threads (other suites' tasks need them).
+    private func worldcup(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, out: String, err: String) {
         let variables = ["HOME": home.url.path].merging(environment) { $1 }
         let unset = ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("PG") && variables[$0] == nil }.flatMap { ["-u", $0] }
-        return try Executable.run(unset + variables.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments,
-                                  executable: URL(fileURLWithPath: "/usr/bin/env"))
+        let command = unset + variables.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments
+        return try await onThreads(1) { _ in try Executable.run(command, executable: URL(fileURLWithPath: "/usr/bin/env")) }[0]
     }
 
     /// Expects `result` to be a failure with exactly `sentence` on stderr, and no password shown.
@@ -44,12 +45,12 @@ import TestSupport
 
     private var password: String { TLSServer.password }
 
-    @Test func verifyFullWithTheRightCAWorksAndCheckSaysSo() throws {
+    @Test func verifyFullWithTheRightCAWorksAndCheckSaysSo() async throws {
         let url = server.url(password: password, query: "sslmode=verify-full&sslrootcert=\(server.caFile)&channel_binding=prefer&application_name=tls-test&connect_timeout=10")
-        let list = try worldcup(["list", "--database", url])
+        let list = try await worldcup(["list", "--database", url])
         #expect(list.status == 0, "\(list.err)")
         #expect(list.out.contains("Brazil"))
-        let check = try worldcup(["check", "--database", url])
+        let check = try await worldcup(["check", "--database", url])
         #expect(check.status == 0, "\(check.err)")
         let lines = check.out.split(separator: "\n")
         #expect(lines.count == 2, "\(check.out)")
@@ -57,76 +58,76 @@ import TestSupport
         #expect(lines.last?.hasSuffix("and the server's certificate was verified against “\(server.caFile)”, its name included (sslmode=verify-full).") == true, "\(check.out)")
     }
 
-    @Test func theWrongCAIsRefused() throws {
-        let result = try worldcup(["list", "--database", server.url(password: password, query: "sslmode=verify-full&sslrootcert=\(server.otherCAFile)")])
+    @Test func theWrongCAIsRefused() async throws {
+        let result = try await worldcup(["list", "--database", server.url(password: password, query: "sslmode=verify-full&sslrootcert=\(server.otherCAFile)")])
         expectRefused(result, "The PostgreSQL server at localhost:\(server.port) has a certificate not vouched for by “\(server.otherCAFile)”: give the server's CA file with sslrootcert, or use sslmode=require to encrypt without verifying.")
         // The system's trust store (sslrootcert=system implies verify-full) does not know the test CA either.
-        let system = try worldcup(["list", "--database", server.url(password: password, query: "sslrootcert=system")])
+        let system = try await worldcup(["list", "--database", server.url(password: password, query: "sslrootcert=system")])
         expectRefused(system, "The PostgreSQL server at localhost:\(server.port) has a certificate not vouched for by the system's trusted roots: give the server's CA file with sslrootcert, or use sslmode=require to encrypt without verifying.")
     }
 
-    @Test func anAddressTheCertificateDoesNotNameIsRefused() throws {
+    @Test func anAddressTheCertificateDoesNotNameIsRefused() async throws {
         let url = server.url(host: "127.0.0.1", password: password, query: "sslmode=verify-full&sslrootcert=\(server.caFile)")
-        expectRefused(try worldcup(["list", "--database", url]),
+        expectRefused(try await worldcup(["list", "--database", url]),
                       "The PostgreSQL server's certificate does not name the host “127.0.0.1” (it names “localhost”): connect with a host name the certificate holds, or use sslmode=verify-ca to check only that “\(server.caFile)” vouches for it.")
         // verify-ca checks the chain only, as libpq.
-        let chainOnly = try worldcup(["check", "--database", server.url(host: "127.0.0.1", password: password, query: "sslmode=verify-ca&sslrootcert=\(server.caFile)")])
+        let chainOnly = try await worldcup(["check", "--database", server.url(host: "127.0.0.1", password: password, query: "sslmode=verify-ca&sslrootcert=\(server.caFile)")])
         #expect(chainOnly.status == 0, "\(chainOnly.err)")
         #expect(chainOnly.out.contains("verified against “\(server.caFile)”, not its name (sslmode=verify-ca)."), "\(chainOnly.out)")
     }
 
-    @Test func disableAgainstATLSOnlyServerIsRefused() throws {
-        expectRefused(try worldcup(["list", "--database", server.url(password: password, query: "sslmode=disable")]),
+    @Test func disableAgainstATLSOnlyServerIsRefused() async throws {
+        expectRefused(try await worldcup(["list", "--database", server.url(password: password, query: "sslmode=disable")]),
                       "The PostgreSQL server at localhost:\(server.port) accepts only encrypted connections from here, and sslmode=disable asks for none: use sslmode=require or higher (verify-full with the server's CA file is best).")
     }
 
-    @Test func requireWithoutACAEncryptsWithoutVerifying() throws {
-        let check = try worldcup(["check", "--database", server.url(password: password, query: "sslmode=require")])
+    @Test func requireWithoutACAEncryptsWithoutVerifying() async throws {
+        let check = try await worldcup(["check", "--database", server.url(password: password, query: "sslmode=require")])
         #expect(check.status == 0, "\(check.err)")
         #expect(check.out.contains("but the server's certificate was not verified (sslmode=require)"), "\(check.out)")
         // The default, prefer, takes the TLS the server offers.
-        let preferred = try worldcup(["check", "--database", server.url(password: password)])
+        let preferred = try await worldcup(["check", "--database", server.url(password: password)])
         #expect(preferred.out.contains("is encrypted with TLSv1."), "\(preferred)")
     }
 
-    @Test func requireWithARootCertificateInHomeVerifiesTheChainAsLibpqDoes() throws {
+    @Test func requireWithARootCertificateInHomeVerifiesTheChainAsLibpqDoes() async throws {
         let folder = home.file(".postgresql")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let root = folder.appendingPathComponent("root.crt").path
         try FileManager.default.copyItem(atPath: server.otherCAFile, toPath: root)
-        expectRefused(try worldcup(["list", "--database", server.url(password: password, query: "sslmode=require")]),
+        expectRefused(try await worldcup(["list", "--database", server.url(password: password, query: "sslmode=require")]),
                       "The PostgreSQL server at localhost:\(server.port) has a certificate not vouched for by “\(root)”: give the server's CA file with sslrootcert, or use sslmode=require to encrypt without verifying.")
         try FileManager.default.removeItem(atPath: root)
         try FileManager.default.copyItem(atPath: server.caFile, toPath: root)
-        let check = try worldcup(["check", "--database", server.url(password: password, query: "sslmode=require")])
+        let check = try await worldcup(["check", "--database", server.url(password: password, query: "sslmode=require")])
         #expect(check.out.contains("verified against “\(root)”, not its name (sslmode=require)."), "\(check)")
     }
 
-    @Test func theVariablesAndThePasswordFileAreHonoured() throws {
+    @Test func theVariablesAndThePasswordFileAreHonoured() async throws {
         let passwordFile = home.file("pgpass")
         // libpq's escapes: the password holds a colon and a backslash.
         let escaped = password.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
         try "# worldcup's test\nelsewhere:*:*:*:wrong\nlocalhost:\(server.port):*:\(TLSServer.user):\(escaped)\n".write(to: passwordFile, atomically: true, encoding: .utf8)
         chmod(passwordFile.path, 0o600)
         let environment = ["PGSSLMODE": "verify-full", "PGSSLROOTCERT": server.caFile, "PGPASSFILE": passwordFile.path]
-        let check = try worldcup(["check", "--database", server.url()], environment: environment)
+        let check = try await worldcup(["check", "--database", server.url()], environment: environment)
         #expect(check.status == 0, "\(check.err)")
         #expect(check.out.contains("its name included (sslmode=verify-full)"), "\(check.out)")
         // PGSSLROOTCERT is used: the other CA is refused.
-        let other = try worldcup(["list", "--database", server.url()], environment: environment.merging(["PGSSLROOTCERT": server.otherCAFile]) { $1 })
+        let other = try await worldcup(["list", "--database", server.url()], environment: environment.merging(["PGSSLROOTCERT": server.otherCAFile]) { $1 })
         #expect(other.err.contains("not vouched for by “\(server.otherCAFile)”"), "\(other.err)")
         // PGSSLMODE is used: disable is refused by the server.
-        let clear = try worldcup(["list", "--database", server.url()], environment: environment.merging(["PGSSLMODE": "disable"]) { $1 })
+        let clear = try await worldcup(["list", "--database", server.url()], environment: environment.merging(["PGSSLMODE": "disable"]) { $1 })
         #expect(clear.err.contains("accepts only encrypted connections"), "\(clear.err)")
         // ~/.pgpass by default; readable by others, it is ignored with a warning, as libpq does.
         let pgpass = home.file(".pgpass")
         try FileManager.default.copyItem(at: passwordFile, to: pgpass)
         defer { try? FileManager.default.removeItem(at: pgpass) }
-        let byDefault = try worldcup(["list", "--database", server.url(query: "sslmode=require")])
+        let byDefault = try await worldcup(["list", "--database", server.url(query: "sslmode=require")])
         #expect(byDefault.status == 0, "\(byDefault.err)")
         chmod(pgpass.path, 0o644)
-        let loose = try worldcup(["list", "--database", server.url(query: "sslmode=require")])
+        let loose = try await worldcup(["list", "--database", server.url(query: "sslmode=require")])
         #expect(loose.status != 0)
         #expect(loose.err == """
             Warning: The password file “\(pgpass.path)” can be read by others, so it was ignored: run chmod 600 “\(pgpass.path)”.
@@ -135,13 +136,13 @@ import TestSupport
             """)
     }
 
-    @Test func aClientCertificateLogsIn() throws {
+    @Test func aClientCertificateLogsIn() async throws {
         let url = server.url(user: TLSServer.certificateUser, database: "certboard",
                              query: "sslmode=verify-full&sslrootcert=\(server.caFile)&sslcert=\(server.clientCertificate)&sslkey=\(server.clientKey)")
-        let list = try worldcup(["list", "--database", url])
+        let list = try await worldcup(["list", "--database", url])
         #expect(list.status == 0, "\(list.err)")
         // Without it, the server refuses the role.
-        let without = try worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")])
+        let without = try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")])
         #expect(without.status != 0 && without.err.contains("“certuser”"), "\(without.err)")
         // libpq's default files: ~/.postgresql/postgresql.crt and postgresql.key.
         let folder = home.file(".postgresql")
@@ -151,15 +152,15 @@ import TestSupport
         let key = folder.appendingPathComponent("postgresql.key").path
         try FileManager.default.copyItem(atPath: server.clientKey, toPath: key)
         chmod(key, 0o600)
-        let byDefault = try worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")])
+        let byDefault = try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")])
         #expect(byDefault.status == 0, "\(byDefault.err)")
         // A key others may read is refused, as libpq refuses it.
         chmod(key, 0o644)
-        expectRefused(try worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")]),
+        expectRefused(try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")]),
                       "The client key file “\(key)” can be read by others (permissions 0644), so it was not used: run chmod 600 “\(key)”, as libpq also requires.")
     }
 
-    @Test func filesAndParametersThatCannotBeUsedAreOneSentence() throws {
+    @Test func filesAndParametersThatCannotBeUsedAreOneSentence() async throws {
         let missing = home.file("nowhere.crt").path
         let cases: [(query: String, sentence: String)] = [
             ("channel_binding=require",
@@ -179,19 +180,19 @@ import TestSupport
             ("sslcompression=1", "The database URL has a parameter worldcup does not know: “sslcompression”."),
         ]
         for (query, sentence) in cases {
-            expectRefused(try worldcup(["list", "--database", server.url(password: password, query: query)]), sentence)
+            expectRefused(try await worldcup(["list", "--database", server.url(password: password, query: query)]), sentence)
         }
-        let variable = try worldcup(["list", "--database", server.url(password: password)], environment: ["PGCHANNELBINDING": "require"])
+        let variable = try await worldcup(["list", "--database", server.url(password: password)], environment: ["PGCHANNELBINDING": "require"])
         #expect(variable.err.hasPrefix("Error: Channel binding (PGCHANNELBINDING=require) needs SCRAM-SHA-256-PLUS"), "\(variable.err)")
     }
 
-    @Test func preferAgainstAServerWithoutTLSWorksInClearAndRequireIsRefused() throws {
+    @Test func preferAgainstAServerWithoutTLSWorksInClearAndRequireIsRefused() async throws {
         let plain = try TLSServer(tls: false)
         defer { plain.stop() }
-        let check = try worldcup(["check", "--database", plain.url(password: password)])
+        let check = try await worldcup(["check", "--database", plain.url(password: password)])
         #expect(check.status == 0, "\(check.err)")
         #expect(check.out.hasSuffix("The connection to localhost:\(plain.port) is not encrypted (the server offers no TLS, and sslmode=prefer settles for that): use sslmode=verify-full with the server's CA file to make sure of it.\n"), "\(check.out)")
-        expectRefused(try worldcup(["list", "--database", plain.url(password: password, query: "sslmode=require")]),
+        expectRefused(try await worldcup(["list", "--database", plain.url(password: password, query: "sslmode=require")]),
                       "The PostgreSQL server at localhost:\(plain.port) offers no TLS, and sslmode=require requires it: ask its owner to turn ssl on, or use sslmode=prefer to connect in clear.")
     }
 }
