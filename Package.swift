@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // What postgres-nio builds its TLS with: the contexts of libpq's sslmodes.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
     ],
     targets: [
         .systemLibrary(
@@ -61,6 +63,7 @@ let package = Package(
                 "WorldCup", "LiveResults", "LiveResultsPostgres", "PostgresURLs",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -144,7 +147,7 @@ let package = Package(
         ),
         // GRDB: to damage a file under a running scoreboard.
         // ThrowawayPostgres and tcp-relay: boards sharing a server, its restarts and network cuts.
-        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "tcp-relay", "SpawnActions", "TestSupport", "ThrowawayPostgres", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "tcp-relay", "SpawnActions", "TestSupport", "ThrowawayPostgres", "PostgresSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // kill -9, concurrent writers and bad input, through the built binaries.
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup", "WorldCupPostgres"], path: "Tests/Helpers/TapLoop"),
         // A TCP relay the shared-board tests freeze (SIGSTOP) and kill, to cut the network.

@@ -29,6 +29,9 @@ public final class PostgresReader: Sendable {
     /// connection is dropped and the call fails with "… is not answering."; nil: no limit.
     /// A dead network (a frozen relay) then fails in seconds instead of hanging.
     package let deadline: TimeAmount?
+    /// The longest a connection attempt may take, when it differs from `deadline` (libpq's
+    /// `connect_timeout`); nil: `deadline`.
+    package let connectDeadline: TimeAmount?
     /// The change feeds of this reader's controllers, which `write(_:on:)` tells what it committed.
     let writeListeners = WriteListeners()
     /// The connection of the controller's reads; nil until the first query or after it closed.
@@ -36,15 +39,17 @@ public final class PostgresReader: Sendable {
     private static let nextConnectionID = NIOLockedValueBox(0)
 
     /// A database reached with `configuration`. The default event loop group is SwiftNIO's
-    /// shared one. `deadline`: how long connecting, or one read, may take (no limit by default).
+    /// shared one. `deadline`: how long connecting, or one read, may take (no limit by default);
+    /// `connectDeadline`: how long connecting may take, when not `deadline`.
     public init(configuration: PostgresConnection.Configuration,
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 logger: Logger = Logger(label: "LiveResultsPostgres"),
-                deadline: TimeAmount? = nil) {
+                deadline: TimeAmount? = nil, connectDeadline: TimeAmount? = nil) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
         self.deadline = deadline
+        self.connectDeadline = connectDeadline
     }
 
     /// The server as a person names it: `host:port`, or the Unix socket's path.
@@ -83,6 +88,7 @@ public final class PostgresReader: Sendable {
         }
         let eventLoop = eventLoop ?? eventLoopGroup.next()
         var configuration = configuration
+        let deadline = connectDeadline ?? deadline
         if let deadline { configuration.options.connectTimeout = deadline }
         configuration.options.additionalStartupParameters += settings
         let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)

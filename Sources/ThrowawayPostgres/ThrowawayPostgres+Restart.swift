@@ -8,3 +8,13 @@ extension ThrowawayPostgres {
                                "-m", immediate ? "immediate" : "fast", "-w", "-t", "60", "restart"], in: folder)
     }
 }
+
+extension ThrowawayPostgres {
+    /// Runs `sql` with psql as the superuser on the server's Unix socket; returns its unaligned
+    /// output, or throws with psql's last line.
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        try Self.run("psql", ["-h", socketDirectory, "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1",
+                              "-tAc", sql], in: folder)
+    }
+}

@@ -6,9 +6,9 @@ import SpawnActions
 @_exported import PostgresURLs
 
 /// A throwaway PostgreSQL cluster: made with `initdb` in a folder of its own under /tmp,
-/// started with `pg_ctl`, listening on a Unix socket in that folder only, and stopped (its
-/// folder removed) by `stop()`, at the process's exit, or, should the process crash, by a
-/// watchdog shell that waits for it to be gone.
+/// started with `pg_ctl`, listening on a Unix socket in that folder (and on 127.0.0.1 when
+/// asked), and stopped (its folder removed) by `stop()`, at the process's exit, or, should the
+/// process crash, by a watchdog shell that waits for it to be gone.
 ///
 /// The cluster has trust authentication, UTF-8, and a default collation that is a real
 /// locale (ICU's en-US), so that a query's explicit `COLLATE "C"` matters. It runs as the
@@ -30,18 +30,22 @@ public final class ThrowawayPostgres: Sendable {
     public let initSeconds: Double
     public let startSeconds: Double
 
+    /// The server's port: its TCP port on 127.0.0.1 when it listens there, and its socket's number.
+    public let port: Int
+
     /// The directory of the server's Unix socket (the `host` of a libpq URL).
     public var socketDirectory: String { folder.path }
     /// The server's Unix socket.
-    public var socketPath: String { folder.appendingPathComponent(".s.PGSQL.5432").path }
+    public var socketPath: String { folder.appendingPathComponent(".s.PGSQL.\(port)").path }
 
     /// The configuration of a connection as the superuser postgres to `database`.
     public func configuration(database: String = "postgres") -> PostgresConnection.Configuration {
         .init(unixSocketPath: socketPath, username: "postgres", password: nil, database: database)
     }
 
-    private init(folder: URL, dataDirectory: String, initSeconds: Double, startSeconds: Double) {
+    private init(folder: URL, dataDirectory: String, port: Int, initSeconds: Double, startSeconds: Double) {
         self.folder = folder
+        self.port = port
         self.dataDirectory = dataDirectory
         self.initSeconds = initSeconds
         self.startSeconds = startSeconds
@@ -49,8 +53,13 @@ public final class ThrowawayPostgres: Sendable {
 
     /// Makes and starts a cluster. `settings` are more server settings (`name` → value, as
     /// `-c name=value`); `fsync` off makes commits cheap and is fine for data thrown away.
-    /// Stops first the clusters of processes that died without stopping theirs.
-    public static func start(maxConnections: Int = 200, fsync: Bool = false, settings: [(String, String)] = []) throws -> ThrowawayPostgres {
+    /// With a `tcpPort`, the server also listens on 127.0.0.1 at that port. `prepare` puts files
+    /// the server needs (certificates, a pg_hba.conf) in the cluster's folder before it starts,
+    /// so that they go with it, and returns the settings that name them. Stops first the
+    /// clusters of processes that died without stopping theirs.
+    public static func start(maxConnections: Int = 200, fsync: Bool = false, tcpPort: Int? = nil,
+                             settings: [(String, String)] = [],
+                             prepare: ((_ folder: URL) throws -> [(String, String)])? = nil) throws -> ThrowawayPostgres {
         guard FileManager.default.isExecutableFile(atPath: "\(binaries)/initdb") else {
             throw ThrowawayPostgresError(.notInstalled, "PostgreSQL 15 is not installed (no \(binaries)/initdb)")
         }
@@ -67,17 +76,24 @@ public final class ThrowawayPostgres: Sendable {
             chown(folder.path, postgres.pointee.pw_uid, postgres.pointee.pw_gid)
         }
         startWatchdog(folder: folder, data: data)
+        var settings = settings
+        do {
+            settings += try prepare?(folder) ?? []
+        } catch {
+            throw ThrowawayPostgresError(.failed, "its files could not be made (\(error))")
+        }
         let initStart = Date()
         try run("initdb", ["-D", data, "-A", "trust", "-E", "UTF8", "-U", "postgres",
                            "--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=en-US"], in: folder)
         let initTime = Date().timeIntervalSince(initStart)
         let startStart = Date()
-        let options = ([("listen_addresses", "''"), ("unix_socket_directories", "'\(folder.path)'"),
+        let options = ([("listen_addresses", tcpPort == nil ? "''" : "'127.0.0.1'"), ("port", "\(tcpPort ?? 5432)"),
+                        ("unix_socket_directories", "'\(folder.path)'"),
                         ("fsync", fsync ? "on" : "off"), ("max_connections", "\(maxConnections)")] + settings)
             .map { "-c \($0.0)=\($0.1)" }.joined(separator: " ")
         try run("pg_ctl", ["-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60", "-o", options, "start"], in: folder)
         let startTime = Date().timeIntervalSince(startStart)
-        let cluster = ThrowawayPostgres(folder: folder, dataDirectory: data, initSeconds: initTime, startSeconds: startTime)
+        let cluster = ThrowawayPostgres(folder: folder, dataDirectory: data, port: tcpPort ?? 5432, initSeconds: initTime, startSeconds: startTime)
         Running.add(cluster)
         return cluster
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import PostgresURLs
 import WorldCup
 
@@ -9,11 +10,32 @@ import WorldCup
 /// `postgres:///worldcup?host=/run/postgresql` (a Unix socket's directory). Missing parts come
 /// from PGHOST (a path: a socket's directory), PGPORT, PGUSER, PGPASSWORD and PGDATABASE, then
 /// libpq's defaults: the socket directory /run/postgresql, port 5432, the login name as the
-/// user, the user's name as the database. TLS is not supported: `sslmode` may only be
-/// `disable`, `allow` or `prefer`.
+/// user, the user's name as the database. A password not given is looked up in the password
+/// file (PGPASSFILE, ~/.pgpass).
+///
+/// TLS as libpq means it (`PostgresTLS`): `sslmode`, `sslrootcert`, `sslcert`, `sslkey` or
+/// PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY. Also `application_name` (PGAPPNAME),
+/// `connect_timeout` (PGCONNECT_TIMEOUT), `channel_binding` (PGCHANNELBINDING; `require`
+/// is refused: postgres-nio has no SCRAM-SHA-256-PLUS) and `service` (PGSERVICE: a section of
+/// the service file, `ServiceFile`, whose settings come before the environment's).
 public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Where to connect, with every part filled in.
     public let url: PostgresURL
+    /// TLS on the connection (none on a Unix socket, as in libpq).
+    public let tls: PostgresTLS
+    /// The `application_name` the server shows for the connections, if any.
+    public let applicationName: String?
+    /// How many seconds connecting may take (`connect_timeout`): nil when not given, 0 for no limit.
+    public let connectTimeoutSeconds: Int?
+    /// What the reading found worth a word on stderr (a password file others may read).
+    public let warnings: [String]
+
+    /// The URL parameters worldcup knows besides those `PostgresURL.Parts` reads, with their variables.
+    static let parameters = ["sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
+                             "application_name": "PGAPPNAME", "connect_timeout": "PGCONNECT_TIMEOUT",
+                             "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE"]
+    /// What a service file may set: the URL's parts and `parameters` (but another service).
+    static let keywords = Set(["host", "port", "user", "password", "dbname"] + parameters.keys).subtracting(["service"])
 
     /// The Unix socket directory libpq (as Debian builds it) uses when no host is given.
     public static let defaultSocketDirectory = "/run/postgresql"
@@ -30,38 +52,104 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         guard let parts = PostgresURL.Parts(string: text) else {
             throw WorldCupError("The database URL is not a valid PostgreSQL URL (postgres://user:password@host:port/database).")
         }
-        if let mode = parts.otherParameters["sslmode"], !["disable", "allow", "prefer"].contains(mode) {
-            throw WorldCupError("Connecting to PostgreSQL over TLS is not supported yet: use sslmode=disable, or a Unix socket.")
-        }
-        if let unknown = parts.otherParameters.keys.sorted().first(where: { $0 != "sslmode" }) {
+        if let unknown = parts.otherParameters.keys.sorted().first(where: { Self.parameters[$0] == nil }) {
             throw WorldCupError("The database URL has a parameter worldcup does not know: “\(WorldCupError.quotable(unknown))”.")
         }
         func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let home = variable("HOME") ?? Self.homeDirectory()
+        let serviceName = parts.otherParameters["service"] ?? variable("PGSERVICE")
+        let service = try serviceName.map { try ServiceFile.settings(of: $0, environment: variable, home: home) } ?? [:]
+        /// A parameter of the URL, or else of the service, or else its variable.
+        func setting(_ parameter: String) -> PostgresTLS.Setting? {
+            if let value = parts.otherParameters[parameter] { return .init(value: value, source: parameter) }
+            if let value = service[parameter] { return .init(value: value, source: parameter) }
+            let name = Self.parameters[parameter] ?? parameter
+            return variable(name).map { .init(value: $0, source: name) }
+        }
+        try Self.checkChannelBinding(setting("channel_binding"))
         var socketDirectory = parts.socketDirectory
         var host = parts.host
         if host == nil, socketDirectory == nil {
-            if let pgHost = variable("PGHOST") {
+            if let pgHost = service["host"] ?? variable("PGHOST") {
                 if pgHost.hasPrefix("/") { socketDirectory = pgHost } else { host = pgHost }
             } else {
                 socketDirectory = Self.defaultSocketDirectory
             }
         }
         var port = parts.port
-        if port == nil, let pgPort = variable("PGPORT") {
+        if port == nil, let pgPort = service["port"] ?? variable("PGPORT") {
             guard let number = Int(pgPort), (1...65535).contains(number) else {
-                throw WorldCupError("PGPORT is not a port number: “\(WorldCupError.quotable(pgPort))”.")
+                throw WorldCupError("\(service["port"] == nil ? "PGPORT" : "The service's port") is not a port number: “\(WorldCupError.quotable(pgPort))”.")
             }
             port = number
         }
-        let user = parts.user ?? variable("PGUSER") ?? Self.loginName()
-        url = PostgresURL(user: user, password: parts.password ?? variable("PGPASSWORD"), host: host ?? "localhost",
-                          socketDirectory: host == nil ? socketDirectory : nil, port: port ?? 5432,
-                          database: parts.database ?? variable("PGDATABASE") ?? user)
+        let user = parts.user ?? service["user"] ?? variable("PGUSER") ?? Self.loginName()
+        var url = PostgresURL(user: user, password: parts.password ?? service["password"] ?? variable("PGPASSWORD"), host: host ?? "localhost",
+                              socketDirectory: host == nil ? socketDirectory : nil, port: port ?? 5432,
+                              database: parts.database ?? service["dbname"] ?? variable("PGDATABASE") ?? user)
+        if url.socketDirectory == nil {
+            tls = try PostgresTLS(setting: setting, home: home)
+        } else {
+            // libpq uses no TLS on a Unix socket, and reads none of its files; a mode it does not know is still refused.
+            _ = try setting("sslmode").map { try SSLMode(parsing: $0.value, from: $0.source) }
+            tls = .disabled
+        }
+        applicationName = setting("application_name")?.value
+        connectTimeoutSeconds = try setting("connect_timeout").map(Self.connectTimeout)
+        var warnings: [String] = []
+        if url.password == nil, let passwordFile = variable("PGPASSFILE") ?? home.map({ "\($0)/.pgpass" }) {
+            let found = PasswordFile(path: passwordFile).password(host: Self.passwordFileHost(of: url), port: url.port,
+                                                                  database: url.database, user: url.user)
+            url.password = found.password
+            warnings += found.warning.map { [$0] } ?? []
+        }
+        self.url = url
+        self.warnings = warnings
     }
 
-    /// A location already filled in.
+    /// A location already filled in, without TLS.
     public init(_ url: PostgresURL) {
         self.url = url
+        tls = .disabled
+        applicationName = nil
+        connectTimeoutSeconds = nil
+        warnings = []
+    }
+
+    /// postgres-nio's configuration of a connection: the URL's, with TLS and the application's
+    /// name. Throws one sentence when a certificate or key file cannot be used.
+    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        var configuration = url.configuration
+        if url.socketDirectory == nil { configuration.tls = try tls.connectionTLS() }
+        if let applicationName { configuration.options.additionalStartupParameters.append(("application_name", applicationName)) }
+        return configuration
+    }
+
+    /// Throws one sentence for a `channel_binding` postgres-nio cannot honour.
+    private static func checkChannelBinding(_ setting: PostgresTLS.Setting?) throws {
+        guard let setting else { return }
+        switch setting.value {
+        case "disable", "prefer": return
+        case "require":
+            throw WorldCupError("Channel binding (\(setting.source)=require) needs SCRAM-SHA-256-PLUS, which worldcup's PostgreSQL driver (postgres-nio) does not have: use channel_binding=prefer with sslmode=verify-full, which makes sure of the server before the password is sent.")
+        default:
+            throw WorldCupError("The channel binding “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use disable, prefer or require.")
+        }
+    }
+
+    /// libpq's reading of `connect_timeout`: whole seconds, 0 or less for no limit, 1 read as 2.
+    private static func connectTimeout(_ setting: PostgresTLS.Setting) throws -> Int {
+        guard let seconds = Int(setting.value.trimmingCharacters(in: .whitespaces)) else {
+            throw WorldCupError("The connection timeout “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not a whole number of seconds.")
+        }
+        return seconds <= 0 ? 0 : max(seconds, 2)
+    }
+
+    /// The host as the password file names it: libpq's `localhost` for the default socket
+    /// directory, another socket's directory as it is.
+    private static func passwordFileHost(of url: PostgresURL) -> String {
+        guard let directory = url.socketDirectory else { return url.host }
+        return [defaultSocketDirectory, "/var/run/postgresql"].contains(directory) ? "localhost" : directory
     }
 
     /// The URL with its password masked (`postgres://app:***@db.example:5432/worldcup`): what
@@ -80,6 +168,12 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// The server: `host:port`, or the Unix socket's path.
     public var server: String {
         url.socketDirectory.map { "\($0)/.s.PGSQL.\(url.port)" } ?? "\(url.host):\(url.port)"
+    }
+
+    /// The home directory of the user this process runs as (when HOME is not set).
+    private static func homeDirectory() -> String? {
+        guard let entry = getpwuid(geteuid()), let home = entry.pointee.pw_dir else { return nil }
+        return String(cString: home)
     }
 
     /// The name this process runs as, libpq's default user.

@@ -8,10 +8,13 @@ extension PostgresTeamStore {
     public struct Inspection: Equatable, Sendable {
         public var version: Int?
         public var teamCount: Int?
+        /// Whether the connection was encrypted; nil on a Unix socket (never encrypted, never on a network).
+        public var encryption: Encryption?
 
-        public init(version: Int?, teamCount: Int?) {
+        public init(version: Int?, teamCount: Int?, encryption: Encryption? = nil) {
             self.version = version
             self.teamCount = teamCount
+            self.encryption = encryption
         }
     }
 
@@ -23,13 +26,14 @@ extension PostgresTeamStore {
     /// version, its tables and change log), and counts the teams. Throws one sentence when it
     /// cannot be reached or is not sound.
     public static func check(location: PostgresLocation, deadline: Duration = defaultDeadline) throws -> Inspection {
-        let store = PostgresTeamStore(location: location, deadline: deadline)
+        let store = try PostgresTeamStore(location: location, deadline: deadline)
         return try store.run { connection in
             let migration = PostgresMigration(location: location, connection: connection)
             try migration.checkServer()
             let found = try migration.state()
             try migration.check(found)
-            guard let version = found.version else { return Inspection(version: nil, teamCount: nil) }
+            let encryption = location.url.socketDirectory == nil ? try Self.encryption(of: connection, tls: location.tls) : nil
+            guard let version = found.version else { return Inspection(version: nil, teamCount: nil, encryption: encryption) }
             for table in expectedTables {
                 guard try query(connection, "SELECT to_regclass(\(PostgresSchema.identifier(table))) IS NOT NULL").single(Bool.self) == true else {
                     throw WorldCupError("The database \(location.databaseAndServer) has no “\(table)” table: it is not a sound worldcup scoreboard.")
@@ -42,7 +46,7 @@ extension PostgresTeamStore {
                 throw WorldCupError("The database \(location.databaseAndServer) has lost the change log's triggers on its teams: it is not a sound worldcup scoreboard.")
             }
             let teams = try query(connection, "SELECT count(*) FROM team").single(Int64.self) ?? 0
-            return Inspection(version: version, teamCount: Int(teams))
+            return Inspection(version: version, teamCount: Int(teams), encryption: encryption)
         }
     }
 

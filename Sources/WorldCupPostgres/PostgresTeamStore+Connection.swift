@@ -89,6 +89,7 @@ extension PostgresTeamStore {
         guard let error = error as? PSQLError else {
             return WorldCupError("The PostgreSQL server at \(server) could not be used: \(error).")
         }
+        if let failure = tlsFailure(error, at: location) { return failure }
         let user = "“\(WorldCupError.quotable(location.url.user))”"
         if let state = error.serverInfo?[.sqlState] {
             let message = WorldCupError.quotable(error.serverInfo?[.message] ?? "no reason given", limit: 200)
@@ -105,7 +106,7 @@ extension PostgresTeamStore {
         }
         switch error.code {
         case .authMechanismRequiresPassword:
-            return WorldCupError("The PostgreSQL server at \(server) asks the user \(user) for a password, and none was given (in the URL or PGPASSWORD).")
+            return WorldCupError("The PostgreSQL server at \(server) asks the user \(user) for a password, and none was given (in the URL, PGPASSWORD or the password file).")
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
             guard connected else {
                 return WorldCupError("The PostgreSQL server at \(server) could not be reached: the connection closed before the server answered.")

@@ -29,6 +29,8 @@ public final class PostgresTeamStore: TeamStore {
     private let controllerDatabase: PostgresReader
     /// Whether this store has pruned old tap ids yet (once, before its first tap).
     private let prunedTaps = Mutex(false)
+    /// Whether the connections are encrypted, once asked of the server (`isEncrypted`).
+    let encrypted = Mutex<Bool?>(nil)
 
     /// How long connecting or one statement may take by default.
     public static let defaultDeadline = Duration.seconds(5)
@@ -43,26 +45,31 @@ public final class PostgresTeamStore: TeamStore {
     /// reached, refuses the login, is older than 13, or the database is not a worldcup one
     /// (other tables and no worldcup schema) or has a newer schema.
     public convenience init(location: PostgresLocation, seed: [SeedTeam]?, deadline: Duration = defaultDeadline) throws {
-        self.init(location: location, deadline: deadline)
+        try self.init(location: location, deadline: deadline)
         try run { connection in try PostgresMigration(location: location, connection: connection).prepare(seed: seed) }
     }
 
     /// A store on `location` that has not connected yet (nothing checked: `check` and the
-    /// public initialiser do that).
-    init(location: PostgresLocation, deadline: Duration) {
+    /// public initialiser do that). Connecting may take `location`'s `connect_timeout` when it
+    /// has one. Throws one sentence when its TLS files cannot be used.
+    init(location: PostgresLocation, deadline: Duration) throws {
         place = location
         self.deadline = deadline
         let (seconds, attoseconds) = deadline.components
         let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        database = PostgresReader(configuration: location.url.configuration, logger: Self.logger, deadline: limit)
-        controllerDatabase = PostgresReader(configuration: location.url.configuration, logger: Self.logger, deadline: limit)
+        // libpq's connect_timeout=0 is no limit; NIO needs one, so a day stands for it.
+        let connectLimit = location.connectTimeoutSeconds.map { TimeAmount.seconds(Int64($0 == 0 ? 86_400 : $0)) }
+        let configuration = try location.connectionConfiguration()
+        database = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit)
+        controllerDatabase = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit)
     }
 
     public var location: String { place.description }
 
-    /// `worldcup on db.example:5432`, or on the Unix socket's folder.
+    /// `worldcup on db.example:5432 · TLS` (when encrypted), or on the Unix socket's folder.
     public var server: String? {
-        "\(WorldCupError.quotable(place.url.database)) on \(place.url.socketDirectory ?? "\(place.url.host):\(place.url.port)")"
+        let server = "\(WorldCupError.quotable(place.url.database)) on \(place.url.socketDirectory ?? "\(place.url.host):\(place.url.port)")"
+        return isEncrypted() == true ? server + " · TLS" : server
     }
 
     public func teamCount() throws -> Int {

@@ -18,7 +18,8 @@ extension WorldCupCommand {
                 server keeps its own files sound: check says whether the server can be reached \
                 and is recent enough, whether the database is empty or a worldcup scoreboard of a \
                 schema version this program knows, with its tables and change log, and how many \
-                teams it holds; it creates and changes nothing there either.
+                teams it holds, and over TCP the TLS version of the connection and whether the server's \
+                certificate was verified; it creates and changes nothing there either.
                 """)
 
         @Option(name: .long, help: ArgumentHelp(databaseHelp, valueName: "path|url"))
@@ -43,12 +44,13 @@ extension WorldCupCommand {
         /// Checks a PostgreSQL database.
         private func check(_ server: PostgresLocation) throws {
             let found = try PostgresTeamStore.check(location: server)
-            guard let version = found.version else {
+            if let version = found.version {
+                let teams = found.teamCount.map { $0 == 1 ? "1 team" : "\($0) teams" } ?? "no teams yet"
+                print("The database \(server.databaseAndServer) is sound: schema version \(version), \(teams).")
+            } else {
                 print("The database \(server.databaseAndServer) is empty: worldcup makes a scoreboard of it when it opens it.")
-                return
             }
-            let teams = found.teamCount.map { $0 == 1 ? "1 team" : "\($0) teams" } ?? "no teams yet"
-            print("The database \(server.databaseAndServer) is sound: schema version \(version), \(teams).")
+            if let encryption = found.encryption { print(encryption.sentence(server: server.server)) }
         }
     }
 }

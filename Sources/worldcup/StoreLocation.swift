@@ -15,8 +15,13 @@ enum StoreLocation {
             self = .file(DatabaseFile.defaultDatabaseURL(environment: environment))
             return
         }
-        self = PostgresLocation.isURL(chosen) ? .server(try PostgresLocation(url: chosen, environment: environment))
-            : .file(URL(fileURLWithPath: chosen))
+        guard PostgresLocation.isURL(chosen) else {
+            self = .file(URL(fileURLWithPath: chosen))
+            return
+        }
+        let location = try PostgresLocation(url: chosen, environment: environment)
+        for warning in location.warnings { FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8)) }
+        self = .server(location)
     }
 
     /// Opens the store, importing `seed` on first use (already read and checked).
@@ -37,4 +42,4 @@ enum StoreLocation {
 }
 
 /// The help of every `--database` option.
-let databaseHelp = "The SQLite database file, or a PostgreSQL database as a URL: postgres://user:password@host:port/database (PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE fill in what it leaves out; postgres:///db?host=/run/postgresql for a Unix socket). Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup."
+let databaseHelp = "The SQLite database file, or a PostgreSQL database as a URL: postgres://user:password@host:port/database?sslmode=verify-full&sslrootcert=ca.crt (postgres:///db?host=/run/postgresql for a Unix socket). The query may also hold sslcert, sslkey, application_name, connect_timeout, channel_binding (not require) and service (a section of ~/.pg_service.conf). As in libpq, PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME, PGCONNECT_TIMEOUT, PGCHANNELBINDING and PGSERVICE fill in what it leaves out, and a password is looked up in PGPASSFILE (default ~/.pgpass); sslmode is libpq's (prefer by default; allow acts as prefer), with ~/.postgresql's root.crt, postgresql.crt and postgresql.key. Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup."

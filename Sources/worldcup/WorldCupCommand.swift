@@ -24,10 +24,14 @@ struct WorldCupCommand: ParsableCommand {
             database (14 or later): --database postgres://user:password@host:5432/worldcup \
             (postgresql:// too; postgres:///worldcup?host=/run/postgresql for a Unix socket; \
             PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE fill in what the URL leaves out, \
-            as for psql). The first client creates the tables and imports the seed, once; a \
-            database holding other tables is refused. A tap whose connection fails on the way \
-            is sent again with the same id, so it never counts twice. A server that does not \
-            answer within 5 seconds is reported in one sentence; passwords are never shown.
+            as for psql). TLS is libpq's: ?sslmode=verify-full&sslrootcert=ca.crt verifies the \
+            server against its CA and name (PGSSLMODE, PGSSLROOTCERT, PGSSLCERT and PGSSLKEY \
+            too), and passwords may come from ~/.pgpass (PGPASSFILE); the title says TLS when \
+            the connection is encrypted. The first client creates the tables and imports the \
+            seed, once; a database holding other tables is refused. A tap whose connection \
+            fails on the way is sent again with the same id, so it never counts twice. A \
+            server that does not answer within 5 seconds (connecting: connect_timeout) is \
+            reported in one sentence; passwords are never shown.
             """,
         version: version,
         subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 import TestSupport
+import PostgresSupport
 import ThrowawayPostgres
 
 /// Scoreboards on several "machines" sharing one PostgreSQL server, through the built
@@ -32,9 +33,39 @@ struct SharedBoardTests {
         #expect(second.waitFor("Updated by another program."))
     }
 
+    @Test("A board over TLS (verify-full with the server's CA): the title says TLS, and pg_stat_ssl shows every connection of the board encrypted")
+    func boardOverTLS() throws {
+        let server = try SharedServer(tls: true)
+        let board = try TmuxTerminal(command: server.board(), width: 100, height: 50)
+        #expect(board.waitFor("32 teams"))
+        #expect(board.screen.contains("World Cup · \(server.shownLocation)"), "the title says TLS:\n\(board.screen)")
+        try board.send("Down", "Enter")
+        #expect(board.waitFor("Cameroon: 1 win."))
+        let connections = try server.sql("""
+            SELECT count(*) || ' ' || count(*) FILTER (WHERE s.ssl AND s.version LIKE 'TLSv1._') FROM pg_stat_activity a
+            JOIN pg_stat_ssl s USING (pid) WHERE a.datname = '\(server.database)' AND a.usename = '\(TLSServer.user)'
+            """).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").compactMap { Int($0) }
+        // The store's connection, the controller's, and its change feed's.
+        #expect(connections.count == 2 && connections[0] >= 3 && connections[0] == connections[1], "connections, encrypted: \(connections)")
+        // prefer, the default, asks the server whether it got TLS, and the title says so too.
+        let tlsServer = try #require(server.tlsServer)
+        let preferred = try TmuxTerminal(command: [Executable.worldcup.path, "--database", tlsServer.url(password: TLSServer.password)], width: 100, height: 50)
+        #expect(preferred.waitFor("32 teams"))
+        #expect(preferred.screen.contains("World Cup · \(server.shownLocation)"), "the title says TLS:\n\(preferred.screen)")
+    }
+
     @Test("The server restarted as after a crash while 3 processes tap and 2 boards watch: every acknowledged tap counts once, and both boards converge within 2 s")
     func serverRestartedUnderTaps() throws {
-        let server = try SharedServer()
+        try restartUnderTaps(try SharedServer())
+    }
+
+    @Test("The same over TLS: a restart as after a crash under taps and boards on verify-full connections")
+    func serverRestartedUnderTapsOverTLS() throws {
+        try restartUnderTaps(try SharedServer(tls: true))
+    }
+
+    /// The server restarted as after a crash while 3 processes tap and 2 boards watch.
+    private func restartUnderTaps(_ server: SharedServer) throws {
         let boards = try (0..<2).map { _ in try TmuxTerminal(command: server.board(), width: 100, height: 50) }
         for board in boards { #expect(board.waitFor("32 teams")) }
         let before = try server.totalWins()
@@ -76,8 +107,17 @@ struct SharedBoardTests {
 
     @Test("A network cut with no FIN and no RST (the relay frozen for 10 s): the viewer says it is reconnecting within 5 s, then converges with nothing missed")
     func frozenNetwork() throws {
-        let server = try SharedServer()
-        let relay = try TCPRelay(upstream: server.cluster.socketPath)
+        try freezeNetwork(try SharedServer())
+    }
+
+    @Test("The same over TLS: the relay frozen under a verify-full board, which reconnects with TLS and misses nothing")
+    func frozenNetworkOverTLS() throws {
+        try freezeNetwork(try SharedServer(tls: true))
+    }
+
+    /// The relay between the board and `server` frozen for 10 s.
+    private func freezeNetwork(_ server: SharedServer) throws {
+        let relay = try TCPRelay(upstream: server.relayUpstream)
         defer { relay.kill() }
         let board = try TmuxTerminal(command: server.board(port: relay.port), width: 100, height: 50)
         #expect(board.waitFor("32 teams"))
@@ -123,27 +163,48 @@ func waitUntil(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool
     }
 }
 
-/// A throwaway cluster holding the board's database, and the commands that reach it.
+/// A throwaway cluster holding the board's database, and the commands that reach it: on its
+/// Unix socket, or with `tls` on a TLS-only server (`TLSServer`) as its role `app`, with
+/// sslmode=verify-full and the server's CA.
 final class SharedServer: Sendable {
     let cluster: ThrowawayPostgres
+    let tlsServer: TLSServer?
     let database = "worldcup"
 
-    init() throws {
-        cluster = try ThrowawayPostgres.start()
-        _ = try sql("CREATE DATABASE \(database)", database: "postgres")
+    init(tls: Bool = false) throws {
+        if tls {
+            let server = try TLSServer()
+            tlsServer = server
+            cluster = server.cluster
+        } else {
+            tlsServer = nil
+            cluster = try ThrowawayPostgres.start()
+            _ = try sql("CREATE DATABASE \(database)", database: "postgres")
+        }
         // The first `worldcup` seeds it; the boards then start together on a ready database.
         _ = try run(["list"])
     }
 
     deinit { cluster.stop() }
 
-    /// The board's URL: on the server's Unix socket, or through a relay on 127.0.0.1.
+    /// The board's URL: on the server's Unix socket, or over TLS, or through a relay at `port`
+    /// on 127.0.0.1 (over TLS: at `localhost`, the name the certificate holds).
     func url(port: Int? = nil) -> String {
-        port.map { "postgres://postgres@127.0.0.1:\($0)/\(database)" } ?? "postgres://postgres@/\(database)?host=\(cluster.socketDirectory)"
+        if let tlsServer {
+            return tlsServer.url(port: port, password: TLSServer.password, query: "sslmode=verify-full&sslrootcert=\(tlsServer.caFile)")
+        }
+        return port.map { "postgres://postgres@127.0.0.1:\($0)/\(database)" } ?? "postgres://postgres@/\(database)?host=\(cluster.socketDirectory)"
     }
 
-    /// How the board's title names the server reached on its socket.
-    var shownLocation: String { "\(database) on \(cluster.socketDirectory)" }
+    /// Where a relay forwards to: the server's Unix socket, or over TLS its TCP port.
+    var relayUpstream: String {
+        tlsServer.map { "127.0.0.1:\($0.port)" } ?? cluster.socketPath
+    }
+
+    /// How the board's title names the server: its socket's folder, or host and port with TLS.
+    var shownLocation: String {
+        tlsServer.map { "\(database) on localhost:\($0.port) · TLS" } ?? "\(database) on \(cluster.socketDirectory)"
+    }
 
     /// The command of a scoreboard.
     func board(port: Int? = nil) -> [String] {
@@ -180,7 +241,7 @@ final class SharedServer: Sendable {
     @discardableResult
     func sql(_ text: String, database: String? = nil) throws -> String {
         let psql = URL(fileURLWithPath: "\(ThrowawayPostgres.binaries)/psql")
-        let result = try Executable.run(["-h", cluster.socketDirectory, "-U", "postgres", "-d", database ?? self.database, "-tAc", text], executable: psql)
+        let result = try Executable.run(["-h", cluster.socketDirectory, "-p", "\(cluster.port)", "-U", "postgres", "-d", database ?? self.database, "-tAc", text], executable: psql)
         guard result.status == 0 else { throw SharedServerError("psql: \(result.err)") }
         return result.out
     }

@@ -89,7 +89,7 @@ public enum TestServer {
 /// Why the test server could not be had, in one sentence.
 public struct TestServerError: Error, CustomStringConvertible, Sendable {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// A thread-safe counter for connection ids.

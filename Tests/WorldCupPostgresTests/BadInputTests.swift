@@ -86,7 +86,7 @@ import WorldCupPostgres
             try PostgresTeamStore(location: location, seed: Seed.bundled())
         }
         url.password = nil
-        #expect(throws: WorldCupError("The PostgreSQL server at \(location.server) asks the user “app” for a password, and none was given (in the URL or PGPASSWORD).")) {
+        #expect(throws: WorldCupError("The PostgreSQL server at \(location.server) asks the user “app” for a password, and none was given (in the URL, PGPASSWORD or the password file).")) {
             try PostgresTeamStore(location: PostgresLocation(url), seed: Seed.bundled())
         }
         // The right one works, and is never shown.

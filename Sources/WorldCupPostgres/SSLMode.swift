@@ -1,0 +1,35 @@
+import WorldCup
+
+/// libpq's `sslmode`: whether a connection uses TLS and what it verifies.
+///
+/// `allow` (libpq: try without TLS first) cannot be expressed with postgres-nio, which either
+/// asks for TLS first or never: it is treated as `prefer`.
+public enum SSLMode: String, CaseIterable, Equatable, Sendable {
+    /// No TLS.
+    case disable
+    /// Treated as `prefer`.
+    case allow
+    /// TLS when the server offers it, nothing verified (libpq's default).
+    case prefer
+    /// TLS or no connection; the chain is verified only when a root certificate file is at hand.
+    case require
+    /// TLS, the server's chain leading to the root certificates.
+    case verifyCA = "verify-ca"
+    /// `verifyCA`, and the server's certificate names the host.
+    case verifyFull = "verify-full"
+
+    /// The mode `text` names (an `sslmode` parameter or PGSSLMODE); throws one sentence naming it otherwise.
+    init(parsing text: String, from source: String) throws {
+        guard let mode = SSLMode(rawValue: text) else {
+            let modes = Self.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + Self.verifyFull.rawValue
+            throw WorldCupError("The sslmode “\(WorldCupError.quotable(text))” (\(source)) is not one libpq knows: use \(modes).")
+        }
+        self = mode
+    }
+
+    /// Whether the mode wants TLS at all (`prefer` and `allow` settle for a connection in clear).
+    var demandsTLS: Bool { self == .require || self == .verifyCA || self == .verifyFull }
+
+    /// Whether the mode refuses a server whose certificate is not vouched for.
+    var verifies: Bool { self == .verifyCA || self == .verifyFull }
+}
