@@ -31,6 +31,7 @@ struct PostgresMigration {
         try checkServer()
         let found = try state()
         try check(found)
+        try checkMayCreate(found)
         if found.version == PostgresSchema.version, seed == nil || found.isSeeded { return }
         try PostgresTeamStore.transaction(connection) {
             try query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
@@ -68,6 +69,12 @@ struct PostgresMigration {
             throw WorldCupError("The database \(location.databaseAndServer) holds other tables and no worldcup scoreboard, so it was left alone.")
         }
         if let version = state.version { try PostgresSchema.checkVersion(version, location: location) }
+    }
+
+    /// Refuses to make a board (its schema, its seed) in one of the server's own databases;
+    /// a board made there before is still opened.
+    func checkMayCreate(_ state: State) throws {
+        if state.version == nil, location.isServersOwnDatabase { throw location.serversOwnDatabaseRefusal }
     }
 
     /// Runs the migrations after `version` and records the new version (inside the caller's transaction).

@@ -27,7 +27,7 @@ extension WorldCupCommand {
         func run() throws {
             let url: URL
             switch try StoreLocation(database: database) {
-            case .file(let file): url = file
+            case .defaultFile(let file), .file(let file): url = file
             case .server(let server): return try check(server)
             }
             let found = try SQLiteTeamStore.check(databaseURL: url)
@@ -44,7 +44,8 @@ extension WorldCupCommand {
         private func check(_ server: PostgresLocation) throws {
             let found = try PostgresTeamStore.check(location: server)
             guard let version = found.version else {
-                print("The database \(server.databaseAndServer) is empty: worldcup makes a scoreboard of it when it opens it.")
+                let plan = server.isServersOwnDatabase ? "it belongs to the server itself, so worldcup makes no scoreboard there" : "worldcup makes a scoreboard of it when it opens it"
+                print("The database \(server.databaseAndServer) is empty: \(plan).")
                 return
             }
             let teams = found.teamCount.map { $0 == 1 ? "1 team" : "\($0) teams" } ?? "no teams yet"
