@@ -53,6 +53,8 @@ public struct FormDialog: Sendable {
     public private(set) var focus = 0
     /// An error or hint shown under the fields.
     public var message: String?
+    /// Whether `message` is a hint (drawn in the frame's style) rather than an error.
+    public var messageIsHint = false
 
     public init(title: String, subtitle: String = "", fields: [Field]) {
         precondition(!fields.isEmpty, "a form needs at least one field")
@@ -181,7 +183,8 @@ public struct FormDialog: Sendable {
             if index == focus { caret = (end, y) }
         }
         if let message {
-            grid.write(DisplayText.truncate(message, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 2, style: errorStyle)
+            grid.write(DisplayText.truncate(message, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 2,
+                       style: messageIsHint ? frame : errorStyle)
         }
         let hint = " Tab: field · Enter: save · Esc: cancel "
         grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: frame)

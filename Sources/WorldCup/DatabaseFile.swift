@@ -133,7 +133,8 @@ public enum DatabaseFile {
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: return true
         case .SQLITE_CONSTRAINT: return message.contains("grdb_migrations")
-        default: return message.contains("already exists")
+        // A table, index or column (v6's ALTER TABLE) another process made first.
+        default: return message.contains("already exists") || message.contains("duplicate column name")
         }
     }
 

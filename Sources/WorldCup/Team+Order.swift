@@ -2,15 +2,18 @@ import GRDB
 import LiveResults
 
 extension Team {
-    /// The scoreboard's order, defined once: zone, then most wins, then name, text in SQLite's
+    /// The scoreboard's order, defined once: zone, then most wins, then the name as people
+    /// read it (`nameSortKey`: case and accents folded), then the exact name, text in SQLite's
     /// BINARY order (UTF-8 bytes); the row id breaks ties. The screen's fetch request,
     /// `TeamStore.teams()`, the schema's index and the benchmark's peer are all made from it.
     ///
-    /// The v3 migration builds its index from this order; a change here needs a migration that
-    /// builds the index again, or existing databases would sort without it.
+    /// The latest migration that builds the board's index (v6) builds it from this order; a
+    /// change here needs a migration that builds the index again, or existing databases would
+    /// sort without it.
     public static let boardOrder: [SortColumn] = [
         SortColumn("qualifyingZone"),
         SortColumn("wins", ascending: false),
+        SortColumn("nameSortKey"),
         SortColumn("teamName"),
     ]
 
@@ -18,7 +21,7 @@ extension Team {
     public static var boardOrderSQL: String { SortColumn.orderingSQL(boardOrder) }
 
     /// Whether this team ranks ahead of `other` inside a zone: the board's order without the
-    /// zone (most wins, then the name's bytes, then the id). The leader is the team that ranks
+    /// zone (most wins, then the folded name's bytes, then the name's, then the id). The leader is the team that ranks
     /// ahead of every other.
     public func ranksAhead(of other: Team) -> Bool {
         let order = SortColumn.compare(self, other, by: Self.boardOrderInZone) { team, column in team.orderValue(ofColumn: column) }
@@ -36,6 +39,7 @@ extension Team {
         case "qualifyingZone": qualifyingZone.databaseValue
         case "wins": wins.databaseValue
         case "teamName": teamName.databaseValue
+        case "nameSortKey": Team.nameSortKey(teamName).databaseValue
         default: ((try? databaseDictionary) ?? [:])[column] ?? .null
         }
     }

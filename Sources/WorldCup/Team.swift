@@ -24,9 +24,19 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     /// The image name every secret team gets.
     public static let secretImageName = "wenderland-flag"
 
-    /// The key under which names are unique: case and Unicode normalisation ignored.
+    /// The key under which names are unique: case and Unicode normalisation ignored. Zones
+    /// that share it are one zone (`Team.existingSpelling(ofZone:among:)`).
     public static func nameKey(_ name: String) -> String {
         name.precomposedStringWithCanonicalMapping.lowercased()
+    }
+
+    /// The key the board sorts names by first, as people read them: case and accents folded
+    /// ("Åland" and "alpha" among the a's, before "Switzerland"), in one Unicode
+    /// normalisation. It is not unique ("Emoji" and "Émoji" share it): the exact name follows
+    /// it in `boardOrder`. Stored beside the name (`nameSortKey`), so SQLite and PostgreSQL
+    /// order by its bytes, as the results controller does.
+    public static func nameSortKey(_ name: String) -> String {
+        name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
     /// Reads a row by column name; a value of the wrong type throws. (Written out: the
@@ -63,6 +73,7 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
         container["imageName"] = imageName
         container["wins"] = wins
         container["nameKey"] = Team.nameKey(teamName)
+        container["nameSortKey"] = Team.nameSortKey(teamName)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

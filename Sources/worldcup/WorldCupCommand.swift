@@ -140,7 +140,7 @@ extension WorldCupCommand {
         @Argument(help: "The new team's name.")
         var name: String
 
-        @Option(help: "The qualifying zone; a new zone becomes a new section.")
+        @Option(help: "The qualifying zone; a new zone becomes a new section, and one spelt in another case or Unicode normalisation than a zone of the board takes the board's spelling.")
         var zone: String
 
         func run() throws {
