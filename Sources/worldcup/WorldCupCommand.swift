@@ -29,7 +29,7 @@ struct WorldCupCommand: ParsableCommand {
             is sent again with the same id, so it never counts twice. A server that does not \
             answer within 5 seconds is reported in one sentence; passwords are never shown.
             """,
-        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],
+        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Export.self, Backup.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
     )
 }
@@ -95,16 +95,13 @@ extension WorldCupCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Flag(help: "Print a JSON array of teams (teamName, qualifyingZone, imageName, wins).")
+        @Flag(help: "Print a JSON array of teams (imageName, qualifyingZone, teamName, wins; keys sorted), as export --json writes it.")
         var json = false
 
         func run() throws {
             let teams = try store.open().teams()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-                let seeds = teams.map { SeedTeam(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins) }
-                print(String(decoding: try encoder.encode(seeds), as: UTF8.self))
+                FileHandle.standardOutput.write(try TeamExport.json(teams))
                 return
             }
             var zone: String?

@@ -126,6 +126,49 @@ import WorldCupPostgres
         #expect(missing.err.hasPrefix("Error: There is no database “no_such_board” on ") && missing.err.contains("no_such_board), or name another"), "\(missing.err)")
     }
 
+    @Test func backupAndExportOfABoardBeingTappedHoldEveryAcknowledgedTap() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let url = database.urlString
+        let process = Process()
+        process.executableURL = Executable.tapLoop
+        process.arguments = [url, "Brazil", "1000000"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let taps = TapAcknowledgements(out)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for round in 1...2 {
+            let before = try taps.wait(forTotal: round * 200)
+            let copy = folder.file("copy-\(round).sqlite")
+            let backup = try worldcup(["backup", copy.path, "--database", url])
+            #expect(backup.status == 0 && backup.out == "Backed up 32 teams to \(copy.path).\n", "\(backup.err)")
+            // The copy is a SQLite board of its own, with the wins.
+            let copied = try JSONDecoder().decode([SeedTeam].self, from: Data(try worldcup(["export", "--json", "--database", copy.path]).out.utf8))
+            #expect(copied.count == 32)
+            #expect((copied.first { $0.teamName == "Brazil" }?.wins ?? 0) >= before, "acknowledged \(before) before the backup")
+            #expect(try worldcup(["check", "--database", copy.path]).status == 0)
+
+            let exportedBefore = try taps.wait(forTotal: round * 200 + 50)
+            let csv = try worldcup(["export", "--database", url])
+            #expect(csv.status == 0, "\(csv.err)")
+            let brazil = try #require(csv.out.components(separatedBy: "\r\n").first { $0.hasPrefix("Brazil,") })
+            #expect((Int(brazil.split(separator: ",").last ?? "") ?? 0) >= exportedBefore, "acknowledged \(exportedBefore) before the export: \(brazil)")
+        }
+        // An empty database holds no board to copy, and none is made in it.
+        let empty = try await FreshDatabase.make()
+        defer { Task { await empty.drop() } }
+        let refused = try worldcup(["backup", folder.file("empty.sqlite").path, "--database", empty.urlString])
+        #expect(failedInOneSentence(refused) && refused.err.contains("holds no scoreboard"), "\(refused.err)")
+        #expect(try await empty.tables().isEmpty)
+    }
+
     /// Four processes at a time run `worldcup tap Brazil`, `binaryTapsPerProcess` times each.
     @Test func processesTappingOneTeamThroughTheBinaryAllCount() async throws {
         let database = try await FreshDatabase.make()
