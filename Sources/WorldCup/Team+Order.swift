@@ -3,8 +3,8 @@ import LiveResults
 
 extension Team {
     /// The scoreboard's order, defined once: zone, then most wins, then the name as people
-    /// read it (`nameSortKey`: case and accents folded), then the exact name, text in SQLite's
-    /// BINARY order (UTF-8 bytes); the row id breaks ties. The screen's fetch request,
+    /// read it (`nameSortKey`: case and accents folded, unique), text in SQLite's BINARY order
+    /// (UTF-8 bytes); the row id comes last, as in every request of the controller. The screen's fetch request,
     /// `TeamStore.teams()`, the schema's index and the benchmark's peer are all made from it.
     ///
     /// The latest migration that builds the board's index (v6) builds it from this order; a
@@ -14,14 +14,13 @@ extension Team {
         SortColumn("qualifyingZone"),
         SortColumn("wins", ascending: false),
         SortColumn("nameSortKey"),
-        SortColumn("teamName"),
     ]
 
     /// The terms of an ORDER BY (without the keywords) that lists teams in `boardOrder`.
     public static var boardOrderSQL: String { SortColumn.orderingSQL(boardOrder) }
 
     /// Whether this team ranks ahead of `other` inside a zone: the board's order without the
-    /// zone (most wins, then the folded name's bytes, then the name's, then the id). The leader is the team that ranks
+    /// zone (most wins, then the name's sort key, then the id). The leader is the team that ranks
     /// ahead of every other.
     public func ranksAhead(of other: Team) -> Bool {
         let order = SortColumn.compare(self, other, by: Self.boardOrderInZone) { team, column in team.orderValue(ofColumn: column) }

@@ -96,7 +96,7 @@ struct PostgresSchemaTests {
     @Test func theBoardOrderIsTheControllers() {
         #expect(PostgresSchema.orderTerms == [
             #""qualifyingZone" COLLATE "C" ASC NULLS FIRST"#, #""wins" DESC NULLS LAST"#, #""nameSortKey" COLLATE "C" ASC NULLS FIRST"#,
-            #""teamName" COLLATE "C" ASC NULLS FIRST"#, "id ASC",
+            "id ASC",
         ])
     }
 

@@ -19,7 +19,7 @@ struct BoardOrderTests {
             let columns = Schema.boardIndexColumns
             #expect(columns == SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"])
             #expect(sql.hasSuffix("(" + columns.joined(separator: ", ") + ")"))
-            #expect(columns.prefix(4) == [#""qualifyingZone""#, #""wins" DESC"#, #""nameSortKey""#, #""teamName""#])
+            #expect(columns.prefix(4) == [#""qualifyingZone""#, #""wins" DESC"#, #""nameSortKey""#, "id"])
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY \(Team.boardOrderSQL)")
                 .map { $0["detail"] as String? ?? "" }
             #expect(plan.contains { $0.contains("team_in_scoreboard_order") }, "\(plan)")
@@ -40,9 +40,10 @@ struct BoardOrderTests {
         try scoreboard.tap(named: "Z")
         let names = try scoreboard.teams().map(\.teamName)
         #expect(names == ["Z", "A\u{30A}", "Ab", "\u{C5}land", "alpha", "B", "Emoji", "Émoji", "Switzerland", "Winner"])
-        // The two that fold alike, "Emoji" and "Émoji", are ordered by their bytes.
-        #expect(Team.nameSortKey("Émoji") == Team.nameSortKey("Emoji"))
-        #expect(Array(Team.nameSortKey("E\u{301}moji").utf8) == Array("emoji".utf8))
+        // The two that fold alike, "Emoji" and "Émoji": the unaccented first, then the other
+        // by its lowercased bytes, whatever its normalisation.
+        #expect(Team.nameSortKey("Emoji") == "emoji")
+        #expect(Array(Team.nameSortKey("E\u{301}moji").utf8) == Array("emoji\u{1}\u{E9}moji".utf8))
     }
 
     @Test("A database of schema v5 holding teams: v6 gives every name its sort key and builds the index in the new order")
@@ -75,16 +76,17 @@ struct BoardOrderTests {
         #expect(try scoreboard.teams().map(\.teamName) == ["Brazil", "\u{C5}land", "alpha", "E\u{301}moji", "Switzerland", "beta"])
     }
 
-    @Test("nameSortKey folds case and accents, and nothing else")
+    @Test("nameSortKey folds case and accents; where accents went, the lowercased name follows, so it is unique")
     func nameSortKey() {
-        #expect(Team.nameSortKey("Åland") == "aland")
-        #expect(Team.nameSortKey("A\u{30A}LAND") == "aland")
-        #expect(Team.nameSortKey("Curaçao") == "curacao")
+        #expect(Team.nameSortKey("Åland") == "aland\u{1}åland")
+        #expect(Team.nameSortKey("A\u{30A}LAND") == "aland\u{1}åland")
+        #expect(Team.nameSortKey("Curaçao") == "curacao\u{1}curaçao")
+        #expect(Team.nameSortKey("Emoji") != Team.nameSortKey("Émoji"))
         #expect(Team.nameSortKey("🇫🇷 France") == "🇫🇷 france")
         #expect(Team.nameSortKey("Team 42") == "team 42")
     }
 
-    @Test("ranksAhead: more wins first, then the folded name, then the name's bytes, then the id")
+    @Test("ranksAhead: more wins first, then the name's sort key, then the id")
     func ranksAhead() {
         let decomposed = Team(id: 2, teamName: "A\u{30A}", qualifyingZone: "Europe", imageName: "", wins: 3)
         let b = Team(id: 1, teamName: "B", qualifyingZone: "Asia", imageName: "", wins: 3)

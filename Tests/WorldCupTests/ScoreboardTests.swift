@@ -10,8 +10,8 @@ private func bytesBefore(_ a: String, _ b: String) -> Bool {
     Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
 }
 
-/// The scoreboard order, computed in Swift: zone, most wins, name as people read it (case
-/// and accents folded), name, id.
+/// The scoreboard order, computed in Swift: zone, most wins, name as people read it (its
+/// sort key: case and accents folded, unique), id.
 private func scoreboardOrder(_ teams: [Team]) -> [Team] {
     teams.sorted { a, b in
         if a.qualifyingZone != b.qualifyingZone || Array(a.qualifyingZone.utf8) != Array(b.qualifyingZone.utf8) {
@@ -20,7 +20,6 @@ private func scoreboardOrder(_ teams: [Team]) -> [Team] {
         if a.wins != b.wins { return a.wins > b.wins }
         let (foldedA, foldedB) = (Team.nameSortKey(a.teamName), Team.nameSortKey(b.teamName))
         if Array(foldedA.utf8) != Array(foldedB.utf8) { return bytesBefore(foldedA, foldedB) }
-        if Array(a.teamName.utf8) != Array(b.teamName.utf8) { return bytesBefore(a.teamName, b.teamName) }
         return a.id! < b.id!
     }
 }
