@@ -53,6 +53,8 @@ public struct FormDialog: Sendable {
     public private(set) var focus = 0
     /// An error or hint shown under the fields.
     public var message: String?
+    /// Whether `message` is a hint (drawn in the frame's style) rather than an error.
+    public var messageIsHint = false
 
     public init(title: String, subtitle: String = "", fields: [Field]) {
         precondition(!fields.isEmpty, "a form needs at least one field")
@@ -185,7 +187,7 @@ public struct FormDialog: Sendable {
         // Above the bottom line, under the fields; cut only when the screen is too short for every line.
         let messageTop = max(box.y + 1 + fields.count * 2, box.y + box.height - 1 - messageLines.count)
         for (index, line) in messageLines.enumerated() where messageTop + index < box.y + box.height - 1 {
-            grid.write(DisplayText.truncate(line, toWidth: box.width - 4), x: box.x + 2, y: messageTop + index, style: errorStyle)
+            grid.write(DisplayText.truncate(line, toWidth: box.width - 4), x: box.x + 2, y: messageTop + index, style: messageIsHint ? frame : errorStyle)
         }
         let hint = " Tab: field · Enter: save · Esc: cancel "
         grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: frame)

@@ -60,6 +60,33 @@ public enum DatabaseFile {
         }
     }
 
+    /// Refuses a database whose folder does not exist (or is not a folder), in one sentence
+    /// that gives the command to make it. worldcup makes no folder but its default data
+    /// folder, so that a mistyped path is never quietly made into a board nobody else sees.
+    /// `what` names the file in the sentence: "the database", "the backup".
+    public static func requireFolder(of url: URL, for what: String = "the database") throws {
+        let folder = url.deletingLastPathComponent().standardizedFileURL
+        var status = stat()
+        if stat(folder.path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw WorldCupError("Cannot save \(what) in \(WorldCupError.quotable(folder.path)): \(WorldCupError.phrase(errno: ENOTDIR)).")
+            }
+            return
+        }
+        let failure = errno
+        guard failure == ENOENT else {
+            throw WorldCupError("Cannot save \(what) in the folder \(WorldCupError.quotable(folder.path)): \(WorldCupError.phrase(errno: failure)).")
+        }
+        throw WorldCupError("The folder \(WorldCupError.quotable(folder.path)) does not exist, and worldcup makes no folder but its own: make it with mkdir -p \(WorldCupError.quotable(shellQuoted(folder.path), limit: .max)) if \(what) belongs there.")
+    }
+
+    /// A path as a POSIX shell reads it back: as it is when it holds only safe characters,
+    /// else in single quotes.
+    public static func shellQuoted(_ path: String) -> String {
+        let safe = path.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/._-+,=@%".unicodeScalars.contains($0)) }
+        return safe && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// Creates a folder and its missing parents, like `mkdir -p`; returns the `errno` of the
     /// step that failed, if one did.
     private static func makeFolder(_ folder: URL) -> Int32? {
@@ -106,7 +133,8 @@ public enum DatabaseFile {
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: return true
         case .SQLITE_CONSTRAINT: return message.contains("grdb_migrations")
-        default: return message.contains("already exists")
+        // A table, index or column (v6's ALTER TABLE) another process made first.
+        default: return message.contains("already exists") || message.contains("duplicate column name")
         }
     }
 

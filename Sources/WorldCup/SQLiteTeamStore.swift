@@ -75,7 +75,8 @@ public final class SQLiteTeamStore: TeamStore {
         try DatabaseFile.readable { try database.read { try Team.fetchCount($0) } }
     }
 
-    /// Every team, in scoreboard order: zone, then most wins, then name (byte order, as SQLite sorts).
+    /// Every team, in scoreboard order (`Team.boardOrder`): zone, then most wins, then name as
+    /// people read it (case and accents folded), then the name's bytes.
     public func teams() throws -> [Team] {
         try DatabaseFile.readable {
             try database.read { db in
@@ -123,6 +124,7 @@ public final class SQLiteTeamStore: TeamStore {
     }
 
     /// Adds a secret team with no wins. Refuses blank, overlong or duplicate names and zones.
+    /// A zone spelt in another case or normalisation than one on the board takes its spelling.
     @discardableResult
     public func add(name: String, zone: String) throws -> Team {
         try TeamValidation.checkName(name)
@@ -133,10 +135,23 @@ public final class SQLiteTeamStore: TeamStore {
                 if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
                     throw WorldCupError("A team named “\(WorldCupError.quotable(existing.teamName))” already exists.")
                 }
+                team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(db)) ?? team.qualifyingZone
                 try team.insert(db)
                 return team
             }
         }
+    }
+
+    /// Every zone on the board, in byte order: one seek of the board's index per zone (the
+    /// index leads with the zone), however many teams there are.
+    static func zones(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: """
+            WITH RECURSIVE zone(name) AS (
+                SELECT min(qualifyingZone) FROM team
+                UNION ALL
+                SELECT (SELECT min(qualifyingZone) FROM team WHERE qualifyingZone > zone.name) FROM zone WHERE zone.name IS NOT NULL)
+            SELECT name FROM zone WHERE name IS NOT NULL
+            """)
     }
 
     /// Deletes a team.

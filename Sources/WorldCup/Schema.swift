@@ -4,10 +4,17 @@ import LiveResults
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v5"
+    public static let version = "v6"
 
     /// The index that holds the teams in `Team.boardOrder`.
     static let boardIndexName = "team_in_scoreboard_order"
+
+    /// The columns of the board's index: `Team.boardOrder`, then the id (the tie-breaker),
+    /// then the folded name, so that SQLite reads the whole board, filtered by name or not,
+    /// from the index alone.
+    public static var boardIndexColumns: [String] {
+        SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]
+    }
 
     /// The migrations, oldest first.
     public static var migrator: DatabaseMigrator {
@@ -43,7 +50,9 @@ public enum Schema {
         // (README, Benchmarks, has what that saves).
         migrator.registerMigration("v3") { db in
             // IF (NOT) EXISTS: a process migrating a new file at the same moment may have done it.
-            let columns = SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]
+            // The order of that time, written out: v6 builds the index of `Team.boardOrder`.
+            let order = [SortColumn("qualifyingZone"), SortColumn("wins", ascending: false), SortColumn("teamName")]
+            let columns = SortColumn.indexColumns(order) + ["id", "nameKey"]
             try db.execute(sql: """
                 DROP INDEX IF EXISTS team_on_zone_wins_name;
                 CREATE INDEX IF NOT EXISTS \(boardIndexName) ON team (\(columns.joined(separator: ", ")));
@@ -59,6 +68,26 @@ public enum Schema {
         // wrote `sqlite_sequence` at every commit (a quarter of a tap's commit at a million teams).
         migrator.registerMigration("v5") { db in
             try ChangeLog.install(on: "team", in: db)
+        }
+        // Names as people read them: the board sorts by the name with case and accents folded
+        // (`nameSortKey`), then by the name's bytes. The key is filled for the teams there, with
+        // the app's own folding, and the board's index built again in the new order. The fill
+        // is not logged: no board reads the column before this migration ends (older programs
+        // never do, and section caches are made again for the new schema).
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: "ALTER TABLE team ADD COLUMN nameSortKey TEXT NOT NULL DEFAULT ''")
+            let fold = DatabaseFunction("worldcup_name_sort_key", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).map(Team.nameSortKey)
+            }
+            db.add(function: fold)
+            defer { db.remove(function: fold) }
+            try ChangeLog.withoutLoggingUpdates(of: "team", in: db) {
+                try db.execute(sql: "UPDATE team SET nameSortKey = worldcup_name_sort_key(teamName)")
+            }
+            try db.execute(sql: """
+                DROP INDEX IF EXISTS \(boardIndexName);
+                CREATE INDEX \(boardIndexName) ON team (\(boardIndexColumns.joined(separator: ", ")));
+                """)
         }
         return migrator
     }

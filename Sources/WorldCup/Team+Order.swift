@@ -2,23 +2,25 @@ import GRDB
 import LiveResults
 
 extension Team {
-    /// The scoreboard's order, defined once: zone, then most wins, then name, text in SQLite's
-    /// BINARY order (UTF-8 bytes); the row id breaks ties. The screen's fetch request,
+    /// The scoreboard's order, defined once: zone, then most wins, then the name as people
+    /// read it (`nameSortKey`: case and accents folded, unique), text in SQLite's BINARY order
+    /// (UTF-8 bytes); the row id comes last, as in every request of the controller. The screen's fetch request,
     /// `TeamStore.teams()`, the schema's index and the benchmark's peer are all made from it.
     ///
-    /// The v3 migration builds its index from this order; a change here needs a migration that
-    /// builds the index again, or existing databases would sort without it.
+    /// The latest migration that builds the board's index (v6) builds it from this order; a
+    /// change here needs a migration that builds the index again, or existing databases would
+    /// sort without it.
     public static let boardOrder: [SortColumn] = [
         SortColumn("qualifyingZone"),
         SortColumn("wins", ascending: false),
-        SortColumn("teamName"),
+        SortColumn("nameSortKey"),
     ]
 
     /// The terms of an ORDER BY (without the keywords) that lists teams in `boardOrder`.
     public static var boardOrderSQL: String { SortColumn.orderingSQL(boardOrder) }
 
     /// Whether this team ranks ahead of `other` inside a zone: the board's order without the
-    /// zone (most wins, then the name's bytes, then the id). The leader is the team that ranks
+    /// zone (most wins, then the name's sort key, then the id). The leader is the team that ranks
     /// ahead of every other.
     public func ranksAhead(of other: Team) -> Bool {
         let order = SortColumn.compare(self, other, by: Self.boardOrderInZone) { team, column in team.orderValue(ofColumn: column) }
@@ -36,6 +38,7 @@ extension Team {
         case "qualifyingZone": qualifyingZone.databaseValue
         case "wins": wins.databaseValue
         case "teamName": teamName.databaseValue
+        case "nameSortKey": Team.nameSortKey(teamName).databaseValue
         default: ((try? databaseDictionary) ?? [:])[column] ?? .null
         }
     }

@@ -24,9 +24,24 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     /// The image name every secret team gets.
     public static let secretImageName = "wenderland-flag"
 
-    /// The key under which names are unique: case and Unicode normalisation ignored.
+    /// The key under which names are unique: case and Unicode normalisation ignored. Zones
+    /// that share it are one zone (`Team.existingSpelling(ofZone:among:)`).
     public static func nameKey(_ name: String) -> String {
         name.precomposedStringWithCanonicalMapping.lowercased()
+    }
+
+    /// The key the board sorts names by, as people read them: the name with case and accents
+    /// folded ("Åland" and "alpha" among the a's, before "Switzerland"), in one Unicode
+    /// normalisation. Where folding took accents off, `nameKey` follows after a U+0001, which
+    /// sorts before any character a name may hold: "Emoji" ("emoji") comes just before
+    /// "Émoji" ("emoji\u{1}émoji"). So the key is unique, as `nameKey` is, and one text column
+    /// orders the board completely; an unaccented name keeps a key as short as itself. Stored
+    /// beside the name (`nameSortKey`), so SQLite and PostgreSQL order by its bytes, as the
+    /// results controller does.
+    public static func nameSortKey(_ name: String) -> String {
+        let key = nameKey(name)
+        let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
+        return folded == key ? folded : folded + "\u{1}" + key
     }
 
     /// Reads a row by column name; a value of the wrong type throws. (Written out: the
@@ -63,6 +78,7 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
         container["imageName"] = imageName
         container["wins"] = wins
         container["nameKey"] = Team.nameKey(teamName)
+        container["nameSortKey"] = Team.nameSortKey(teamName)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

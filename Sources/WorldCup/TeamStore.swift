@@ -20,7 +20,8 @@ public protocol TeamStore: AnyObject, Sendable {
     /// The number of teams.
     func teamCount() throws -> Int
 
-    /// Every team, in scoreboard order: zone, then most wins, then name (byte order).
+    /// Every team, in scoreboard order (`Team.boardOrder`): zone, then most wins, then name as
+    /// people read it (case and accents folded), then the name's bytes.
     func teams() throws -> [Team]
 
     /// The team with this name (case ignored), if any.
@@ -32,6 +33,8 @@ public protocol TeamStore: AnyObject, Sendable {
     func tap(teamID: Int64) throws -> Team
 
     /// Adds a secret team with no wins. Refuses blank, overlong or duplicate names and zones.
+    /// A zone spelt in another case or normalisation than one on the board takes its
+    /// spelling (`Team.existingSpelling(ofZone:among:)`).
     @discardableResult
     func add(name: String, zone: String) throws -> Team
 

@@ -84,14 +84,14 @@ enum BenchDatabase {
         let digits = max(7, String(rows).count)
         try scoreboard.database.write { db in
             let statement = try db.makeStatement(sql: """
-                INSERT INTO team (teamName, qualifyingZone, imageName, wins, nameKey) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO team (teamName, qualifyingZone, imageName, wins, nameKey, nameSortKey) VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for number in 1...rows {
                 let digitsOfNumber = String(number)
                 let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
                 let zone = zones[Int.random(in: 0..<zones.count, using: &random)]
                 let wins = Int.random(in: 0..<1000, using: &random)
-                try statement.execute(arguments: [name, zone, Team.secretImageName, wins, Team.nameKey(name)])
+                try statement.execute(arguments: [name, zone, Team.secretImageName, wins, Team.nameKey(name), Team.nameSortKey(name)])
             }
         }
         // Leave the database at rest, as an app finds it: everything in the main file.

@@ -71,7 +71,7 @@ struct PostgresBoard {
     /// Streams the teams in with COPY (text format), about a megabyte at a time.
     private static func load(rows: Int, seed: UInt64, connection: PostgresConnection) throws {
         try PG.await {
-            try await connection.copyFrom(table: "team", columns: ["id", "teamName", "qualifyingZone", "imageName", "wins", "nameKey"], // quoted by copyFrom
+            try await connection.copyFrom(table: "team", columns: ["id", "teamName", "qualifyingZone", "imageName", "wins", "nameKey", "nameSortKey"], // quoted by copyFrom
                                           logger: logger) { writer in
                 var random = SplitMix64(seed: seed)
                 let digits = max(7, String(rows).count)
@@ -82,7 +82,7 @@ struct PostgresBoard {
                     let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
                     let zone = BenchDatabase.zones[Int.random(in: 0..<BenchDatabase.zones.count, using: &random)]
                     let wins = Int.random(in: 0..<1000, using: &random)
-                    buffer.writeString("\(number)\t\(name)\t\(zone)\t\(Team.secretImageName)\t\(wins)\t\(Team.nameKey(name))\n")
+                    buffer.writeString("\(number)\t\(name)\t\(zone)\t\(Team.secretImageName)\t\(wins)\t\(Team.nameKey(name))\t\(Team.nameSortKey(name))\n")
                     if buffer.readableBytes >= 1 << 20 {
                         try await writer.write(buffer)
                         buffer.clear()

@@ -31,6 +31,7 @@ struct PostgresMigration {
         try checkServer()
         let found = try state()
         try check(found)
+        try checkMayCreate(found)
         if found.version == PostgresSchema.version, seed == nil || found.isSeeded { return }
         try PostgresTeamStore.transaction(connection) {
             try query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
@@ -70,12 +71,21 @@ struct PostgresMigration {
         if let version = state.version { try PostgresSchema.checkVersion(version, location: location) }
     }
 
+    /// Refuses to make a board (its schema, its seed) in one of the server's own databases;
+    /// a board made there before is still opened.
+    func checkMayCreate(_ state: State) throws {
+        if state.version == nil, location.isServersOwnDatabase { throw location.serversOwnDatabaseRefusal }
+    }
+
     /// Runs the migrations after `version` and records the new version (inside the caller's transaction).
     private func migrate(from version: Int) throws {
         guard version < PostgresSchema.version else { return }
-        for step in (version + 1)...PostgresSchema.version {
-            for statement in PostgresSchema.migrations[step] ?? [] {
-                try query(PostgresQuery(unsafeSQL: statement))
+        for version in (version + 1)...PostgresSchema.version {
+            for step in PostgresSchema.migrations[version] ?? [] {
+                switch step {
+                case .sql(let statement): try query(PostgresQuery(unsafeSQL: statement))
+                case .fillNameSortKeys: try fillNameSortKeys()
+                }
             }
         }
         // The change log as this version installs it, synchronously (no task: this thread may
@@ -89,6 +99,19 @@ struct PostgresMigration {
             """)
     }
 
+    /// Sets every team's `nameSortKey` from its name, in one statement (inside the caller's
+    /// transaction).
+    private func fillNameSortKeys() throws {
+        let rows = try query(#"SELECT id, "teamName" FROM team"#).map { try $0.decode((Int64, String).self) }
+        guard !rows.isEmpty else { return }
+        let ids = rows.map(\.0)
+        let keys = rows.map { Team.nameSortKey($0.1) }
+        try query("""
+            UPDATE team SET "nameSortKey" = folded.key
+            FROM unnest(\(ids)::int8[], \(keys)::text[]) AS folded(id, key) WHERE team.id = folded.id
+            """)
+    }
+
     /// Inserts `teams` in one statement and marks the seed imported (inside the caller's transaction).
     static func importSeed(_ teams: [SeedTeam], _ connection: PostgresConnection) throws {
         let names = teams.map { TeamValidation.trimmed($0.teamName) }
@@ -96,9 +119,10 @@ struct PostgresMigration {
         let images = teams.map(\.imageName)
         let wins = teams.map { Int32(clamping: $0.wins) }
         let keys = names.map(Team.nameKey)
+        let sortKeys = names.map(Team.nameSortKey)
         try PostgresTeamStore.query(connection, """
-            INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey")
-            SELECT * FROM unnest(\(names)::text[], \(zones)::text[], \(images)::text[], \(wins)::int4[], \(keys)::text[])
+            INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey", "nameSortKey")
+            SELECT * FROM unnest(\(names)::text[], \(zones)::text[], \(images)::text[], \(wins)::int4[], \(keys)::text[], \(sortKeys)::text[])
             """)
         try PostgresTeamStore.query(connection, #"INSERT INTO "seedImport" (id) VALUES (1) ON CONFLICT (id) DO NOTHING"#)
     }

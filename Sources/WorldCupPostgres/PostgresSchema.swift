@@ -8,7 +8,7 @@ import WorldCup
 /// build the same table and index from these statements.
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
-    public static let version = 2
+    public static let version = 3
     /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
     /// (13) and `CREATE OR REPLACE TRIGGER` (14).
     public static let oldestServer = 140_000
@@ -19,7 +19,7 @@ public enum PostgresSchema {
     /// The index that holds the teams in the board's order.
     public static let boardIndexName = "team_in_scoreboard_order"
     /// The text columns, ordered `COLLATE "C"` (by bytes, as SQLite orders them).
-    static let textColumns: Set<String> = ["teamName", "qualifyingZone", "imageName", "nameKey"]
+    static let textColumns: Set<String> = ["teamName", "qualifyingZone", "imageName", "nameKey", "nameSortKey"]
     /// The columns of a team as `Team` decodes them (`PostgresTeamStore` selects them in this order).
     static let teamColumns = #"id, "teamName", "qualifyingZone", "imageName", wins"#
 
@@ -32,7 +32,8 @@ public enum PostgresSchema {
             "qualifyingZone" text NOT NULL CHECK (length(trim("qualifyingZone")) > 0),
             "imageName" text NOT NULL,
             wins int4 NOT NULL DEFAULT 0 CHECK (wins >= 0),
-            "nameKey" text NOT NULL)
+            "nameKey" text NOT NULL,
+            "nameSortKey" text NOT NULL)
         """
 
     /// Names unique ignoring case (the folded `nameKey`), and the board's index.
@@ -65,10 +66,19 @@ public enum PostgresSchema {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// The statements that bring the schema from `version - 1` to `version`, oldest first. The
+    /// One step of a migration: a statement, or filling every team's `nameSortKey` with the
+    /// app's own folding (`Team.nameSortKey`), which no SQL function of the server matches.
+    enum MigrationStep: Equatable {
+        case sql(String)
+        case fillNameSortKeys
+    }
+
+    /// The steps that bring the schema from `version - 1` to `version`, oldest first. The
     /// change log is installed (again: its statements are idempotent) after every migration.
-    static let migrations: [Int: [String]] = [
-        1: [
+    /// Version 1 makes the table as `createTeamTable` is now (a later column already there),
+    /// so the later steps that add one say IF NOT EXISTS.
+    static let migrations: [Int: [MigrationStep]] = [
+        1: ([
             "CREATE TABLE \(versionTable) (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL)",
             createTeamTable,
         ] + teamIndexes + [
@@ -77,10 +87,19 @@ public enum PostgresSchema {
             // Every tap's id, recorded with its win: a tap retried after a lost connection counts once.
             #"CREATE TABLE tap (id uuid PRIMARY KEY, "teamID" bigint NOT NULL, "tappedAt" timestamptz NOT NULL DEFAULT now())"#,
             #"CREATE INDEX tap_by_time ON tap ("tappedAt")"#,
-        ],
+        ]).map(MigrationStep.sql),
         // The change log's row trigger reads the id directly, and notifications name the
         // writing transaction: nothing but the log's install, which follows.
         2: [],
+        // Names as people read them: the board sorts by the name with case and accents folded
+        // (`nameSortKey`), then by its bytes; the board's index is built again in that order.
+        3: [
+            .sql(#"ALTER TABLE team ADD COLUMN IF NOT EXISTS "nameSortKey" text NOT NULL DEFAULT ''"#),
+            .sql("DROP INDEX IF EXISTS \(boardIndexName)"),
+            .fillNameSortKeys,
+            .sql(#"ALTER TABLE team ALTER COLUMN "nameSortKey" DROP DEFAULT"#),
+            .sql(createBoardIndex),
+        ],
     ]
 
     /// Throws one sentence when a server of `versionNumber` (`server_version_num`) is too old.

@@ -96,7 +96,7 @@ extension PostgresTeamStore {
             switch state {
             case "28P01": return WorldCupError("The PostgreSQL server at \(server) refused the password of the user \(user).")
             case "28000": return WorldCupError("The PostgreSQL server at \(server) does not let the user \(user) in: \(message).")
-            case "3D000": return WorldCupError("There is no database \(location.databaseAndServer).")
+            case "3D000": return location.missingDatabase
             case "53300": return WorldCupError("The PostgreSQL server at \(server) has too many connections open.")
             case "57P01", "57P02", "57P03": return WorldCupError("The PostgreSQL server at \(server) is shutting down or starting up.")
             case let state where state.hasPrefix("08"):

@@ -102,12 +102,14 @@ public final class PostgresTeamStore: TeamStore {
     public func add(name: String, zone: String) throws -> Team {
         try TeamValidation.checkName(name)
         try TeamValidation.checkZone(zone)
-        let team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
+        var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
         let key = Team.nameKey(team.teamName)
         return try change { connection in
+            // A zone spelt in another case or normalisation than one on the board takes its spelling.
+            team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(connection)) ?? team.qualifyingZone
             let inserted = try write(PostgresWrite(table: "team", """
-                INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey")
-                VALUES (\(team.teamName), \(team.qualifyingZone), \(team.imageName), 0, \(key))
+                INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey", "nameSortKey")
+                VALUES (\(team.teamName), \(team.qualifyingZone), \(team.imageName), 0, \(key), \(Team.nameSortKey(team.teamName)))
                 ON CONFLICT ("nameKey") DO NOTHING
                 """, returning: PostgresSchema.teamColumns), connection).map(Team.init(postgresRow:)).first
             if let inserted { return inserted }
@@ -184,6 +186,19 @@ public final class PostgresTeamStore: TeamStore {
         _ = attempt { connection in
             try Self.query(connection, PostgresQuery(unsafeSQL: "DELETE FROM tap WHERE \"tappedAt\" < now() - interval '\(Self.tapRetention)'"))
         }
+    }
+
+    /// Every zone on the board, in byte order: one seek of the board's index per zone (the
+    /// index leads with the zone), however many teams there are.
+    private static func zones(_ connection: PostgresConnection) throws -> [String] {
+        try query(connection, """
+            WITH RECURSIVE zone(name) AS (
+                SELECT min("qualifyingZone" COLLATE "C") FROM team
+                UNION ALL
+                SELECT (SELECT min("qualifyingZone" COLLATE "C") FROM team WHERE "qualifyingZone" COLLATE "C" > zone.name)
+                FROM zone WHERE zone.name IS NOT NULL)
+            SELECT name FROM zone WHERE name IS NOT NULL
+            """).map { try $0.decode(String.self) }
     }
 
     /// The team whose folded name is `key`, if any.

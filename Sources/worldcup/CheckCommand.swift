@@ -28,7 +28,7 @@ extension WorldCupCommand {
         func run() throws {
             let url: URL
             switch try StoreLocation(database: database) {
-            case .file(let file): url = file
+            case .defaultFile(let file), .file(let file): url = file
             case .server(let server): return try check(server)
             }
             let found = try SQLiteTeamStore.check(databaseURL: url)
@@ -44,12 +44,14 @@ extension WorldCupCommand {
         /// Checks a PostgreSQL database.
         private func check(_ server: PostgresLocation) throws {
             let found = try PostgresTeamStore.check(location: server)
-            if let version = found.version {
-                let teams = found.teamCount.map { $0 == 1 ? "1 team" : "\($0) teams" } ?? "no teams yet"
-                print("The database \(server.databaseAndServer) is sound: schema version \(version), \(teams).")
-            } else {
-                print("The database \(server.databaseAndServer) is empty: worldcup makes a scoreboard of it when it opens it.")
+            guard let version = found.version else {
+                let plan = server.isServersOwnDatabase ? "it belongs to the server itself, so worldcup makes no scoreboard there" : "worldcup makes a scoreboard of it when it opens it"
+                print("The database \(server.databaseAndServer) is empty: \(plan).")
+                if let encryption = found.encryption { print(encryption.sentence(server: server.server)) }
+                return
             }
+            let teams = found.teamCount.map { $0 == 1 ? "1 team" : "\($0) teams" } ?? "no teams yet"
+            print("The database \(server.databaseAndServer) is sound: schema version \(version), \(teams).")
             if let encryption = found.encryption { print(encryption.sentence(server: server.server)) }
         }
     }

@@ -19,7 +19,8 @@ extension WorldCupCommand {
             let location = try store.location()
             let teams = try store.seedTeams()
             switch location {
-            case .file(let databaseURL):
+            case .defaultFile(let databaseURL), .file(let databaseURL):
+                try location.checkFolder()
                 if !yes {
                     try confirm(path: location.shown, condition: FileManager.default.fileExists(atPath: databaseURL.path) ? SQLiteTeamStore.condition(ofDatabaseAt: databaseURL) : nil)
                 }

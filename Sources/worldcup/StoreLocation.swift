@@ -4,42 +4,70 @@ import WorldCupPostgres
 
 /// Where a command's teams are: a SQLite file, or a database on a PostgreSQL server.
 enum StoreLocation {
+    /// The default file, in worldcup's data folder (made when missing).
+    case defaultFile(URL)
+    /// A file given by `--database` or `WORLDCUP_DATABASE` (its folder must exist).
     case file(URL)
     case server(PostgresLocation)
 
     /// The place `--database` names (a path, or a postgres:// or postgresql:// URL), or
     /// `WORLDCUP_DATABASE` when it is not given, or the default file.
+    ///
+    /// A value that looks like a URL of another kind (`postgress://…`, `http://…`) is refused:
+    /// taken as a path, a typo would make a private board nobody else sees.
     init(database: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         let chosen = database ?? environment["WORLDCUP_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
         guard let chosen else {
-            self = .file(DatabaseFile.defaultDatabaseURL(environment: environment))
+            self = .defaultFile(DatabaseFile.defaultDatabaseURL(environment: environment))
             return
         }
-        guard PostgresLocation.isURL(chosen) else {
+        if PostgresLocation.isURL(chosen) {
+            let location = try PostgresLocation(url: chosen, environment: environment)
+            for warning in location.warnings { FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8)) }
+            self = .server(location)
+        } else if let scheme = Self.foreignScheme(of: chosen) {
+            throw WorldCupError("The database URL starts with “\(WorldCupError.quotable(scheme))”, which worldcup does not read: give a file's path or a postgres:// URL (did you mean postgres://?).")
+        } else {
             self = .file(URL(fileURLWithPath: chosen))
-            return
         }
-        let location = try PostgresLocation(url: chosen, environment: environment)
-        for warning in location.warnings { FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8)) }
-        self = .server(location)
+    }
+
+    /// The scheme of a value that looks like a URL (`name://`, or `postgres…:` without its
+    /// slashes) but is not a postgres:// one; nil for a plain path. A file really named so is
+    /// still reached as `./name://…`.
+    static func foreignScheme(of text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }) else { return nil }
+        let rest = text[colon...]
+        if rest.hasPrefix("://") { return scheme + "://" }
+        return scheme.lowercased().hasPrefix("postgres") ? scheme + ":" : nil
     }
 
     /// Opens the store, importing `seed` on first use (already read and checked).
     func open(seed: [SeedTeam]) throws -> any TeamStore {
-        switch self {
-        case .file(let url): try SQLiteTeamStore(databaseURL: url, seed: seed)
+        try checkFolder()
+        return switch self {
+        case .defaultFile(let url), .file(let url): try SQLiteTeamStore(databaseURL: url, seed: seed)
         case .server(let location): try PostgresTeamStore(location: location, seed: seed)
         }
+    }
+
+    /// Refuses a file given by hand whose folder does not exist, before anything is made:
+    /// worldcup makes no folder but its own default one.
+    func checkFolder() throws {
+        if case .file(let url) = self { try DatabaseFile.requireFolder(of: url) }
     }
 
     /// The place as messages show it, quoted (a server's password masked).
     var shown: String {
         switch self {
-        case .file(let url): WorldCupError.quotable(url.path)
+        case .defaultFile(let url), .file(let url): WorldCupError.quotable(url.path)
         case .server(let location): location.databaseAndServer
         }
     }
 }
 
 /// The help of every `--database` option.
-let databaseHelp = "The SQLite database file, or a PostgreSQL database as a URL: postgres://user:password@host:port/database?sslmode=verify-full&sslrootcert=ca.crt (postgres:///db?host=/run/postgresql for a Unix socket). The query may also hold sslcert, sslkey, application_name, connect_timeout, channel_binding (not require) and service (a section of ~/.pg_service.conf). As in libpq, PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME, PGCONNECT_TIMEOUT, PGCHANNELBINDING and PGSERVICE fill in what it leaves out, and a password is looked up in PGPASSFILE (default ~/.pgpass); sslmode is libpq's (prefer by default; allow acts as prefer), with ~/.postgresql's root.crt, postgresql.crt and postgresql.key. Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup."
+let databaseHelp = "The SQLite database file (its folder must exist), or a PostgreSQL database as a URL: postgres://user:password@host:port/database?sslmode=verify-full&sslrootcert=ca.crt (postgres:///db?host=/run/postgresql for a Unix socket). The query may also hold sslcert, sslkey, application_name, connect_timeout, channel_binding (not require) and service (a section of ~/.pg_service.conf). As in libpq, PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME, PGCONNECT_TIMEOUT, PGCHANNELBINDING and PGSERVICE fill in what it leaves out, and a password is looked up in PGPASSFILE (default ~/.pgpass); sslmode is libpq's (prefer by default; allow acts as prefer), with ~/.postgresql's root.crt, postgresql.crt and postgresql.key. No board is made in the server's own postgres and template databases; other URLs are refused. Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup (the one folder worldcup makes)."

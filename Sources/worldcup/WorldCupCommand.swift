@@ -34,7 +34,7 @@ struct WorldCupCommand: ParsableCommand {
             reported in one sentence; passwords are never shown.
             """,
         version: version,
-        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],
+        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Export.self, Backup.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
     )
 
@@ -121,17 +121,13 @@ extension WorldCupCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Flag(help: "Print a JSON array of teams (teamName, qualifyingZone, imageName, wins).")
+        @Flag(help: "Print a JSON array of teams (imageName, qualifyingZone, teamName, wins; keys sorted), as export --json writes it.")
         var json = false
 
         func run() throws {
             let teams = try store.open().teams()
             if json {
-                let encoder = JSONEncoder()
-                // Keys in one order on every run, so that saved lists diff cleanly.
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let seeds = teams.map { SeedTeam(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins) }
-                print(String(decoding: try encoder.encode(seeds), as: UTF8.self))
+                FileHandle.standardOutput.write(try TeamExport.json(teams))
                 return
             }
             var zone: String?
@@ -167,7 +163,7 @@ extension WorldCupCommand {
         @Argument(help: "The new team's name.")
         var name: String
 
-        @Option(help: "The qualifying zone; a new zone becomes a new section.")
+        @Option(help: "The qualifying zone; a new zone becomes a new section, and one spelt in another case or Unicode normalisation than a zone of the board takes the board's spelling.")
         var zone: String
 
         func run() throws {

@@ -133,7 +133,7 @@ struct BadInputTests {
             _ = try write("just text", to: "notes.txt", in: folder)
             return [folder.file("notes.txt/WorldCup.sqlite").path]
         },
-        Case(label: "parent cannot be created", mentions: ["Cannot create the folder"]) { _ in
+        Case(label: "parent does not exist", mentions: ["does not exist", "mkdir -p /proc/self/worldcup-test"]) { _ in
             ["/proc/self/worldcup-test/WorldCup.sqlite"]
         },
         Case(label: "not SQLite", mentions: ["not a SQLite database", "worldcup reset"]) {

@@ -158,6 +158,23 @@ struct ChangeLogTests {
         #expect(after == before + 1)
     }
 
+    @Test("Updates made withoutLoggingUpdates leave no entry; the next update is logged again")
+    func updatesWithoutLogging() throws {
+        let fixture = try Fixture(Self.items, otherConnection: true)
+        let before = try fixture.database.read { try ChangeLog.position($0) }
+        let triggers = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"
+        let triggerCount = try fixture.database.read { try Int.fetchOne($0, sql: triggers) }
+        try fixture.database.write { db in
+            try ChangeLog.withoutLoggingUpdates(of: "item", in: db) {
+                try db.execute(sql: "UPDATE item SET flag = 0")
+            }
+        }
+        #expect(try fixture.database.read { try ChangeLog.position($0) } == before)
+        #expect(try fixture.database.read { try Int.fetchOne($0, sql: triggers) } == triggerCount)
+        try fixture.database.write { try $0.execute(sql: "UPDATE item SET score = 9 WHERE id = 1") }
+        #expect(try fixture.database.read { try ChangeLog.position($0) } == before + 1)
+    }
+
     @Test("Emptying the log by hand keeps its newest entry, so positions never go back")
     func keepsNewestEntry() throws {
         let fixture = try Fixture(Self.items, otherConnection: true)

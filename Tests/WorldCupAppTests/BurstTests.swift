@@ -29,14 +29,14 @@ struct BurstTests {
         try other.write { db in
             // Cameroon goes; Algeria is renamed past Ghana and Ivory Coast: a move to the same row.
             try db.execute(sql: "DELETE FROM team WHERE teamName = 'Cameroon'")
-            try db.execute(sql: "UPDATE team SET teamName = 'Kenya', nameKey = 'kenya' WHERE teamName = 'Algeria'")
+            try db.execute(sql: "UPDATE team SET teamName = 'Kenya', nameKey = 'kenya', nameSortKey = 'kenya' WHERE teamName = 'Algeria'")
             try db.execute(sql: "UPDATE team SET wins = 3 WHERE teamName IN ('Japan', 'Spain')")
         }
         try other.write { db in
             // A new zone, and a REPLACE on the unique folded name: Korea is replaced.
             try db.execute(sql: """
-                INSERT OR REPLACE INTO team (teamName, qualifyingZone, imageName, wins, nameKey)
-                VALUES ('KOREA', 'Oceania', 'wenderland-flag', 1, 'korea')
+                INSERT OR REPLACE INTO team (teamName, qualifyingZone, imageName, wins, nameKey, nameSortKey)
+                VALUES ('KOREA', 'Oceania', 'wenderland-flag', 1, 'korea', 'korea')
                 """)
         }
         for _ in 0..<5 { try other.write { try $0.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'") } }

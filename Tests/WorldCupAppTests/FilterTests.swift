@@ -272,7 +272,7 @@ struct FilterTests {
         let other = try DatabaseQueue(path: fixture.databaseURL.path)
         func rename(_ old: String, _ new: String) throws {
             try other.write { db in
-                try db.execute(sql: "UPDATE team SET teamName = ?, nameKey = ? WHERE teamName = ?", arguments: [new, Team.nameKey(new), old])
+                try db.execute(sql: "UPDATE team SET teamName = ?, nameKey = ?, nameSortKey = ? WHERE teamName = ?", arguments: [new, Team.nameKey(new), Team.nameSortKey(new), old])
             }
         }
         try rename("Ghana", "Gold Coast")    // stops matching

@@ -39,7 +39,8 @@ import WorldCupPostgres
         url.database = "no_such_database"
         let missing = PostgresLocation(url)
         await database.drop()
-        #expect(throws: WorldCupError("There is no database \(missing.databaseAndServer).")) {
+        let host = url.socketDirectory ?? url.host
+        #expect(throws: WorldCupError("There is no database \(missing.databaseAndServer): create it (createdb -h \(host) -p \(url.port) -U \(url.user) no_such_database), or name another at the end of the URL.")) {
             try PostgresTeamStore(location: missing, seed: Seed.bundled())
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import PostgresSupport
 import Testing
 import TestSupport
+import ThrowawayPostgres
 import WorldCup
 import WorldCupPostgres
 
@@ -93,6 +94,79 @@ import WorldCupPostgres
         url.password = nil
         let right = try worldcup(["list", "--database", url.description], environment: ["PGPASSWORD": PasswordServer.password])
         #expect(right.status == 0, "\(right.err)")
+    }
+
+    @Test func noBoardIsMadeInTheServersOwnDatabases() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        var url = database.location.url
+        url.database = "postgres"
+        // A URL without a database: the user's name, as for psql (the test server's user is
+        // either `postgres`, the maintenance database, or one with no database of its name).
+        let path = ":\(url.port)/postgres"
+        let unnamed = url.description.replacingOccurrences(of: path, with: ":\(url.port)/")
+        #expect(PostgresURL.Parts(string: unnamed)?.database == nil, "\(unnamed)")
+        for (location, named) in [("postgres", url.description), ("template1", url.description.replacingOccurrences(of: path, with: ":\(url.port)/template1")),
+                                  ("no database", unnamed)] {
+            for command in [["list"], ["add", "Atlantis", "--zone", "Oceania"], ["reset", "--yes"]] {
+                let result = try worldcup(command + ["--database", named], environment: ["PGDATABASE": ""])
+                #expect(failedInOneSentence(result), "\(location), \(command[0]): \(result.err)")
+                #expect(result.err.contains("createdb -h ") && result.err.contains("worldcup) and name it at the end of the URL (postgres://…/worldcup)"), "\(location), \(command[0]): \(result.err)")
+            }
+        }
+        let maintenance = FreshDatabase(location: PostgresLocation(url), configuration: try TestServer.configuration(), drop: {})
+        #expect(try await maintenance.integer("SELECT count(*) FROM pg_tables WHERE tablename IN ('team', 'worldcup_schema')") == 0)
+        // check says what it found, and that no scoreboard will be made there.
+        let check = try worldcup(["check", "--database", url.description])
+        #expect(check.out == "The database \(PostgresLocation(url).databaseAndServer) is empty: it belongs to the server itself, so worldcup makes no scoreboard there.\n")
+        // A database that does not exist: the sentence says how to make it.
+        url.database = "no_such_board"
+        let missing = try worldcup(["list", "--database", url.description])
+        #expect(failedInOneSentence(missing))
+        #expect(missing.err.hasPrefix("Error: There is no database “no_such_board” on ") && missing.err.contains("no_such_board), or name another"), "\(missing.err)")
+    }
+
+    @Test func backupAndExportOfABoardBeingTappedHoldEveryAcknowledgedTap() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let url = database.urlString
+        let process = Process()
+        process.executableURL = Executable.tapLoop
+        process.arguments = [url, "Brazil", "1000000"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let taps = TapAcknowledgements(out)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for round in 1...2 {
+            let before = try taps.wait(forTotal: round * 200)
+            let copy = folder.file("copy-\(round).sqlite")
+            let backup = try worldcup(["backup", copy.path, "--database", url])
+            #expect(backup.status == 0 && backup.out == "Backed up 32 teams to \(copy.path).\n", "\(backup.err)")
+            // The copy is a SQLite board of its own, with the wins.
+            let copied = try JSONDecoder().decode([SeedTeam].self, from: Data(try worldcup(["export", "--json", "--database", copy.path]).out.utf8))
+            #expect(copied.count == 32)
+            #expect((copied.first { $0.teamName == "Brazil" }?.wins ?? 0) >= before, "acknowledged \(before) before the backup")
+            #expect(try worldcup(["check", "--database", copy.path]).status == 0)
+
+            let exportedBefore = try taps.wait(forTotal: round * 200 + 50)
+            let csv = try worldcup(["export", "--database", url])
+            #expect(csv.status == 0, "\(csv.err)")
+            let brazil = try #require(csv.out.components(separatedBy: "\r\n").first { $0.hasPrefix("Brazil,") })
+            #expect((Int(brazil.split(separator: ",").last ?? "") ?? 0) >= exportedBefore, "acknowledged \(exportedBefore) before the export: \(brazil)")
+        }
+        // An empty database holds no board to copy, and none is made in it.
+        let empty = try await FreshDatabase.make()
+        defer { Task { await empty.drop() } }
+        let refused = try worldcup(["backup", folder.file("empty.sqlite").path, "--database", empty.urlString])
+        #expect(failedInOneSentence(refused) && refused.err.contains("holds no scoreboard"), "\(refused.err)")
+        #expect(try await empty.tables().isEmpty)
     }
 
     /// Four processes at a time run `worldcup tap Brazil`, `binaryTapsPerProcess` times each.

@@ -92,7 +92,8 @@ struct PostgresSchemaTests {
 
     @Test func theBoardOrderIsTheControllers() {
         #expect(PostgresSchema.orderTerms == [
-            #""qualifyingZone" COLLATE "C" ASC NULLS FIRST"#, #""wins" DESC NULLS LAST"#, #""teamName" COLLATE "C" ASC NULLS FIRST"#, "id ASC",
+            #""qualifyingZone" COLLATE "C" ASC NULLS FIRST"#, #""wins" DESC NULLS LAST"#, #""nameSortKey" COLLATE "C" ASC NULLS FIRST"#,
+            "id ASC",
         ])
     }
 

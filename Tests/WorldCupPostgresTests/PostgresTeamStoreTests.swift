@@ -34,7 +34,7 @@ import WorldCupPostgres
         _ = try await database.execute("DROP TRIGGER liveresults_log ON team")
         _ = try await database.execute("UPDATE worldcup_schema SET version = 1")
         let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
-        #expect(try await database.integer("SELECT version FROM worldcup_schema") == 2)
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
         #expect(try await database.integer("""
             SELECT count(*) FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
             WHERE t.tgrelid = 'team'::regclass AND t.tgname = 'liveresults_log' AND p.proname = 'liveresults_log_team'
@@ -43,6 +43,59 @@ import WorldCupPostgres
         _ = try store.tap(teamID: try store.teams()[0].id!)
         #expect(try await database.integer("SELECT count(*) FROM liveresults_change") == before + 1)
         #expect(try store.teamCount() == 32)
+    }
+
+    @Test func aVersionTwoBoardWithTeamsGetsItsNameSortKeysAndTheNewIndex() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // Version 2's team table and board index, as that version made them.
+        for statement in [
+            "DROP INDEX \(PostgresSchema.boardIndexName)",
+            #"ALTER TABLE team DROP COLUMN "nameSortKey""#,
+            #"""
+            CREATE INDEX team_in_scoreboard_order ON team ("qualifyingZone" COLLATE "C" ASC NULLS FIRST, wins DESC NULLS LAST,
+                "teamName" COLLATE "C" ASC NULLS FIRST, id ASC) INCLUDE ("nameKey")
+            """#,
+            "UPDATE worldcup_schema SET version = 2",
+            // Switzerland, of the seed, moves to Africa with the others.
+            #"DELETE FROM team WHERE "teamName" = 'Switzerland'"#,
+        ] { _ = try await database.execute(statement) }
+        for (name, wins) in [("Switzerland", 40), ("alpha", 40), ("E\u{301}moji", 40), ("\u{C5}land", 40), ("Emoji", 40)] {
+            _ = try await database.execute("""
+                INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey") VALUES ('\(name)', 'Africa', 'x', \(wins), '\(Team.nameKey(name))')
+                """)
+        }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
+        #expect(try store.teams().prefix(5).map(\.teamName) == ["\u{C5}land", "alpha", "Emoji", "E\u{301}moji", "Switzerland"])
+        #expect(try await database.integer(#"SELECT count(*) FROM team WHERE "nameSortKey" = ''"#) == 0)
+        let keys = try await database.execute(#"SELECT "teamName", "nameSortKey" FROM team"#).map { try $0.decode((String, String).self) }
+        #expect(keys.count == 36)
+        for (name, key) in keys { #expect(key == Team.nameSortKey(name), "\(name)") }
+        let index = try await database.execute("SELECT indexdef FROM pg_indexes WHERE indexname = '\(PostgresSchema.boardIndexName)'")
+            .map { try $0.decode(String.self) }
+        #expect(index.count == 1 && index[0].contains(#""nameSortKey" COLLATE "C""#), "\(index)")
+        // The board's own order agrees with the controller's, which sorts as SQLite does.
+        let controller = store.makeController(fetchRequest: ResultsRequest<Team>(sortDescriptors: Team.boardOrder),
+                                              sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+        try controller.performFetch()
+        #expect(try controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
+    }
+
+    @Test func namesInReadingOrderAndZonesInTheBoardsSpelling() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // Switzerland, of the seed, moves to the new zone with the others.
+        try store.delete(named: "Switzerland")
+        for name in ["Switzerland", "Émoji", "alpha", "Emoji", "Åland"] { try store.add(name: name, zone: "ZED") }
+        #expect(try store.teams().suffix(5).map(\.teamName) == ["Åland", "alpha", "Emoji", "Émoji", "Switzerland"])
+        #expect(try store.add(name: "Egypt", zone: "africa").qualifyingZone == "Africa")
+        #expect(try store.add(name: "Fiji", zone: "Zed").qualifyingZone == "ZED")
+        #expect(try store.add(name: "Aruba", zone: "south AMERICA").qualifyingZone == "South America")
+        #expect(Set(try store.teams().map(\.qualifyingZone)) == Set(try Seed.bundled().map(\.qualifyingZone)).union(["ZED"]))
+        #expect(try store.teams().filter { $0.qualifyingZone == "ZED" }.count == 6)
     }
 
     @Test func anEmptiedBoardIsNotSeededAgain() async throws {

@@ -16,9 +16,10 @@ struct BoardOrderTests {
         let scoreboard = try seededScoreboard(folder)
         try scoreboard.database.read { db in
             let sql = try #require(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'team_in_scoreboard_order'"))
-            let columns = SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]
+            let columns = Schema.boardIndexColumns
+            #expect(columns == SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"])
             #expect(sql.hasSuffix("(" + columns.joined(separator: ", ") + ")"))
-            #expect(columns.prefix(3) == [#""qualifyingZone""#, #""wins" DESC"#, #""teamName""#])
+            #expect(columns.prefix(4) == [#""qualifyingZone""#, #""wins" DESC"#, #""nameSortKey""#, "id"])
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY \(Team.boardOrderSQL)")
                 .map { $0["detail"] as String? ?? "" }
             #expect(plan.contains { $0.contains("team_in_scoreboard_order") }, "\(plan)")
@@ -26,21 +27,66 @@ struct BoardOrderTests {
         }
     }
 
-    @Test("SQLiteTeamStore.teams() lists zone, most wins, then name by bytes: a decomposed Å before B")
+    @Test("SQLiteTeamStore.teams() lists zone, most wins, then name as people read it, then its bytes")
     func storeFollowsTheOrder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil)
-        // "A" + U+030A is 41 CC 8A, before B (42) by bytes; Swift's < puts it after B (as Å, U+00C5).
-        for name in ["B", "A\u{30A}", "Ab", "Z"] { try scoreboard.add(name: name, zone: "Atlantis") }
+        // Folded, "A" + U+030A is "a", before "ab"; by bytes (41 CC 8A) it would come after "Ab".
+        for name in ["B", "A\u{30A}", "Ab", "Z", "alpha", "Switzerland", "Émoji", "Emoji", "\u{C5}land"] {
+            try scoreboard.add(name: name, zone: "Atlantis")
+        }
         try scoreboard.add(name: "Winner", zone: "Zed")
         try scoreboard.tap(named: "Z")
         let names = try scoreboard.teams().map(\.teamName)
-        #expect(names == ["Z", "Ab", "A\u{30A}", "B", "Winner"])
-        #expect(!("A\u{30A}" < "B"), "Swift's own order would disagree, which is the point")
+        #expect(names == ["Z", "A\u{30A}", "Ab", "\u{C5}land", "alpha", "B", "Emoji", "Émoji", "Switzerland", "Winner"])
+        // The two that fold alike, "Emoji" and "Émoji": the unaccented first, then the other
+        // by its lowercased bytes, whatever its normalisation.
+        #expect(Team.nameSortKey("Emoji") == "emoji")
+        #expect(Array(Team.nameSortKey("E\u{301}moji").utf8) == Array("emoji\u{1}\u{E9}moji".utf8))
     }
 
-    @Test("ranksAhead: more wins first, then the name's bytes, then the id")
+    @Test("A database of schema v5 holding teams: v6 gives every name its sort key and builds the index in the new order")
+    func migrationFromV5() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let old = try DatabaseQueue(path: folder.database.path)
+        try Schema.migrator.migrate(old, upTo: "v5")
+        try old.write { db in
+            for (name, wins) in [("Switzerland", 2), ("alpha", 2), ("E\u{301}moji", 2), ("\u{C5}land", 2), ("Brazil", 5)] {
+                try db.execute(sql: "INSERT INTO team (teamName, qualifyingZone, imageName, wins, nameKey) VALUES (?, 'Europe', 'x', ?, ?)",
+                               arguments: [name, wins, Team.nameKey(name)])
+            }
+            try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
+        }
+        try old.close()
+        let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: [SeedTeam(teamName: "Never", qualifyingZone: "Z", imageName: "", wins: 0)])
+        #expect(try scoreboard.teams().map(\.teamName) == ["Brazil", "\u{C5}land", "alpha", "E\u{301}moji", "Switzerland"])
+        try scoreboard.database.read { db in
+            for row in try Row.fetchAll(db, sql: "SELECT teamName, nameSortKey FROM team") {
+                #expect(row["nameSortKey"] as String == Team.nameSortKey(row["teamName"]))
+            }
+            let sql = try #require(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'team_in_scoreboard_order'"))
+            #expect(sql.hasSuffix("(" + Schema.boardIndexColumns.joined(separator: ", ") + ")"))
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY \(Team.boardOrderSQL)").map { $0["detail"] as String? ?? "" }
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
+        // A team added after the migration takes its place among them.
+        try scoreboard.add(name: "beta", zone: "Europe")
+        #expect(try scoreboard.teams().map(\.teamName) == ["Brazil", "\u{C5}land", "alpha", "E\u{301}moji", "Switzerland", "beta"])
+    }
+
+    @Test("nameSortKey folds case and accents; where accents went, the lowercased name follows, so it is unique")
+    func nameSortKey() {
+        #expect(Team.nameSortKey("Åland") == "aland\u{1}åland")
+        #expect(Team.nameSortKey("A\u{30A}LAND") == "aland\u{1}åland")
+        #expect(Team.nameSortKey("Curaçao") == "curacao\u{1}curaçao")
+        #expect(Team.nameSortKey("Emoji") != Team.nameSortKey("Émoji"))
+        #expect(Team.nameSortKey("🇫🇷 France") == "🇫🇷 france")
+        #expect(Team.nameSortKey("Team 42") == "team 42")
+    }
+
+    @Test("ranksAhead: more wins first, then the name's sort key, then the id")
     func ranksAhead() {
         let decomposed = Team(id: 2, teamName: "A\u{30A}", qualifyingZone: "Europe", imageName: "", wins: 3)
         let b = Team(id: 1, teamName: "B", qualifyingZone: "Asia", imageName: "", wins: 3)
@@ -54,6 +100,11 @@ struct BoardOrderTests {
         #expect(decomposed.ranksAhead(of: twin))
         #expect(!twin.ranksAhead(of: decomposed))
         #expect(!decomposed.ranksAhead(of: decomposed))
+        // Folded first: "alpha" ranks ahead of "Switzerland", whose "S" (53) is a smaller byte than "a" (61).
+        let alpha = Team(id: 9, teamName: "alpha", qualifyingZone: "Europe", imageName: "", wins: 3)
+        let switzerland = Team(id: 1, teamName: "Switzerland", qualifyingZone: "Europe", imageName: "", wins: 3)
+        #expect(alpha.ranksAhead(of: switzerland))
+        #expect(!switzerland.ranksAhead(of: alpha))
     }
 
     /// Names whose orders differ between bytes and Swift's `<`, or between case and accent
@@ -79,7 +130,7 @@ struct BoardOrderTests {
             // No unique folded name here: equal names and names equal but for case must meet.
             try db.execute(sql: """
                 CREATE TABLE team (id INTEGER PRIMARY KEY, teamName TEXT NOT NULL, qualifyingZone TEXT NOT NULL,
-                                   imageName TEXT NOT NULL, wins INTEGER NOT NULL, nameKey TEXT NOT NULL)
+                                   imageName TEXT NOT NULL, wins INTEGER NOT NULL, nameKey TEXT NOT NULL, nameSortKey TEXT NOT NULL)
                 """)
             for var team in Self.trickyTeams { try team.insert(db) }
             let order = SortColumn.orderingSQL(Array(Team.boardOrder.dropFirst()))

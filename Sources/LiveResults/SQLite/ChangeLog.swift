@@ -108,6 +108,20 @@ public enum ChangeLog {
         try installConflictTriggers(on: table, name: name, in: db)
     }
 
+    /// Runs `body`, which updates rows of `table` that no reader needs to hear of, without
+    /// logging those updates: in the migration that adds a column and fills it, before any
+    /// controller reads the column. The update trigger is dropped for `body` and installed
+    /// again after it (with the rest, as `install` makes them); run both in one transaction,
+    /// so other connections never see the table without it. Filling a column of a million
+    /// rows would otherwise log a million entries, and leave a summary row per row once they
+    /// are pruned.
+    public static func withoutLoggingUpdates(of table: String, in db: Database, retaining retained: Int = 10_000,
+                                             _ body: () throws -> Void) throws {
+        try db.execute(sql: "DROP TRIGGER IF EXISTS \(triggerName(table, "update").quotedDatabaseIdentifier)")
+        try body()
+        try install(on: table, in: db, retaining: retained)
+    }
+
     /// Creates the table of entries, if needed.
     private static func createLog(in db: Database) throws {
         try db.execute(sql: """

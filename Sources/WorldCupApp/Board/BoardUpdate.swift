@@ -87,6 +87,7 @@ extension BoardModel {
         case .addRefused(let message):
             if case .adding(var form) = mode {
                 form.message = message
+                form.messageIsHint = false
                 mode = .adding(form)
             }
         case .deleted(let name):
@@ -144,6 +145,7 @@ extension BoardModel {
         case .adding(var form):
             switch form.handle(key) {
             case .editing:
+                showZoneSpelling(in: &form, data: data)
                 mode = .adding(form)
             case .cancelled:
                 mode = .browsing
@@ -228,6 +230,24 @@ extension BoardModel {
             FormDialog.Field(label: "Team Name", maxLength: TeamValidation.maximumLength),
             FormDialog.Field(label: "Qualifying Zone", text: zone, maxLength: TeamValidation.maximumLength),
         ]))
+    }
+
+    /// The start of the dialog's hint that shows how the board spells the zone being typed.
+    static let zoneSpellingHint = "Joins the zone "
+
+    /// As the zone is typed: when it is a zone of the board spelt in another case or
+    /// normalisation, the dialog says which one it joins, as the board spells it (the store
+    /// saves it so). Any other message stays until the next such hint.
+    private func showZoneSpelling(in form: inout FormDialog, data: some BoardData) {
+        let typed = form.values[1]
+        let zones = data.tableSections.lazy.map(\.title)
+        if let zone = Team.existingSpelling(ofZone: typed, among: zones), zone != TeamValidation.trimmed(typed) {
+            form.message = "\(Self.zoneSpellingHint)“\(zone)”, as the board spells it."
+            form.messageIsHint = true
+        } else if form.messageIsHint {
+            form.message = nil
+            form.messageIsHint = false
+        }
     }
 
     private mutating func askToDeleteSelectedTeam(data: some BoardData, now: Double) {
