@@ -9,7 +9,8 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         libsqlite3-dev:/usr/include/sqlite3.h \
         pkg-config:/usr/bin/pkg-config \
         tmux:/usr/bin/tmux \
-        postgresql:/usr/lib/postgresql/15/bin/initdb
+        postgresql:/usr/lib/postgresql/15/bin/initdb \
+        pgbouncer:/usr/sbin/pgbouncer
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin/worldcup, its man page and its
 # shell completions. DESTDIR is for packagers (a staging folder); PREFIX is where it will live.

@@ -17,6 +17,11 @@ import PostgresNIO
 ///   connection (a silent network cut sends nothing), which is closed and made again.
 /// - A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
 ///   controller compares with its result.
+/// - Behind a pooler in transaction mode (PgBouncer's, a hosted `-pooler` host) LISTEN hears
+///   nothing and a prepared statement may be gone at its next use. So each connection first
+///   asks for a notification of its own (`NotificationProbe`): until it arrives the log read
+///   is sent unprepared, and when it has not arrived within a second the feed says so
+///   (`pollInterval`) and lives on its heartbeat, which then finds every commit.
 ///
 /// Writes of this process through `PostgresReader.write` hand their rows over at once
 /// (`endWrite`); `EarlyWrites` keeps the log from undoing or repeating them. Their
@@ -49,6 +54,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private let writesInFlight = NIOLockedValueBox(0)
     /// How many log reads began (for tests).
     private let readsBegun = NIOLockedValueBox(0)
+    /// Whether the current connection's probe came back (nil: not yet known, or no connection).
+    private let notificationsHeard = NIOLockedValueBox<Bool?>(nil)
 
     // On the event loop only:
     private var connection: PostgresConnection?
@@ -64,6 +71,11 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private var readScheduled = false
     private var lastReadStart = NIODeadline.uptimeNanoseconds(0)
     private var backoff = PostgresChangeFeed.firstBackoff
+    /// The probe of the current connection, until its notification comes back.
+    private var probe: NotificationProbe?
+    /// Whether the server refused the read's settings at startup (a pooler that knows only a
+    /// few parameters): connections are then made without them.
+    private var settingsRefused = false
     private var heartbeat: RepeatedTask?
     /// `lookNow` callers waiting for a read that starts after they asked, and for the read running.
     private var waitingForNextRead: [EventLoopPromise<Void>] = []
@@ -123,6 +135,13 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// Whether the listening connection is up; false while it is being made again. The
     /// controller is woken when it changes.
     var isLive: Bool { live.withLockedValue { $0 } }
+
+    /// The heartbeat's interval once the connection's own notification failed to come back
+    /// (a transaction-mode pooler): commits are then found only by the heartbeat's reads.
+    var pollInterval: Duration? {
+        guard notificationsHeard.withLockedValue({ $0 }) == false, let heartbeatInterval else { return nil }
+        return .nanoseconds(heartbeatInterval.nanoseconds)
+    }
 
     // MARK: - ChangeFeed
 
@@ -220,29 +239,52 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     // MARK: - Connecting
 
-    /// Makes the listening connection: connect, add the listener, LISTEN, then read.
+    /// Makes the listening connection: connect, add the listeners, LISTEN, then read, and
+    /// send the connection's probe.
     private func connect() -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         generation += 1
         let generation = generation
-        return Self.connection(to: database, on: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
+        return connection().flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return connection.close() }
+            let probe = NotificationProbe()
             connection.addListener(channel: self.channel) { [weak self] _, notification in
                 self?.notified(by: UInt64(notification.payload))
             }
-            let listen = PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel))
-            return connection.query(listen, logger: self.database.logger).map { _ in
+            connection.addListener(channel: probe.channel) { [weak self] _, notification in
+                self?.probeReturned(notification.payload, generation: generation)
+            }
+            let logger = self.database.logger
+            return connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel)), logger: logger).flatMap { _ in
+                connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(probe.channel)), logger: logger)
+            }.map { _ in
                 // Only a connection that listens is watched: one that failed before is closed
                 // here, and the caller tries again.
                 connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
                 self.connection = connection
+                self.probe = probe
+                self.notificationsHeard.withLockedValue { $0 = nil }
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
                 self.notify()
                 self.requestRead(now: true)
+                self.send(probe, generation: generation)
             }.flatMapError { error in
                 connection.close().flatMapThrowing { throw error }
             }
+        }
+    }
+
+    /// A connection for LISTEN and the log read, with the read's settings unless the server
+    /// refused them once (a pooler that accepts only a few startup parameters).
+    private func connection() -> EventLoopFuture<PostgresConnection> {
+        guard !settingsRefused else { return database.connect(on: eventLoop) }
+        return Self.connection(to: database, on: eventLoop).flatMapError { error in
+            guard NotificationProbe.refusesStartupParameter(error) else {
+                return self.eventLoop.makeFailedFuture(error)
+            }
+            self.settingsRefused = true
+            return self.database.connect(on: self.eventLoop)
         }
     }
 
@@ -251,11 +293,37 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         database.connect(on: eventLoop, settings: PreparedLogRead.connectionSettings)
     }
 
+    // MARK: - The probe
+
+    /// Sends the probe from another connection (through a pooler, a session of its own),
+    /// and gives it `NotificationProbe.patience` to come back.
+    private func send(_ probe: NotificationProbe, generation: Int) {
+        database.notify(channel: probe.channel, payload: probe.payload, on: eventLoop)
+        eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
+            guard let self, generation == self.generation, self.probe === probe else { return }
+            self.notificationsHeard.withLockedValue { $0 = false }
+            self.notify()
+        }
+    }
+
+    /// A notification on the probe's channel: the connection hears notifications (even a
+    /// probe that came back late proves it), and the log read may be prepared on it.
+    private func probeReturned(_ payload: String, generation: Int) {
+        guard generation == self.generation, let probe, payload == probe.payload else { return }
+        self.probe = nil
+        let before = notificationsHeard.withLockedValue { heard in
+            defer { heard = true }
+            return heard
+        }
+        if before == false { notify() }
+    }
+
     /// The connection closed: make it again after the backoff.
     private func lost(_ generation: Int) {
         guard generation == self.generation else { return }
         connection = nil
         reading = nil
+        probe = nil
         live.withLockedValue { $0 = false }
         notify()
         for waiter in waitingForThisRead + waitingForNextRead { waiter.succeed() }
@@ -322,7 +390,13 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         waitingForThisRead = waitingForNextRead
         waitingForNextRead = []
         let generation = generation
-        PreparedLogRead.run(read.query(after: cursor), on: connection, executor: taskExecutor, logger: database.logger).whenComplete { [weak self] result in
+        // Prepared only where notifications were heard: behind a transaction-mode pooler the
+        // next statement may reach another server session, which never saw it prepared.
+        let query = read.query(after: cursor)
+        let rows = notificationsHeard.withLockedValue({ $0 }) == true
+            ? PreparedLogRead.run(query, on: connection, executor: taskExecutor, logger: database.logger)
+            : connection.query(query, logger: database.logger).map { Array($0) }
+        rows.whenComplete { [weak self] result in
             guard let self, generation == self.generation, self.reading == started else { return }
             self.reading = nil
             switch result {

@@ -157,7 +157,13 @@ public final class ThrowawayPostgres: Sendable {
     /// `waitUntilExit()` would never return.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], in folder: URL) throws -> String {
-        let path = "\(binaries)/\(program)"
+        try run(path: "\(binaries)/\(program)", arguments, in: folder)
+    }
+
+    /// Runs the program at `path` as `run(_:_:in:)` does.
+    @discardableResult
+    static func run(path: String, _ arguments: [String], in folder: URL) throws -> String {
+        let program = URL(fileURLWithPath: path).lastPathComponent
         // env -C: run in the folder, which the user postgres can enter.
         let argv = ["/usr/bin/env", "-C", folder.path] + (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] : [path]) + arguments
         let outputPath = folder.appendingPathComponent("\(program).out").path
@@ -181,7 +187,7 @@ public final class ThrowawayPostgres: Sendable {
 
     /// Starts `argv` with stdin from /dev/null, stdout and stderr into `output` and no other
     /// descriptor of this process; with `wait`, returns its wait status.
-    private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
+    static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
