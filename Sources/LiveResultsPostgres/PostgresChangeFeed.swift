@@ -245,7 +245,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         eventLoop.preconditionInEventLoop()
         generation += 1
         let generation = generation
-        return connection().flatMap { connection -> EventLoopFuture<Void> in
+        return makeConnection().flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return connection.close() }
             let probe = NotificationProbe()
             connection.addListener(channel: self.channel) { [weak self] _, notification in
@@ -277,7 +277,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     /// A connection for LISTEN and the log read, with the read's settings unless the server
     /// refused them once (a pooler that accepts only a few startup parameters).
-    private func connection() -> EventLoopFuture<PostgresConnection> {
+    private func makeConnection() -> EventLoopFuture<PostgresConnection> {
         guard !settingsRefused else { return database.connect(on: eventLoop) }
         return Self.connection(to: database, on: eventLoop).flatMapError { error in
             guard NotificationProbe.refusesStartupParameter(error) else {

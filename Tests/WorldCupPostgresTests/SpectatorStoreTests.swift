@@ -14,7 +14,7 @@ import WorldCupPostgres
     private func role(_ database: FreshDatabase, grants: [String], settings: String = "") async throws -> PostgresLocation {
         let name = "watcher_" + UUID().uuidString.prefix(8).lowercased()
         try await database.execute("CREATE ROLE \(name) LOGIN \(settings)")
-        for grant in grants { try await database.execute(grant.replacingOccurrences(of: "ROLE", with: name)) }
+        for grant in grants { try await database.execute(grant.replacingOccurrences(of: "{role}", with: name)) }
         var url = database.location.url
         url.user = name
         return PostgresLocation(url)
@@ -22,8 +22,8 @@ import WorldCupPostgres
 
     /// The README's grants of a watcher.
     private let watcherGrants = [
-        "GRANT USAGE ON SCHEMA public TO ROLE",
-        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO ROLE",
+        "GRANT USAGE ON SCHEMA public TO {role}",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}",
     ]
 
     @Test func aRoleGrantedSelectOnlyGetsAReadOnlyBoardThatRefusesEveryChange() async throws {
@@ -58,7 +58,7 @@ import WorldCupPostgres
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
         _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
-        let tapper = try await role(database, grants: watcherGrants + ["GRANT INSERT, UPDATE ON team, tap, liveresults_change TO ROLE"])
+        let tapper = try await role(database, grants: watcherGrants + ["GRANT INSERT, UPDATE ON team, tap, liveresults_change TO {role}"])
         #expect(try PostgresTeamStore(location: tapper, seed: nil).readOnly == .role(user: tapper.url.user))
     }
 
@@ -67,9 +67,9 @@ import WorldCupPostgres
         defer { Task { await database.drop() } }
         _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
         // Every privilege, but sessions that only read (as on a standby).
-        let reader = try await role(database, grants: ["GRANT ALL ON ALL TABLES IN SCHEMA public TO ROLE",
-                                                       "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ROLE",
-                                                       "ALTER ROLE ROLE SET default_transaction_read_only = on"])
+        let reader = try await role(database, grants: ["GRANT ALL ON ALL TABLES IN SCHEMA public TO {role}",
+                                                       "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {role}",
+                                                       "ALTER ROLE {role} SET default_transaction_read_only = on"])
         let store = try PostgresTeamStore(location: reader, seed: nil)
         #expect(store.readOnly == .server)
         #expect(throws: ReadOnlyBoard.server.refusal) { try store.tap(named: "Ghana") }
@@ -96,7 +96,7 @@ import WorldCupPostgres
             try PostgresTeamStore(location: database.location, seed: Seed.bundled(), readOnly: true)
         }
         // PostgreSQL 15: only the database's owner may create in its public schema.
-        let watcher = try await role(database, grants: ["GRANT USAGE ON SCHEMA public TO ROLE"])
+        let watcher = try await role(database, grants: ["GRANT USAGE ON SCHEMA public TO {role}"])
         #expect(throws: WorldCupError("The database \(watcher.databaseAndServer) has no worldcup scoreboard yet, and the user “\(watcher.url.user)” may not set it up: open it once as its owner.")) {
             try PostgresTeamStore(location: watcher, seed: Seed.bundled())
         }

@@ -41,7 +41,7 @@ import WorldCup
         var ghana: Team?
         while Date() < deadline {
             try controller.processPendingChanges()
-            ghana = controller.fetchedObjects.first { $0.teamName == "Ghana" }
+            ghana = try controller.fetchedObjects.first { $0.teamName == "Ghana" }
             if ghana?.wins == 1 { break }
             Thread.sleep(forTimeInterval: 0.02)
         }
