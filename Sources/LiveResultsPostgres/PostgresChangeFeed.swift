@@ -19,9 +19,12 @@ import PostgresNIO
 ///   controller compares with its result.
 /// - Behind a pooler in transaction mode (PgBouncer's, a hosted `-pooler` host) LISTEN hears
 ///   nothing and a prepared statement may be gone at its next use. So each connection first
-///   asks for a notification of its own (`NotificationProbe`): until it arrives the log read
-///   is sent unprepared, and when it has not arrived within a second the feed says so
-///   (`pollInterval`) and lives on its heartbeat, which then finds every commit.
+///   asks for a notification of its own (`NotificationProbe`) and sends nothing until it
+///   arrives or a second has passed: a pooler hands a listening session's notifications to
+///   whichever client its next statement serves, so a statement of the feed's own could
+///   fetch the probe late and pass for a server that delivers. When the probe did not come,
+///   the feed says so (`pollInterval`), reads unprepared, and lives on its heartbeat, which
+///   then finds every commit.
 ///
 /// Writes of this process through `PostgresReader.write` hand their rows over at once
 /// (`endWrite`); `EarlyWrites` keeps the log from undoing or repeating them. Their
@@ -71,7 +74,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private var readScheduled = false
     private var lastReadStart = NIODeadline.uptimeNanoseconds(0)
     private var backoff = PostgresChangeFeed.firstBackoff
-    /// The probe of the current connection, until its notification comes back.
+    /// The probe of the current connection, until its notification comes back or it is
+    /// given up; reads wait meanwhile.
     private var probe: NotificationProbe?
     /// Whether the server refused the read's settings at startup (a pooler that knows only a
     /// few parameters): connections are then made without them.
@@ -301,21 +305,28 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         database.notify(channel: probe.channel, payload: probe.payload, on: eventLoop)
         eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
             guard let self, generation == self.generation, self.probe === probe else { return }
-            self.notificationsHeard.withLockedValue { $0 = false }
-            self.notify()
+            self.settle(probe: false)
         }
     }
 
-    /// A notification on the probe's channel: the connection hears notifications (even a
-    /// probe that came back late proves it), and the log read may be prepared on it.
+    /// A notification on the probe's channel, in time: the connection hears notifications,
+    /// and the log read may be prepared on it. (One that comes after the probe was given up
+    /// is ignored: a pooler hands it over with the feed's next statement.)
     private func probeReturned(_ payload: String, generation: Int) {
         guard generation == self.generation, let probe, payload == probe.payload else { return }
-        self.probe = nil
-        let before = notificationsHeard.withLockedValue { heard in
-            defer { heard = true }
-            return heard
+        settle(probe: true)
+    }
+
+    /// Ends the probe with its verdict, and lets the reads it held back run.
+    private func settle(probe heard: Bool) {
+        probe = nil
+        let before = notificationsHeard.withLockedValue { known in
+            defer { known = heard }
+            return known
         }
-        if before == false { notify() }
+        // The controller is woken when `pollInterval` changes (the title says it).
+        if before != heard, !heard || before == false { notify() }
+        if readRequested { requestRead(now: true) }
     }
 
     /// The connection closed: make it again after the backoff.
@@ -366,7 +377,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// after the last read began; a request during a read runs after it.
     private func requestRead(now: Bool) {
         readRequested = true
-        guard reading == nil, connection != nil, cursor != nil else { return }
+        guard reading == nil, connection != nil, cursor != nil, probe == nil else { return }
         let due = lastReadStart + minimumLookInterval
         if !now, NIODeadline.now() < due {
             guard !readScheduled else { return }

@@ -64,7 +64,7 @@ struct SpectatorAndPoolerTests {
         for arguments in [["tap", "Ghana"], ["add", "Atlantis", "--zone", "Ocean"], ["delete", "Ghana"], ["reset", "--yes"]] {
             let result = try worldcup(arguments + database)
             #expect(result.status != 0, "\(arguments)")
-            #expect(result.err == "The user “watcher” may only watch this board, so nothing was changed.\n", "\(arguments): \(result.err)")
+            #expect(result.err == "Error: The user “watcher” may only watch this board, so nothing was changed.\n", "\(arguments): \(result.err)")
         }
         #expect(try server.wins() == before)
         #expect(try worldcup(["list"] + database).status == 0, "the watcher reads")
@@ -75,7 +75,7 @@ struct SpectatorAndPoolerTests {
         let server = try SharedServer()
         let before = try server.wins()
         let database = ["--database", url(server)]
-        let refusal = "This board is read-only (--read-only or WORLDCUP_READ_ONLY), so nothing was changed.\n"
+        let refusal = "Error: This board is read-only (--read-only or WORLDCUP_READ_ONLY), so nothing was changed.\n"
         for arguments in [["tap", "Ghana"], ["add", "Atlantis", "--zone", "Ocean"], ["delete", "Ghana"], ["reset", "--yes"]] {
             for (flag, environment) in [(["--read-only"], [String]()), ([], ["WORLDCUP_READ_ONLY=1"])] {
                 let result = try worldcup(arguments + flag + database, environment: environment)
@@ -114,7 +114,7 @@ struct SpectatorAndPoolerTests {
         #expect(board.waitFor("This board is read-only (--read-only or WORLDCUP_READ_ONLY), so nothing was changed."))
         for arguments in [["tap", "Ghana"], ["add", "Atlantis", "--zone", "Ocean"], ["delete", "Ghana"], ["reset", "--yes"]] {
             let result = try worldcup(arguments + database, environment: ["WORLDCUP_READ_ONLY=1"])
-            #expect(result.status != 0 && result.err == "This board is read-only (--read-only or WORLDCUP_READ_ONLY), so nothing was changed.\n", "\(arguments): \(result.err)")
+            #expect(result.status != 0 && result.err == "Error: This board is read-only (--read-only or WORLDCUP_READ_ONLY), so nothing was changed.\n", "\(arguments): \(result.err)")
         }
         let listed = try worldcup(["list"] + database).out
         #expect(listed.contains("Cameroon\tWins: 1") && listed.contains("Ghana\tWins: 0") && !listed.contains("Atlantis"), "\(listed)")
