@@ -28,7 +28,11 @@ struct WorldCupCommand: ParsableCommand {
             as for psql). The first client creates the tables and imports the seed, once; a \
             database holding other tables is refused. A tap whose connection fails on the way \
             is sent again with the same id, so it never counts twice. A server that does not \
-            answer within 5 seconds is reported in one sentence; passwords are never shown.
+            answer within 5 seconds is reported in one sentence; passwords are never shown. \
+            A user granted only SELECT on the board's tables gets a read-only board, as with \
+            --read-only. Behind a pooler in transaction mode (PgBouncer, hosted -pooler hosts), \
+            where LISTEN hears nothing, the title says "pooler: updates every 1 s" and other \
+            machines' changes show within a second.
             """,
         subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
