@@ -70,6 +70,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private var heldNotifications: [UInt64?] = []
     private var settlingScheduled = false
     private var reading: NIODeadline?
+    /// Since when the feed has waited for the server without an answer (a read running, or a
+    /// probe out and the read it held back): a silent network cut shows as this growing.
+    private var unansweredSince: NIODeadline?
     private var readRequested = false
     private var readScheduled = false
     private var lastReadStart = NIODeadline.uptimeNanoseconds(0)
@@ -302,6 +305,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// Sends the probe from another connection (through a pooler, a session of its own),
     /// and gives it `NotificationProbe.patience` to come back.
     private func send(_ probe: NotificationProbe, generation: Int) {
+        unansweredSince = unansweredSince ?? .now()
         database.notify(channel: probe.channel, payload: probe.payload, on: eventLoop)
         eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
             guard let self, generation == self.generation, self.probe === probe else { return }
@@ -314,6 +318,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// is ignored: a pooler hands it over with the feed's next statement.)
     private func probeReturned(_ payload: String, generation: Int) {
         guard generation == self.generation, let probe, payload == probe.payload else { return }
+        if reading == nil { unansweredSince = nil }
         settle(probe: true)
     }
 
@@ -326,7 +331,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         }
         // The controller is woken when `pollInterval` changes (the title says it).
         if before != heard, !heard || before == false { notify() }
-        if readRequested { requestRead(now: true) }
+        // The read the probe held back carries the wait on; with none, nothing is awaited.
+        if readRequested { requestRead(now: true) } else if reading == nil { unansweredSince = nil }
     }
 
     /// The connection closed: make it again after the backoff.
@@ -334,6 +340,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         guard generation == self.generation else { return }
         connection = nil
         reading = nil
+        unansweredSince = nil
         probe = nil
         live.withLockedValue { $0 = false }
         notify()
@@ -354,15 +361,16 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     /// The heartbeat: a read when none began within the last beat (notifications keep a busy
     /// feed reading: a thousand viewers of one table then add no reads of their own), or,
-    /// when the last read has not answered for three beats, the end of a connection that no
-    /// longer carries anything.
+    /// when the server has not answered for three beats (a read, or the probe and the read it
+    /// held back), the end of a connection that no longer carries anything.
     private func beat() {
         guard let connection, let interval = heartbeatInterval else { return }
-        if let reading, NIODeadline.now() - reading > interval * 3 {
+        if let unansweredSince, NIODeadline.now() - unansweredSince > interval * 3 {
             // The read that never answered is abandoned, not reported as failed (which would
             // ask for a refetch over the same dead network): the connection is made again,
             // and the log read from the cursor then.
             self.reading = nil
+            self.unansweredSince = nil
             let closed: EventLoopFuture<Void> = connection.close()
             _ = closed
             return
@@ -397,6 +405,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         readsBegun.withLockedValue { $0 += 1 }
         let started = NIODeadline.now()
         reading = started
+        unansweredSince = unansweredSince ?? started
         lastReadStart = started
         waitingForThisRead = waitingForNextRead
         waitingForNextRead = []
@@ -410,6 +419,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         rows.whenComplete { [weak self] result in
             guard let self, generation == self.generation, self.reading == started else { return }
             self.reading = nil
+            self.unansweredSince = nil
             switch result {
             case .success(let rows):
                 self.received(rows)
