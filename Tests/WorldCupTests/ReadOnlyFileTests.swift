@@ -69,3 +69,11 @@ private final class Follower: ResultsControllerDelegate {
     typealias Record = Team
     func controllerDidResetContent(_ controller: ResultsController<Team>) {}
 }
+
+@Suite struct ReadOnlyVariableTests {
+    @Test func worldcupReadOnlyAsksForReadOnlyBoardsUnlessEmptyOrOff() {
+        for value in ["1", "yes", "true", " on "] { #expect(ReadOnlyBoard.isAsked(environment: ["WORLDCUP_READ_ONLY": value]), "\(value)") }
+        for value in ["", "0", "false", "no", "off", "OFF"] { #expect(!ReadOnlyBoard.isAsked(environment: ["WORLDCUP_READ_ONLY": value]), "\(value)") }
+        #expect(!ReadOnlyBoard.isAsked(environment: [:]))
+    }
+}
