@@ -5,8 +5,9 @@ import PostgresNIO
 /// another connection, to learn whether notifications reach it at all. Behind a pooler in
 /// transaction mode they do not: LISTEN runs on whichever server session serves that one
 /// statement, and a notification for that session is dropped or goes to another client.
-/// Another connection is needed because the pooler would most likely hand the feed's own
-/// next statement the very session that listened, and the probe would come back.
+/// Another connection sends it (the reader's, `PostgresReader.notify`): the pooler would
+/// most likely hand the feed's own next statement the very session that listened, and the
+/// probe would come back.
 final class NotificationProbe: Sendable {
     /// A channel of this probe alone, so that no other listener is woken by it.
     let channel: String
@@ -27,23 +28,5 @@ final class NotificationProbe: Sendable {
     static func refusesStartupParameter(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError, let message = error.serverInfo?[.message] else { return false }
         return message.hasPrefix("unsupported startup parameter")
-    }
-}
-
-extension PostgresReader {
-    /// Sends a notification on `channel` from a connection of its own, closed afterwards. A
-    /// failure is not reported: the notification then never arrives, which is what a
-    /// probe finds out anyway.
-    func notify(channel: String, payload: String, on eventLoop: any EventLoop) {
-        var bindings = PostgresBindings()
-        bindings.append(channel)
-        bindings.append(payload)
-        let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings)
-        let logger = logger
-        connect(on: eventLoop).whenSuccess { connection in
-            connection.query(query, logger: logger).whenComplete { _ in
-                connection.close().whenComplete { _ in _ = connection }
-            }
-        }
     }
 }
