@@ -13,8 +13,9 @@ import PostgresNIO
 ///   LISTENs again, the log is read from the cursor: LISTEN first, read second, so a write
 ///   between the two cannot be missed.
 /// - A heartbeat reads the log every `heartbeatInterval` (the safety net, should a
-///   notification be lost); a read that has not answered after three intervals means a dead
-///   connection (a silent network cut sends nothing), which is closed and made again.
+///   notification be lost); a read (or a probe) not answered three intervals after it was
+///   sent means a dead connection (a silent network cut sends nothing), which is closed and
+///   made again.
 /// - A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
 ///   controller compares with its result.
 /// - Behind a pooler in transaction mode (PgBouncer's, a hosted `-pooler` host) LISTEN hears
@@ -305,7 +306,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// Sends the probe from another connection (through a pooler, a session of its own),
     /// and gives it `NotificationProbe.patience` to come back.
     private func send(_ probe: NotificationProbe, generation: Int) {
-        unansweredSince = unansweredSince ?? .now()
+        awaitAnswer(since: .now())
         database.notify(channel: probe.channel, payload: probe.payload, on: eventLoop)
         eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
             guard let self, generation == self.generation, self.probe === probe else { return }
@@ -359,13 +360,14 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         }
     }
 
-    /// The heartbeat: a read when none began within the last beat (notifications keep a busy
-    /// feed reading: a thousand viewers of one table then add no reads of their own), or,
-    /// when the server has not answered for three beats (a read, or the probe and the read it
-    /// held back), the end of a connection that no longer carries anything.
-    private func beat() {
-        guard let connection, let interval = heartbeatInterval else { return }
-        if let unansweredSince, NIODeadline.now() - unansweredSince > interval * 3 {
+    /// Notes that the feed waits for the server from `start` (a read sent, or a probe), unless
+    /// it waited already; and ends the connection if no answer came three beats later.
+    private func awaitAnswer(since start: NIODeadline) {
+        guard unansweredSince == nil else { return }
+        unansweredSince = start
+        guard let interval = heartbeatInterval else { return }
+        eventLoop.scheduleTask(deadline: start + interval * 3) { [weak self] in
+            guard let self, let connection = self.connection, self.unansweredSince == start else { return }
             // The read that never answered is abandoned, not reported as failed (which would
             // ask for a refetch over the same dead network): the connection is made again,
             // and the log read from the cursor then.
@@ -373,8 +375,15 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             self.unansweredSince = nil
             let closed: EventLoopFuture<Void> = connection.close()
             _ = closed
-            return
         }
+    }
+
+    /// The heartbeat: a read when none began within the last beat (notifications keep a busy
+    /// feed reading: a thousand viewers of one table then add no reads of their own), or,
+    /// when the server has not answered for three beats, the end of a connection that no
+    /// longer carries anything (`awaitAnswer`).
+    private func beat() {
+        guard connection != nil, let interval = heartbeatInterval else { return }
         guard NIODeadline.now() - lastReadStart >= interval else { return }
         requestRead(now: true)
     }
@@ -405,7 +414,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         readsBegun.withLockedValue { $0 += 1 }
         let started = NIODeadline.now()
         reading = started
-        unansweredSince = unansweredSince ?? started
+        awaitAnswer(since: started)
         lastReadStart = started
         waitingForThisRead = waitingForNextRead
         waitingForNextRead = []
