@@ -303,8 +303,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     // MARK: - The probe
 
-    /// Sends the probe from another connection (through a pooler, a session of its own),
-    /// and gives it `NotificationProbe.patience` to come back.
+    /// Sends the probe from another connection (the reader's: through a pooler, a session of
+    /// its own), and gives it `NotificationProbe.patience` to come back.
     private func send(_ probe: NotificationProbe, generation: Int) {
         awaitAnswer(since: .now())
         database.notify(channel: probe.channel, payload: probe.payload, on: eventLoop)
@@ -330,8 +330,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             defer { known = heard }
             return known
         }
-        // The controller is woken when `pollInterval` changes (the title says it).
-        if before != heard, !heard || before == false { notify() }
+        // The controller is woken when `pollInterval` may have changed (the title says it).
+        if before != heard { notify() }
         // The read the probe held back carries the wait on; with none, nothing is awaited.
         if readRequested { requestRead(now: true) } else if reading == nil { unansweredSince = nil }
     }
@@ -379,9 +379,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     }
 
     /// The heartbeat: a read when none began within the last beat (notifications keep a busy
-    /// feed reading: a thousand viewers of one table then add no reads of their own), or,
-    /// when the server has not answered for three beats, the end of a connection that no
-    /// longer carries anything (`awaitAnswer`).
+    /// feed reading: a thousand viewers of one table then add no reads of their own). A
+    /// connection that stops answering is ended by `awaitAnswer`.
     private func beat() {
         guard connection != nil, let interval = heartbeatInterval else { return }
         guard NIODeadline.now() - lastReadStart >= interval else { return }
