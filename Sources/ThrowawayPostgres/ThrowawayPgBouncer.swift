@@ -85,10 +85,11 @@ public final class ThrowawayPgBouncer: Sendable {
         (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
-    /// Stops it (SIGINT: at once, closing every connection) and waits until it is gone.
+    /// Stops it (SIGTERM: at once, closing every connection; SIGINT would wait for its
+    /// clients) and waits until it is gone.
     public func stop() {
         guard let pid = runningPID else { return }
-        kill(pid, SIGINT)
+        kill(pid, SIGTERM)
         for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
         unlink(pidFile)
     }
@@ -97,7 +98,7 @@ public final class ThrowawayPgBouncer: Sendable {
     private static func startWatchdog(pidFile: String) {
         let script = """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
-            [ -f '\(pidFile)' ] && kill -INT "$(cat '\(pidFile)')"
+            [ -f '\(pidFile)' ] && kill -TERM "$(cat '\(pidFile)')"
             """
         _ = try? ThrowawayPostgres.spawn(["/bin/sh", "-c", script], output: "/dev/null", wait: false)
     }
