@@ -9,7 +9,8 @@ public enum ReadOnlyBoard: Equatable, Sendable {
     /// The user the server knows may read the board but not change it (a watcher role:
     /// SELECT granted, and not every privilege a tap, an add and a delete need).
     case role(user: String)
-    /// The server lets this session only read: a standby, or `default_transaction_read_only`.
+    /// The server lets this session only read (`default_transaction_read_only`, for the user
+    /// or the database).
     case server
 
     /// What the board's title says.
@@ -23,7 +24,7 @@ public enum ReadOnlyBoard: Equatable, Sendable {
         case .role(let user):
             WorldCupError("The user “\(WorldCupError.quotable(user))” may only watch this board, so nothing was changed.")
         case .server:
-            WorldCupError("The PostgreSQL server lets this session only read (a standby, or default_transaction_read_only), so nothing was changed.")
+            WorldCupError("The PostgreSQL server lets this session only read (default_transaction_read_only), so nothing was changed.")
         }
     }
 

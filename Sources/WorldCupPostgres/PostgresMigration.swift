@@ -76,7 +76,7 @@ struct PostgresMigration {
         case .role(let user):
             return WorldCupError("The database \(location.databaseAndServer) \(what), and the user “\(WorldCupError.quotable(user))” may not set it up: open it once as its owner.")
         case .server:
-            return WorldCupError("The database \(location.databaseAndServer) \(what), and the server lets this session only read: open it once on the primary server.")
+            return WorldCupError("The database \(location.databaseAndServer) \(what), and the server lets this session only read: open it once as a user whose sessions may write.")
         }
     }
 
