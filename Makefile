@@ -10,7 +10,8 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         pkg-config:/usr/bin/pkg-config \
         tmux:/usr/bin/tmux \
         postgresql:/usr/lib/postgresql/15/bin/initdb \
-        openssl:/usr/bin/openssl
+        openssl:/usr/bin/openssl \
+        pgbouncer:/usr/sbin/pgbouncer
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin/worldcup, its man page and its
 # shell completions. DESTDIR is for packagers (a staging folder); PREFIX is where it will live.

@@ -144,6 +144,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// `onChangesAvailable` is called when this changes.
     public var isLive: Bool { feed?.isLive ?? false }
 
+    /// Nil while commits made elsewhere wake the controller as they happen; otherwise how
+    /// often it reads to find them, slower than a wake-up: on PostgreSQL behind a pooler in
+    /// transaction mode (PgBouncer's, a hosted `-pooler` host), where LISTEN hears nothing,
+    /// the change log is read at the heartbeat. `onChangesAvailable` is called when it changes.
+    public var changesPollInterval: Duration? { feed?.pollInterval }
+
     /// Looks for commits of other connections now, without waiting for the poller, then
     /// processes every pending change.
     public func refresh() throws {

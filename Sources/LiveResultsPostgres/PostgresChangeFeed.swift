@@ -13,10 +13,19 @@ import PostgresNIO
 ///   LISTENs again, the log is read from the cursor: LISTEN first, read second, so a write
 ///   between the two cannot be missed.
 /// - A heartbeat reads the log every `heartbeatInterval` (the safety net, should a
-///   notification be lost); a read that has not answered after three intervals means a dead
-///   connection (a silent network cut sends nothing), which is closed and made again.
+///   notification be lost); a read (or a probe) not answered three intervals after it was
+///   sent means a dead connection (a silent network cut sends nothing), which is closed and
+///   made again.
 /// - A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
 ///   controller compares with its result.
+/// - Behind a pooler in transaction mode (PgBouncer's, a hosted `-pooler` host) LISTEN hears
+///   nothing and a prepared statement may be gone at its next use. So each connection first
+///   asks for a notification of its own (`NotificationProbe`) and sends nothing until it
+///   arrives or a second has passed: a pooler hands a listening session's notifications to
+///   whichever client its next statement serves, so a statement of the feed's own could
+///   fetch the probe late and pass for a server that delivers. When the probe did not come,
+///   the feed says so (`pollInterval`), reads unprepared, and lives on its heartbeat, which
+///   then finds every commit.
 ///
 /// Writes of this process through `PostgresReader.write` hand their rows over at once
 /// (`endWrite`); `EarlyWrites` keeps the log from undoing or repeating them. Their
@@ -49,6 +58,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private let writesInFlight = NIOLockedValueBox(0)
     /// How many log reads began (for tests).
     private let readsBegun = NIOLockedValueBox(0)
+    /// Whether the current connection's probe came back (nil: not yet known, or no connection).
+    private let notificationsHeard = NIOLockedValueBox<Bool?>(nil)
 
     // On the event loop only:
     private var connection: PostgresConnection?
@@ -60,10 +71,19 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     private var heldNotifications: [UInt64?] = []
     private var settlingScheduled = false
     private var reading: NIODeadline?
+    /// Since when the feed has waited for the server without an answer (a read running, or a
+    /// probe out and the read it held back): a silent network cut shows as this growing.
+    private var unansweredSince: NIODeadline?
     private var readRequested = false
     private var readScheduled = false
     private var lastReadStart = NIODeadline.uptimeNanoseconds(0)
     private var backoff = PostgresChangeFeed.firstBackoff
+    /// The probe of the current connection, until its notification comes back or it is
+    /// given up; reads wait meanwhile.
+    private var probe: NotificationProbe?
+    /// Whether the server refused the read's settings at startup (a pooler that knows only a
+    /// few parameters): connections are then made without them.
+    private var settingsRefused = false
     private var heartbeat: RepeatedTask?
     /// `lookNow` callers waiting for a read that starts after they asked, and for the read running.
     private var waitingForNextRead: [EventLoopPromise<Void>] = []
@@ -123,6 +143,13 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// Whether the listening connection is up; false while it is being made again. The
     /// controller is woken when it changes.
     var isLive: Bool { live.withLockedValue { $0 } }
+
+    /// The heartbeat's interval once the connection's own notification failed to come back
+    /// (a transaction-mode pooler): commits are then found only by the heartbeat's reads.
+    var pollInterval: Duration? {
+        guard notificationsHeard.withLockedValue({ $0 }) == false, let heartbeatInterval else { return nil }
+        return .nanoseconds(heartbeatInterval.nanoseconds)
+    }
 
     // MARK: - ChangeFeed
 
@@ -220,29 +247,52 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     // MARK: - Connecting
 
-    /// Makes the listening connection: connect, add the listener, LISTEN, then read.
+    /// Makes the listening connection: connect, add the listeners, LISTEN, then read, and
+    /// send the connection's probe.
     private func connect() -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         generation += 1
         let generation = generation
-        return Self.connection(to: database, on: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
+        return makeConnection().flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return connection.close() }
+            let probe = NotificationProbe()
             connection.addListener(channel: self.channel) { [weak self] _, notification in
                 self?.notified(by: UInt64(notification.payload))
             }
-            let listen = PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel))
-            return connection.query(listen, logger: self.database.logger).map { _ in
+            connection.addListener(channel: probe.channel) { [weak self] _, notification in
+                self?.probeReturned(notification.payload, generation: generation)
+            }
+            let logger = self.database.logger
+            return connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel)), logger: logger).flatMap { _ in
+                connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(probe.channel)), logger: logger)
+            }.map { _ in
                 // Only a connection that listens is watched: one that failed before is closed
                 // here, and the caller tries again.
                 connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
                 self.connection = connection
+                self.probe = probe
+                self.notificationsHeard.withLockedValue { $0 = nil }
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
                 self.notify()
                 self.requestRead(now: true)
+                self.send(probe, generation: generation)
             }.flatMapError { error in
                 connection.close().flatMapThrowing { throw error }
             }
+        }
+    }
+
+    /// A connection for LISTEN and the log read, with the read's settings unless the server
+    /// refused them once (a pooler that accepts only a few startup parameters).
+    private func makeConnection() -> EventLoopFuture<PostgresConnection> {
+        guard !settingsRefused else { return database.connect(on: eventLoop) }
+        return Self.connection(to: database, on: eventLoop).flatMapError { error in
+            guard NotificationProbe.refusesStartupParameter(error) else {
+                return self.eventLoop.makeFailedFuture(error)
+            }
+            self.settingsRefused = true
+            return self.database.connect(on: self.eventLoop)
         }
     }
 
@@ -251,11 +301,48 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         database.connect(on: eventLoop, settings: PreparedLogRead.connectionSettings)
     }
 
+    // MARK: - The probe
+
+    /// Sends the probe from another connection (the reader's: through a pooler, a session of
+    /// its own), and gives it `NotificationProbe.patience` to come back.
+    private func send(_ probe: NotificationProbe, generation: Int) {
+        awaitAnswer(since: .now())
+        database.notify(channel: probe.channel, payload: probe.payload, on: eventLoop)
+        eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
+            guard let self, generation == self.generation, self.probe === probe else { return }
+            self.settle(probe: false)
+        }
+    }
+
+    /// A notification on the probe's channel, in time: the connection hears notifications,
+    /// and the log read may be prepared on it. (One that comes after the probe was given up
+    /// is ignored: a pooler hands it over with the feed's next statement.)
+    private func probeReturned(_ payload: String, generation: Int) {
+        guard generation == self.generation, let probe, payload == probe.payload else { return }
+        if reading == nil { unansweredSince = nil }
+        settle(probe: true)
+    }
+
+    /// Ends the probe with its verdict, and lets the reads it held back run.
+    private func settle(probe heard: Bool) {
+        probe = nil
+        let before = notificationsHeard.withLockedValue { known in
+            defer { known = heard }
+            return known
+        }
+        // The controller is woken when `pollInterval` may have changed (the title says it).
+        if before != heard { notify() }
+        // The read the probe held back carries the wait on; with none, nothing is awaited.
+        if readRequested { requestRead(now: true) } else if reading == nil { unansweredSince = nil }
+    }
+
     /// The connection closed: make it again after the backoff.
     private func lost(_ generation: Int) {
         guard generation == self.generation else { return }
         connection = nil
         reading = nil
+        unansweredSince = nil
+        probe = nil
         live.withLockedValue { $0 = false }
         notify()
         for waiter in waitingForThisRead + waitingForNextRead { waiter.succeed() }
@@ -273,21 +360,29 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         }
     }
 
-    /// The heartbeat: a read when none began within the last beat (notifications keep a busy
-    /// feed reading: a thousand viewers of one table then add no reads of their own), or,
-    /// when the last read has not answered for three beats, the end of a connection that no
-    /// longer carries anything.
-    private func beat() {
-        guard let connection, let interval = heartbeatInterval else { return }
-        if let reading, NIODeadline.now() - reading > interval * 3 {
+    /// Notes that the feed waits for the server from `start` (a read sent, or a probe), unless
+    /// it waited already; and ends the connection if no answer came three beats later.
+    private func awaitAnswer(since start: NIODeadline) {
+        guard unansweredSince == nil else { return }
+        unansweredSince = start
+        guard let interval = heartbeatInterval else { return }
+        eventLoop.scheduleTask(deadline: start + interval * 3) { [weak self] in
+            guard let self, let connection = self.connection, self.unansweredSince == start else { return }
             // The read that never answered is abandoned, not reported as failed (which would
             // ask for a refetch over the same dead network): the connection is made again,
             // and the log read from the cursor then.
             self.reading = nil
+            self.unansweredSince = nil
             let closed: EventLoopFuture<Void> = connection.close()
             _ = closed
-            return
         }
+    }
+
+    /// The heartbeat: a read when none began within the last beat (notifications keep a busy
+    /// feed reading: a thousand viewers of one table then add no reads of their own). A
+    /// connection that stops answering is ended by `awaitAnswer`.
+    private func beat() {
+        guard connection != nil, let interval = heartbeatInterval else { return }
         guard NIODeadline.now() - lastReadStart >= interval else { return }
         requestRead(now: true)
     }
@@ -298,7 +393,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// after the last read began; a request during a read runs after it.
     private func requestRead(now: Bool) {
         readRequested = true
-        guard reading == nil, connection != nil, cursor != nil else { return }
+        guard reading == nil, connection != nil, cursor != nil, probe == nil else { return }
         let due = lastReadStart + minimumLookInterval
         if !now, NIODeadline.now() < due {
             guard !readScheduled else { return }
@@ -318,13 +413,21 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         readsBegun.withLockedValue { $0 += 1 }
         let started = NIODeadline.now()
         reading = started
+        awaitAnswer(since: started)
         lastReadStart = started
         waitingForThisRead = waitingForNextRead
         waitingForNextRead = []
         let generation = generation
-        PreparedLogRead.run(read.query(after: cursor), on: connection, executor: taskExecutor, logger: database.logger).whenComplete { [weak self] result in
+        // Prepared only where notifications were heard: behind a transaction-mode pooler the
+        // next statement may reach another server session, which never saw it prepared.
+        let query = read.query(after: cursor)
+        let rows = notificationsHeard.withLockedValue({ $0 }) == true
+            ? PreparedLogRead.run(query, on: connection, executor: taskExecutor, logger: database.logger)
+            : connection.query(query, logger: database.logger).map { Array($0) }
+        rows.whenComplete { [weak self] result in
             guard let self, generation == self.generation, self.reading == started else { return }
             self.reading = nil
+            self.unansweredSince = nil
             switch result {
             case .success(let rows):
                 self.received(rows)

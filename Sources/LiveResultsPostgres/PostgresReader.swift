@@ -108,6 +108,34 @@ public final class PostgresReader: Sendable {
         return answered.futureResult
     }
 
+    /// Sends a notification on `channel` from the read connection (a feed's probe), from any
+    /// thread without waiting: with no read connection open, one is made on `eventLoop` and
+    /// kept as the read connection, so that probing costs no connection of its own. A
+    /// failure is not reported: the notification then never arrives, which is what a probe
+    /// finds out anyway. (Inside a read's transaction it is sent at its commit.)
+    func notify(channel: String, payload: String, on eventLoop: any EventLoop) {
+        var bindings = PostgresBindings()
+        bindings.append(channel)
+        bindings.append(payload)
+        let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings)
+        let logger = logger
+        if let connection = readConnection.withLockedValue({ $0 }), !connection.isClosed {
+            connection.query(query, logger: logger).whenComplete { _ in }
+            return
+        }
+        connect(on: eventLoop).whenSuccess { [readConnection] connection in
+            let kept = readConnection.withLockedValue { current in
+                guard current?.isClosed ?? true else { return false }
+                current = connection
+                return true
+            }
+            connection.query(query, logger: logger).whenComplete { _ in
+                // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+                if !kept { connection.close().whenComplete { _ in _ = connection } }
+            }
+        }
+    }
+
     /// Runs `body` with the read connection, on the calling thread (not an event loop's): its
     /// queries wait for their answers. A connection that was lost is made again, and `body`
     /// runs once more when the connection closed under it. Errors come back as one sentence

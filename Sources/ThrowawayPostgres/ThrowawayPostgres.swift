@@ -173,7 +173,13 @@ public final class ThrowawayPostgres: Sendable {
     /// `waitUntilExit()` would never return.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], in folder: URL) throws -> String {
-        let path = "\(binaries)/\(program)"
+        try run(path: "\(binaries)/\(program)", arguments, in: folder)
+    }
+
+    /// Runs the program at `path` as `run(_:_:in:)` does.
+    @discardableResult
+    static func run(path: String, _ arguments: [String], in folder: URL) throws -> String {
+        let program = URL(fileURLWithPath: path).lastPathComponent
         // env -C: run in the folder, which the user postgres can enter.
         let argv = ["/usr/bin/env", "-C", folder.path] + (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] : [path]) + arguments
         let outputPath = folder.appendingPathComponent("\(program).out").path
@@ -197,7 +203,7 @@ public final class ThrowawayPostgres: Sendable {
 
     /// Starts `argv` with stdin from /dev/null, stdout and stderr into `output` and no other
     /// descriptor of this process; with `wait`, returns its wait status.
-    private static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
+    static func spawn(_ argv: [String], output: String, wait: Bool) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -208,10 +214,20 @@ public final class ThrowawayPostgres: Sendable {
         // copy of another thread's pipe would hold it open, and whoever reads that pipe to its
         // end (Foundation's Pipe is not close-on-exec) would wait as long as the server lives.
         spawn_actions_close_from(&actions, 3)
+        // No signal blocked: a child inherits the spawning thread's mask, in which the
+        // runtime's threads may block SIGTERM and SIGINT, and a daemon started so (PgBouncer)
+        // would never hear the signal that stops it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, &cArguments, environ)
         guard spawned == 0 else { throw ThrowawayPostgresError(.failed, String(cString: strerror(spawned))) }
         guard wait else { return 0 }
         var status: Int32 = 0

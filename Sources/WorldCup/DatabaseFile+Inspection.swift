@@ -39,12 +39,14 @@ extension DatabaseFile {
     /// meets it, as SQLITE_CORRUPT or SQLITE_NOTADB (see `damage(in:)`).
     ///
     /// - Parameter countTeams: also count the teams (for `worldcup check`).
+    /// - Parameter forWriting: whether the file must be writable too (not for a read-only board).
     @discardableResult
-    static func inspect(_ url: URL, thorough: Bool = false, countTeams: Bool = false) throws -> DatabaseInspection {
+    static func inspect(_ url: URL, thorough: Bool = false, countTeams: Bool = false, forWriting: Bool = true) throws -> DatabaseInspection {
         let path = url.path
         let shown = WorldCupError.quotable(path)
-        if FileManager.default.fileExists(atPath: path), access(path, R_OK | W_OK) != 0 {
-            throw WorldCupError("Cannot open the database \(shown) for reading and writing: \(WorldCupError.phrase(errno: errno)).")
+        if FileManager.default.fileExists(atPath: path), access(path, forWriting ? R_OK | W_OK : R_OK) != 0 {
+            let purpose = forWriting ? "reading and writing" : "reading"
+            throw WorldCupError("Cannot open the database \(shown) for \(purpose): \(WorldCupError.phrase(errno: errno)).")
         }
         let locks = FileLocks.current()
         var reason: DatabaseInspection.FullCheckReason? = thorough ? .asked : nil
@@ -65,10 +67,10 @@ extension DatabaseFile {
         // the probe may then open it for writing (it only reads), so that closing it, as the
         // last connection, deletes the files it made, as SQLite does. Otherwise it opens it
         // read-only, and never recovers or rolls back anything into the file; what it made
-        // is removed if the file is refused.
+        // is removed if the file is refused. For a read-only board it never opens it for writing.
         let sideFilePaths = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
         var configuration = Configuration()
-        configuration.readonly = sideFilePaths.count < 2 || FileManager.default.fileExists(atPath: path + "-journal")
+        configuration.readonly = !forWriting || sideFilePaths.count < 2 || FileManager.default.fileExists(atPath: path + "-journal")
         configuration.busyMode = .timeout(10)
         do {
             let probe = try DatabaseQueue(path: path, configuration: configuration)

@@ -40,6 +40,32 @@ public enum DatabaseFile {
         }
     }
 
+    /// Opens the existing database at `url` read-only (SQLite's read-only connections), for a
+    /// board that only watches: the file must exist, pass `inspect` (which needs it readable,
+    /// not writable), and have every migration of this program. Nothing is created or written.
+    static func openReadOnlyPool(at url: URL) throws -> DatabasePool {
+        let shown = WorldCupError.quotable(url.path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw WorldCupError("There is no database \(shown) to watch: a read-only board opens only a board that exists.")
+        }
+        guard try !inspect(url, forWriting: false).isNew else {
+            throw WorldCupError("The database \(shown) is empty, and a read-only board cannot set it up: open it once without --read-only.")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        do {
+            let pool = try DatabasePool(path: url.path, configuration: configuration)
+            guard try pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) else {
+                throw WorldCupError("The database \(shown) was made by an older worldcup, and a read-only board cannot bring it up to date: open it once without --read-only.")
+            }
+            return pool
+        } catch let error as DatabaseError {
+            throw describe(error, path: url.path)
+        }
+    }
+
     /// Makes sure a database can live at `url`: the path is not a folder, its folder exists
     /// (it is created when missing) and is writable, as WAL needs files beside the database.
     static func prepareLocation(of url: URL) throws {

@@ -11,6 +11,9 @@ import LiveResults
 public final class SQLiteTeamStore: TeamStore {
     /// The database, in WAL mode.
     public let database: DatabasePool
+    /// `.asked` when the file was opened read-only (`--read-only`): its connections cannot
+    /// write, and the store refuses every change at once.
+    public let readOnly: ReadOnlyBoard?
 
     /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
     /// up to date, and imports the seed at `seedURL` if the database holds no team yet.
@@ -26,10 +29,21 @@ public final class SQLiteTeamStore: TeamStore {
     /// database holds no team yet.
     public init(databaseURL url: URL, seed: [SeedTeam]?) throws {
         database = try DatabaseFile.openPool(at: url)
+        readOnly = nil
         try DatabaseFile.migrate(database)
         if let seed, try !isSeeded() {
             try importSeed(seed)
         }
+    }
+
+    /// Opens the existing database at `url` so that nothing can be written to it (SQLite's
+    /// read-only connections: no migration, no seed, no checkpoint), for a board that only
+    /// watches; it still follows other programs' commits. Throws one sentence, having
+    /// created nothing, when there is no database there yet or its schema is older than
+    /// this program's (a board that may write brings it up to date).
+    public init(readOnlyDatabaseURL url: URL) throws {
+        database = try DatabaseFile.openReadOnlyPool(at: url)
+        readOnly = .asked
     }
 
     /// Moves the write-ahead log into the database file and empties it. SQLite does so when
@@ -38,6 +52,7 @@ public final class SQLiteTeamStore: TeamStore {
     /// what the next opening takes for the trace of a crash (and then reads the whole file).
     /// When another program holds the log, it is left to that program.
     public func finish() {
+        guard readOnly == nil else { return }
         _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
@@ -108,7 +123,8 @@ public final class SQLiteTeamStore: TeamStore {
     /// Adds one win to a team, atomically. Returns the team as saved.
     @discardableResult
     public func tap(teamID: Int64) throws -> Team {
-        try DatabaseFile.readable {
+        try refuseIfReadOnly()
+        return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
                 let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING \(Team.columnsInOrder)")
@@ -127,6 +143,7 @@ public final class SQLiteTeamStore: TeamStore {
     /// A zone spelt in another case or normalisation than one on the board takes its spelling.
     @discardableResult
     public func add(name: String, zone: String) throws -> Team {
+        try refuseIfReadOnly()
         try TeamValidation.checkName(name)
         try TeamValidation.checkZone(zone)
         var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
@@ -156,6 +173,7 @@ public final class SQLiteTeamStore: TeamStore {
 
     /// Deletes a team.
     public func delete(teamID: Int64) throws {
+        try refuseIfReadOnly()
         try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 guard try Team.deleteOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }

@@ -17,6 +17,10 @@ public protocol TeamStore: AnyObject, Sendable {
     /// board's title shows it (never a password). Nil for a file of this machine.
     var server: String? { get }
 
+    /// Why the store changes nothing, when it is a spectator's (asked for, or all the user
+    /// may do); nil when taps, adds and deletes are allowed. Then they throw its `refusal`.
+    var readOnly: ReadOnlyBoard? { get }
+
     /// The number of teams.
     func teamCount() throws -> Int
 
@@ -62,9 +66,15 @@ extension TeamStore {
     /// Nothing to tidy unless the store says otherwise.
     public func finish() {}
 
+    /// Throws the read-only board's one sentence, when the store is one.
+    public func refuseIfReadOnly() throws {
+        if let readOnly { throw readOnly.refusal }
+    }
+
     /// Adds one win to the team with this name (case ignored). Returns the team as saved.
     @discardableResult
     public func tap(named name: String) throws -> Team {
+        try refuseIfReadOnly()
         guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
         return try tap(teamID: id)
     }
@@ -72,6 +82,7 @@ extension TeamStore {
     /// Deletes the team with this name (case ignored). Returns the team as it was.
     @discardableResult
     public func delete(named name: String) throws -> Team {
+        try refuseIfReadOnly()
         guard let team = try team(named: name), let id = team.id else { throw noTeam(named: name) }
         try delete(teamID: id)
         return team

@@ -82,7 +82,10 @@ public final class ScoreboardScreen {
         } catch {
             throw scoreboard.damage(in: error) ?? error
         }
-        model.connection = scoreboard.server.map { BoardModel.Connection(server: $0, isLive: controller.isLive) }
+        model.connection = scoreboard.server.map {
+            BoardModel.Connection(server: $0, isLive: controller.isLive, pollInterval: controller.changesPollInterval)
+        }
+        model.readOnly = scoreboard.readOnly
         send(.refetched(wanted: nil))
     }
 
@@ -211,6 +214,9 @@ public final class ScoreboardScreen {
         }
         if let connection = model.connection, connection.isLive != controller.isLive {
             send(.connection(isLive: controller.isLive))
+        }
+        if let connection = model.connection, connection.pollInterval != controller.changesPollInterval {
+            send(.polling(controller.changesPollInterval))
         }
     }
 

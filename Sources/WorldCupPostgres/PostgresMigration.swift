@@ -26,19 +26,58 @@ struct PostgresMigration {
         var isSeeded: Bool
     }
 
-    /// Checks the server and the database, migrates and seeds them if needed.
-    func prepare(seed: [SeedTeam]?) throws {
+    /// Checks the server and the database, finds out whether this session may change the
+    /// board (unless `readOnlyAsked` says it must not), and migrates and seeds the database
+    /// if needed and allowed. Returns why the board is read-only, if it is. A read-only
+    /// session writes nothing: a database it cannot open as it is (no scoreboard yet, or an
+    /// older schema) is refused in one sentence.
+    func prepare(seed: [SeedTeam]?, readOnlyAsked: Bool = false) throws -> ReadOnlyBoard? {
         try checkServer()
         let found = try state()
         try check(found)
+        let readOnly = readOnlyAsked ? .asked : try access()
+        if found.version == PostgresSchema.version, seed == nil || found.isSeeded || readOnly != nil { return readOnly }
+        if let readOnly { throw setUpRefusal(found, readOnly) }
         try checkMayCreate(found)
-        if found.version == PostgresSchema.version, seed == nil || found.isSeeded { return }
         try PostgresTeamStore.transaction(connection) {
             try query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
             let found = try state()
             try check(found)
             try migrate(from: found.version ?? 0)
             if let seed, !found.isSeeded { try PostgresMigration.importSeed(seed, connection) }
+        }
+        return nil
+    }
+
+    /// What this session may do, asked of the server (never by trying a write): nil when it
+    /// may make every change a board makes (a tap writes `team`, `tap` and the change log;
+    /// an add and a delete write `team`), or, before there is a scoreboard, create its
+    /// tables; otherwise why the board is read-only.
+    func access() throws -> ReadOnlyBoard? {
+        let (readOnlySession, user, mayWrite) = try query("""
+            SELECT current_setting('transaction_read_only') = 'on', current_user::text,
+                CASE WHEN to_regclass('team') IS NULL THEN has_schema_privilege(current_schema(), 'CREATE')
+                ELSE has_table_privilege('team', 'INSERT') AND has_table_privilege('team', 'UPDATE')
+                    AND has_table_privilege('team', 'DELETE')
+                    AND coalesce(has_table_privilege(to_regclass('tap'), 'INSERT'), false)
+                    AND coalesce(has_table_privilege(to_regclass('tap'), 'SELECT'), false)
+                    AND coalesce(has_table_privilege(to_regclass('\(unescaped: PostgresChangeLog.tableName)'), 'INSERT'), false)
+                END
+            """).first?.decode((Bool, String, Bool?).self) ?? (false, location.url.user, true)
+        if readOnlySession { return .server }
+        return mayWrite == false ? .role(user: user) : nil
+    }
+
+    /// The sentence for a database a read-only session cannot open as it is.
+    private func setUpRefusal(_ found: State, _ readOnly: ReadOnlyBoard) -> WorldCupError {
+        let what = found.version == nil ? "has no worldcup scoreboard yet" : "has an older worldcup schema"
+        switch readOnly {
+        case .asked:
+            return WorldCupError("The database \(location.databaseAndServer) \(what), and a read-only board cannot set it up: open it once without --read-only.")
+        case .role(let user):
+            return WorldCupError("The database \(location.databaseAndServer) \(what), and the user “\(WorldCupError.quotable(user))” may not set it up: open it once as its owner.")
+        case .server:
+            return WorldCupError("The database \(location.databaseAndServer) \(what), and the server lets this session only read: open it once as a user whose sessions may write.")
         }
     }
 

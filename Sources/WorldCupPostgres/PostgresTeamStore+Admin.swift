@@ -50,6 +50,19 @@ extension PostgresTeamStore {
         }
     }
 
+    /// Why a board on the database at `location` would be read-only for this user (see
+    /// `PostgresMigration.access`), found without creating or changing anything; nil when
+    /// the user may change it.
+    public static func access(location: PostgresLocation, deadline: Duration = defaultDeadline) throws -> ReadOnlyBoard? {
+        let store = try PostgresTeamStore(location: location, deadline: deadline)
+        return try store.run { connection in
+            let migration = PostgresMigration(location: location, connection: connection)
+            try migration.checkServer()
+            try migration.check(try migration.state())
+            return try migration.access()
+        }
+    }
+
     /// One sentence on what the database at `location` holds, for a person about to replace
     /// it (`worldcup reset`).
     public static func condition(of location: PostgresLocation) -> String {
@@ -68,6 +81,7 @@ extension PostgresTeamStore {
     @discardableResult
     public static func reset(location: PostgresLocation, seed teams: [SeedTeam], deadline: Duration = defaultDeadline) throws -> Int {
         let store = try PostgresTeamStore(location: location, seed: nil, deadline: deadline)
+        try store.refuseIfReadOnly()
         return try store.change { connection in
             try transaction(connection) {
                 try query(connection, "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")

@@ -31,6 +31,8 @@ public final class PostgresTeamStore: TeamStore {
     private let prunedTaps = Mutex(false)
     /// Whether the connections are encrypted, once asked of the server (`isEncrypted`).
     let encrypted = Mutex<Bool?>(nil)
+    /// Why the board is read-only, as found when it opened (nil: it may be changed).
+    private let access = Mutex<ReadOnlyBoard?>(nil)
 
     /// How long connecting or one statement may take by default.
     public static let defaultDeadline = Duration.seconds(5)
@@ -44,9 +46,16 @@ public final class PostgresTeamStore: TeamStore {
     /// Throws one sentence, having created and changed nothing, when the server cannot be
     /// reached, refuses the login, is older than 13, or the database is not a worldcup one
     /// (other tables and no worldcup schema) or has a newer schema.
-    public convenience init(location: PostgresLocation, seed: [SeedTeam]?, deadline: Duration = defaultDeadline) throws {
+    ///
+    /// `readOnly`: the board only watches (`--read-only`): nothing is written, and a database
+    /// that is not set up yet is refused. Otherwise the store finds out what the user may do
+    /// (`readOnly` then says why it may not change the board, if it may not).
+    public convenience init(location: PostgresLocation, seed: [SeedTeam]?, deadline: Duration = defaultDeadline, readOnly: Bool = false) throws {
         try self.init(location: location, deadline: deadline)
-        try run { connection in try PostgresMigration(location: location, connection: connection).prepare(seed: seed) }
+        let found = try run { connection in
+            try PostgresMigration(location: location, connection: connection).prepare(seed: seed, readOnlyAsked: readOnly)
+        }
+        access.withLock { $0 = found }
     }
 
     /// A store on `location` that has not connected yet (nothing checked: `check` and the
@@ -65,6 +74,8 @@ public final class PostgresTeamStore: TeamStore {
     }
 
     public var location: String { place.description }
+
+    public var readOnly: ReadOnlyBoard? { access.withLock { $0 } }
 
     /// `worldcup on db.example:5432 · TLS` (when encrypted), or on the Unix socket's folder.
     public var server: String? {
@@ -100,6 +111,7 @@ public final class PostgresTeamStore: TeamStore {
 
     @discardableResult
     public func add(name: String, zone: String) throws -> Team {
+        try refuseIfReadOnly()
         try TeamValidation.checkName(name)
         try TeamValidation.checkZone(zone)
         var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
@@ -119,6 +131,7 @@ public final class PostgresTeamStore: TeamStore {
     }
 
     public func delete(teamID: Int64) throws {
+        try refuseIfReadOnly()
         try change { connection in
             guard try !write(PostgresWrite(table: "team", "DELETE FROM team WHERE id = \(teamID)", returning: "id", deletes: true), connection).isEmpty else {
                 throw WorldCupError("That team no longer exists.")
@@ -137,6 +150,7 @@ public final class PostgresTeamStore: TeamStore {
     /// made again and the statement sent again with the same id, for up to `deadline`.
     @discardableResult
     public func tap(teamID: Int64, tapID: UUID) throws -> Team {
+        try refuseIfReadOnly()
         pruneTapsOnce()
         let start = ContinuousClock.now
         var outcomeUnknown = false

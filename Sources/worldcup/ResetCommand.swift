@@ -16,6 +16,7 @@ extension WorldCupCommand {
         var yes = false
 
         func run() throws {
+            try store.refuseChangesIfReadOnly()
             let location = try store.location()
             let teams = try store.seedTeams()
             switch location {
@@ -27,6 +28,8 @@ extension WorldCupCommand {
                 let count = try SQLiteTeamStore.reset(databaseURL: databaseURL, seed: teams)
                 print("Reset \(databaseURL.path) to the \(count) teams of the seed.")
             case .server(let server):
+                // A user that may only watch is told so before being asked anything.
+                if let readOnly = try PostgresTeamStore.access(location: server) { throw readOnly.refusal }
                 if !yes { try confirm(path: location.shown, condition: PostgresTeamStore.condition(of: server)) }
                 let count = try PostgresTeamStore.reset(location: server, seed: teams)
                 print("Reset \(server) to the \(count) teams of the seed.")

@@ -45,12 +45,15 @@ enum StoreLocation {
         return scheme.lowercased().hasPrefix("postgres") ? scheme + ":" : nil
     }
 
-    /// Opens the store, importing `seed` on first use (already read and checked).
-    func open(seed: [SeedTeam]) throws -> any TeamStore {
+    /// Opens the store, importing `seed` on first use (already read and checked). A
+    /// `readOnly` store writes nothing, not even on first use: a file is opened with
+    /// SQLite's read-only connections, and a database not set up yet is refused.
+    func open(seed: [SeedTeam], readOnly: Bool = false) throws -> any TeamStore {
         try checkFolder()
         return switch self {
+        case .defaultFile(let url) where readOnly, .file(let url) where readOnly: try SQLiteTeamStore(readOnlyDatabaseURL: url)
         case .defaultFile(let url), .file(let url): try SQLiteTeamStore(databaseURL: url, seed: seed)
-        case .server(let location): try PostgresTeamStore(location: location, seed: seed)
+        case .server(let location): try PostgresTeamStore(location: location, seed: seed, readOnly: readOnly)
         }
     }
 

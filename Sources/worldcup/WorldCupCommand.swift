@@ -14,7 +14,8 @@ struct WorldCupCommand: ParsableCommand {
         discussion: """
             Without a subcommand, worldcup opens the scoreboard. Its keys: ↑ ↓ move, Enter gives \
             the team one more win, + adds a secret team, d deletes one, / filters by name, ? shows \
-            every key, q quits. A new database is seeded with the sample's 32 teams, built into \
+            every key, q quits. --read-only (or WORLDCUP_READ_ONLY=1) only watches: every change \
+            shows, none can be made. A new database is seeded with the sample's 32 teams, built into \
             the program; --seed imports another file instead. The database is \
             $XDG_DATA_HOME/worldcup/WorldCup.sqlite (or ~/.local/share/worldcup/WorldCup.sqlite) \
             unless --database (or WORLDCUP_DATABASE) says otherwise; every open scoreboard shows \
@@ -31,7 +32,11 @@ struct WorldCupCommand: ParsableCommand {
             seed, once; a database holding other tables is refused. A tap whose connection \
             fails on the way is sent again with the same id, so it never counts twice. A \
             server that does not answer within 5 seconds (connecting: connect_timeout) is \
-            reported in one sentence; passwords are never shown.
+            reported in one sentence; passwords are never shown. A user granted only SELECT \
+            on the board's tables gets a read-only board, as with --read-only. Behind a pooler \
+            in transaction mode (PgBouncer, hosted -pooler hosts), where LISTEN hears nothing, \
+            the title says "pooler: updates every 1 s" and other machines' changes show within \
+            a second.
             """,
         version: version,
         subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Export.self, Backup.self, Reset.self, Check.self],
@@ -50,6 +55,20 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The seed imported into an empty database (default: the built-in seed, the sample's 32 teams).", valueName: "path"))
     var seed: String?
 
+    @Flag(name: .customLong("read-only"), help: "Only watch: the board follows every change but makes none (Enter, + and d are refused, and so are tap, add, delete and reset); nothing is written, not even to set up a new database. Also when WORLDCUP_READ_ONLY=1. A PostgreSQL user that may only read gets such a board without it.")
+    var readOnlyFlag = false
+
+    /// Whether the board only watches: `--read-only`, or `WORLDCUP_READ_ONLY` set (not 0).
+    var readOnly: Bool {
+        readOnlyFlag || ReadOnlyBoard.isAsked(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Throws the read-only board's sentence when the person asked only to watch: for
+    /// commands that change teams, before anything is opened.
+    func refuseChangesIfReadOnly() throws {
+        if readOnly { throw ReadOnlyBoard.asked.refusal }
+    }
+
     /// Where the teams are: `--database`, `WORLDCUP_DATABASE`, or the default file.
     func location() throws -> StoreLocation {
         try StoreLocation(database: database)
@@ -60,10 +79,11 @@ struct StoreOptions: ParsableArguments {
         try seed.map { try Seed.load(from: URL(fileURLWithPath: $0)) } ?? Seed.bundled()
     }
 
-    /// Opens the scoreboard, importing the seed on first use (read and checked first).
+    /// Opens the scoreboard, importing the seed on first use (read and checked first);
+    /// read-only when asked (`--read-only`).
     func open() throws -> any TeamStore {
         let seed = try seedTeams()
-        return try location().open(seed: seed)
+        return try location().open(seed: seed, readOnly: readOnly)
     }
 }
 
@@ -150,6 +170,7 @@ extension WorldCupCommand {
         var name: String
 
         func run() throws {
+            try store.refuseChangesIfReadOnly()
             let team = try store.open().tap(named: name)
             print("\(escapedForTerminal(team.teamName)): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
         }
@@ -167,6 +188,7 @@ extension WorldCupCommand {
         var zone: String
 
         func run() throws {
+            try store.refuseChangesIfReadOnly()
             let team = try store.open().add(name: name, zone: zone)
             print("Added \(team.teamName) to \(team.qualifyingZone).")
         }
@@ -181,6 +203,7 @@ extension WorldCupCommand {
         var name: String
 
         func run() throws {
+            try store.refuseChangesIfReadOnly()
             let team = try store.open().delete(named: name)
             print("Deleted \(escapedForTerminal(team.teamName)) from \(escapedForTerminal(team.qualifyingZone)).")
         }

@@ -14,11 +14,18 @@ package protocol ChangeFeed: AnyObject {
     /// Whether commits of other connections reach the feed now: false while the connection
     /// it hears them on is being made again. A change of it wakes the controller.
     var isLive: Bool { get }
+    /// Nil when commits of other connections wake the feed as they happen; otherwise the
+    /// interval at which the feed reads to find them, which is all it can do where wake-ups
+    /// never come (PostgreSQL behind a transaction-mode pooler, which drops notifications).
+    /// A change of it wakes the controller.
+    var pollInterval: Duration? { get }
 }
 
 extension ChangeFeed {
     /// A feed with no connection to lose (SQLite's: the file is always there) is always live.
     package var isLive: Bool { true }
+    /// A feed is woken by commits unless it says otherwise.
+    package var pollInterval: Duration? { nil }
 }
 
 /// The rows one commit touched, each with its key after the commit (nil: gone from the result).

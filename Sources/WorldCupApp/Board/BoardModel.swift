@@ -29,6 +29,9 @@ struct BoardModel {
         var server: String
         /// False while the connection is being made again: the board shows what it last knew.
         var isLive: Bool
+        /// Nil while other programs' changes arrive as they are made; otherwise how often the
+        /// board reads them (behind a transaction-mode pooler, where notifications never come).
+        var pollInterval: Duration? = nil
     }
 
     /// A message on the status line.
@@ -54,6 +57,10 @@ struct BoardModel {
     /// The teams with the most wins, best first: one, or those tied with it, up to
     /// `leadersNamed` plus one (which says there are more). Empty while filtered or empty.
     var leaders: [Team] = []
+
+    /// Why the board only watches (a spectator's board); nil when its keys may change teams.
+    /// Then Enter, +, d, Delete and a double-click are refused at once, on the status line.
+    var readOnly: ReadOnlyBoard?
     /// The team with the most wins (nil while filtered or empty).
     var leader: Team? { leaders.first }
     /// The size of the screen the board was last laid out in.

@@ -31,6 +31,9 @@ enum BoardEvent {
     case failed(String)
     /// The connection to the board's server was lost, or is back.
     case connection(isLive: Bool)
+    /// The server's changes reach the board only by reading at this interval (behind a
+    /// pooler), or again as they are made (nil).
+    case polling(Duration?)
 }
 
 /// What the board asks the runtime to do; the outcome comes back as an event.
@@ -106,6 +109,8 @@ extension BoardModel {
         case .connection(let isLive):
             // The title shows it; the changes caught up on come as batches, "from elsewhere".
             connection?.isLive = isLive
+        case .polling(let interval):
+            connection?.pollInterval = interval
         }
         return []
     }
@@ -170,6 +175,10 @@ extension BoardModel {
         case .browsing:
             break
         }
+        if readOnly != nil, Self.changesTeams(key) {
+            refuseChange(now: now)
+            return []
+        }
         switch key {
         case .up, .character("k"): table.moveCursor(by: -1)
         case .down, .character("j"): table.moveCursor(by: 1)
@@ -193,7 +202,7 @@ extension BoardModel {
         // Esc cancels and clears; it never quits (a key sequence cut short would end the board).
         case .escape: say(Self.howToQuit, now: now)
         case .character("q"): wantsToQuit = true
-        case .mouse(let event): return handleMouse(event, data: data)
+        case .mouse(let event): return handleMouse(event, data: data, now: now)
         default: break
         }
         return []
@@ -222,6 +231,20 @@ extension BoardModel {
             return
         }
         mode = .help(panel)
+    }
+
+    /// Whether a key on the table would change the teams: tap, add, delete.
+    static func changesTeams(_ key: Key) -> Bool {
+        switch key {
+        case .enter, .character("+"), .character("d"), .delete: true
+        default: false
+        }
+    }
+
+    /// Says, on the status line, why a read-only board changes nothing; nothing is sent.
+    private mutating func refuseChange(now: Double) {
+        guard let readOnly else { return }
+        say(readOnly.refusal.description, isError: true, for: Self.errorSeconds, now: now)
     }
 
     private mutating func openAddDialog(data: some BoardData) {
@@ -303,7 +326,7 @@ extension BoardModel {
 
     /// A click selects a row, a double-click taps it, the wheel scrolls; a click on a header
     /// or a title of the section index shows that section from its first team.
-    private mutating func handleMouse(_ event: MouseEvent, data: some BoardData) -> [BoardEffect] {
+    private mutating func handleMouse(_ event: MouseEvent, data: some BoardData, now: Double) -> [BoardEffect] {
         switch event.action {
         case .scrollUp: table.scroll(by: -Self.wheelLines)
         case .scrollDown: table.scroll(by: Self.wheelLines)
@@ -311,7 +334,8 @@ extension BoardModel {
             switch table.hit(x: event.x, y: event.y) {
             case .row(let position):
                 table.select(position)
-                if event.action == .doubleClick, let id = data.id(at: position) { return [.tap(id)] }
+                guard event.action == .doubleClick, let id = data.id(at: position) else { break }
+                if readOnly != nil { refuseChange(now: now) } else { return [.tap(id)] }
             case .header(let section):
                 table.showSection(section)
             case .indexTitle(let index):

@@ -57,7 +57,9 @@ struct BoardView {
     private func footerKeys(_ model: BoardModel) -> [String] {
         switch model.filter {
         case .some where model.isEditingFilter: return ["type to filter", "↑↓ move", "Enter keep", "Esc clear"]
+        case .some where model.readOnly != nil: return ["↑↓/jk move", "/ filter", "Esc clear filter", "? help", "q quit"]
         case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter", "? help", "q quit"]
+        case nil where model.readOnly != nil: return ["↑↓/jk move", "Tab zone", "/ filter", "? help", "q quit"]
         case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter", "? help", "q quit"]
         }
     }
@@ -98,8 +100,9 @@ struct BoardView {
         return (count < 0 ? "-" : "") + grouped
     }
 
-    /// "World Cup", a shared board's server (or that it is reconnecting), the leader, and on
-    /// the right the team count, or the filter and its matches (or that it reads the names).
+    /// "World Cup", a shared board's server (or that it is reconnecting), "read-only" for a
+    /// spectator's board, how often a pooled board's updates come, the leader, and on the
+    /// right the team count, or the filter and its matches (or that it reads the names).
     private func drawTitle(_ model: BoardModel, count: Int, filterPending: Bool, column: (x: Int, width: Int), into grid: inout Grid) {
         var x = grid.write("World Cup", x: column.x + 1, y: 0, style: theme.title)
         var right = [Span("\(Self.grouped(count)) \(count == 1 ? "team" : "teams")", style: Style(dim: true))]
@@ -114,13 +117,23 @@ struct BoardView {
             ]
         }
         let rightX = column.x + column.width - right.reduce(0) { $0 + $1.width } - 1
+        // What the board is, after the server: never cut, the server gives way to it.
+        var notes: [Span] = []
+        if model.readOnly != nil { notes.append(Span(" · " + ReadOnlyBoard.titleWord, style: Style(bold: true))) }
+        if let interval = model.connection?.pollInterval, model.connection?.isLive == true {
+            notes.append(Span(" · " + Self.pooledNote(interval), style: theme.status))
+        }
+        let notesWidth = notes.reduce(0) { $0 + $1.width }
         if let connection = model.connection {
-            let room = rightX - x - 2
+            let room = rightX - x - 2 - notesWidth
             if connection.isLive {
                 x = grid.write(DisplayText.truncate(" · " + connection.server, toWidth: room), x: x, y: 0, style: Style(dim: true))
             } else {
                 x = grid.write(DisplayText.truncate(" · reconnecting to " + connection.server + "…", toWidth: room), x: x, y: 0, style: theme.error)
             }
+        }
+        if x + notesWidth <= rightX - 2 {
+            for span in notes { x = grid.write(span.glyphs, x: x, y: 0, style: span.style) }
         }
         if let leader = leaders.first, leader.wins > 0 {
             let before = leaders.count > 1 ? "  Leaders: " : "  Leader: ", after = " (\(leader.wins) \(leader.wins == 1 ? "win" : "wins"))"
@@ -168,6 +181,13 @@ struct BoardView {
 
     /// What the title says while the filter waits for the names.
     static let readingNames = "reading names…"
+
+    /// What the title says of a board behind a pooler, whose updates come at each read.
+    static func pooledNote(_ interval: Duration) -> String {
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        let shown = seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+        return "pooler: updates every \(shown)"
+    }
 
     /// A team's row: its badge, its name and its wins.
     private func cell(_ team: Team?) -> TableCell {
