@@ -92,27 +92,27 @@ struct PackedIntegers {
         case .int8(var values):
             if let narrow = Int8(exactly: value) {
                 storage = .int64(FlatArray())
-                Self.put(narrow, at: index, in: &values)
+                values.put(narrow, at: index)
                 storage = .int8(values)
                 return
             }
         case .int16(var values):
             if let narrow = Int16(exactly: value) {
                 storage = .int64(FlatArray())
-                Self.put(narrow, at: index, in: &values)
+                values.put(narrow, at: index)
                 storage = .int16(values)
                 return
             }
         case .int32(var values):
             if let narrow = Int32(exactly: value) {
                 storage = .int64(FlatArray())
-                Self.put(narrow, at: index, in: &values)
+                values.put(narrow, at: index)
                 storage = .int32(values)
                 return
             }
         case .int64(var values):
             storage = .int8(FlatArray())
-            Self.put(value, at: index, in: &values)
+            values.put(value, at: index)
             storage = .int64(values)
             return
         }
@@ -146,11 +146,6 @@ struct PackedIntegers {
             values.append(repeating: value, count: count)
             storage = .int64(values)
         }
-    }
-
-    @inline(__always)
-    private static func put<Element>(_ element: Element, at index: Int, in array: inout FlatArray<Element>) {
-        if index == array.count { array.append(element) } else { array[index] = element }
     }
 
     /// Rewrites every element in the narrowest width that also holds `value`, keeping the capacity.
