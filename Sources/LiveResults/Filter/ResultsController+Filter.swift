@@ -29,7 +29,7 @@ extension ResultsController {
 
     /// Starts reading a filter's column on a thread of its own, so that the `setFilter(_:)`
     /// calls that follow do not wait for it: a screen opening a filter calls this, shows its
-    /// prompt and goes on taking keys while a million values are read (about 0.2 s).
+    /// prompt and goes on taking keys while the column's values are read.
     /// Nothing happens when the column is in memory or being read already, or before the
     /// first `performFetch()`. Commits applied meanwhile are taken into account: the rows they
     /// changed are read again when the column arrives. An error (no such column) is thrown

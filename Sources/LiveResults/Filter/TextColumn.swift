@@ -4,8 +4,8 @@ import Foundation
 /// the UTF-8 bytes of each slot's value (slots as in the result's `KeyStore`) one after
 /// another in a single buffer, with each slot's start and length; the first bytes of every
 /// value transposed by position (`BytePlanes`), where a needle is found; and the slots with a
-/// value and those with a value longer than the planes. A million 12-byte names take about
-/// 37 MB; no `String` is made.
+/// value and those with a value longer than the planes. A 12-byte value takes about 37 bytes
+/// in all; no `String` is made.
 ///
 /// A value that grows is written at the end of the buffer; the buffer is compacted when more
 /// than half of it is no longer used.

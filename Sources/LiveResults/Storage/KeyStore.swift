@@ -182,8 +182,8 @@ struct KeyStore {
 
     /// The slot of each id as it is now (see `SlotMap`), for a read of a column that looks up
     /// every row's id in turn, at random. A table still in a cache file's pages is first moved
-    /// into memory of its own: from the file's 4 KB pages, `/`'s read of a million names took
-    /// 210-300 ms instead of 150-180.
+    /// into memory of its own: a file's pages are small ones only (`FlatArray.moveOutOfFile`),
+    /// and lookups at random over them miss the processor's address cache far more often.
     mutating func slotMapForReading() -> SlotMap {
         denseSlots.moveOutOfFile()
         return SlotMap(dense: denseSlots, sparse: sparseSlots, slotCount: ids.count)

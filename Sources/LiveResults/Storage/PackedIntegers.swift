@@ -1,8 +1,8 @@
 /// An array of integers stored in the narrowest width that holds every value stored so far:
 /// 1, 2, 4 or 8 bytes each.
 ///
-/// A million team ids take 4 MB instead of 8, a million win counts under 32,768 take 2 MB, the
-/// section number of a million rows 1 MB. Storing a value that does not fit widens the whole
+/// Row ids under 2^31 take 4 bytes a row instead of 8, counts under 32,768 take 2, section
+/// numbers under 128 one. Storing a value that does not fit widens the whole
 /// array once (O(n), the capacity kept); it never narrows again.
 struct PackedIntegers {
     enum Storage {
