@@ -4,7 +4,7 @@ extension KeyStore {
     /// One sort column, in the most compact form its values allow so far: integers (1 to 8
     /// bytes a row), texts (16 bytes a row for short ones), any values, or none at all when
     /// every row's value is its section value (`sectionKey`).
-    enum Column {
+    enum Column: InPlacePayload {
         case integers(PackedIntegers)
         case texts(PackedTexts)
         case values([DatabaseValue])
@@ -14,6 +14,8 @@ extension KeyStore {
         case sectionKey(count: Int)
 
         init() { self = .integers(PackedIntegers()) }
+
+        static var placeholder: Column { .sectionKey(count: 0) }
 
         var count: Int {
             switch self {
@@ -72,8 +74,6 @@ extension KeyStore {
         /// Stores a value at a slot (`slot == count` appends), widening the column when the
         /// value does not fit its current form.
         mutating func set(_ value: DatabaseValue, at slot: Int) {
-            // Switching on `self` alone: a tuple would hold a second reference to the array
-            // that `modifyInPlace` changes.
             switch self {
             case .integers(var integers):
                 if case .int64(let int) = value.storage {
@@ -101,19 +101,6 @@ extension KeyStore {
             }
             widen()
             set(value, at: slot)
-        }
-
-        /// Changes the storage of the case `self` holds in place, instead of copying it whole.
-        ///
-        /// `storage` is that case's payload, just bound out of `self` (`case .texts(var texts) =
-        /// self`): `self` and `storage` both refer to its buffer, so a change through `storage`
-        /// would copy the buffer first (copy on write). Emptying `self` first leaves `storage`
-        /// the only reference; `body` changes it where it is, and `wrap` (the case) puts it back.
-        @inline(__always)
-        private mutating func modifyInPlace<Storage>(_ storage: inout Storage, as wrap: (Storage) -> Column, _ body: (inout Storage) -> Void) {
-            self = .sectionKey(count: 0) // a case that refers to no buffer
-            body(&storage)
-            self = wrap(storage)
         }
 
         /// Turns the column into one of any values.

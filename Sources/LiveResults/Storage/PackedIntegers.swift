@@ -5,11 +5,13 @@
 /// numbers under 128 one. Storing a value that does not fit widens the whole
 /// array once (O(n), the capacity kept); it never narrows again.
 struct PackedIntegers {
-    enum Storage {
+    enum Storage: InPlacePayload {
         case int8(FlatArray<Int8>)
         case int16(FlatArray<Int16>)
         case int32(FlatArray<Int32>)
         case int64(FlatArray<Int64>)
+
+        static var placeholder: Storage { .int8(FlatArray()) }
     }
 
     private(set) var storage: Storage
@@ -86,34 +88,25 @@ struct PackedIntegers {
 
     /// Stores `value` at `index` (`index == count` appends), widening the array when needed.
     mutating func set(_ value: Int64, at index: Int) {
-        // Each case takes its array out of `storage` (switching on `storage` alone) and puts a
-        // placeholder in, so that the array is uniquely referenced and changes in place.
+        // Each case changes its array where it is (`modifyInPlace`), not a copy of it.
         switch storage {
         case .int8(var values):
             if let narrow = Int8(exactly: value) {
-                storage = .int64(FlatArray())
-                values.put(narrow, at: index)
-                storage = .int8(values)
+                storage.modifyInPlace(&values, as: Storage.int8) { $0.put(narrow, at: index) }
                 return
             }
         case .int16(var values):
             if let narrow = Int16(exactly: value) {
-                storage = .int64(FlatArray())
-                values.put(narrow, at: index)
-                storage = .int16(values)
+                storage.modifyInPlace(&values, as: Storage.int16) { $0.put(narrow, at: index) }
                 return
             }
         case .int32(var values):
             if let narrow = Int32(exactly: value) {
-                storage = .int64(FlatArray())
-                values.put(narrow, at: index)
-                storage = .int32(values)
+                storage.modifyInPlace(&values, as: Storage.int32) { $0.put(narrow, at: index) }
                 return
             }
         case .int64(var values):
-            storage = .int8(FlatArray())
-            values.put(value, at: index)
-            storage = .int64(values)
+            storage.modifyInPlace(&values, as: Storage.int64) { $0.put(value, at: index) }
             return
         }
         widen(toHold: value)
@@ -130,21 +123,13 @@ struct PackedIntegers {
         if Self.width(value) > bytesPerElement { widen(toHold: value) }
         switch storage {
         case .int8(var values):
-            storage = .int64(FlatArray())
-            values.append(repeating: Int8(truncatingIfNeeded: value), count: count)
-            storage = .int8(values)
+            storage.modifyInPlace(&values, as: Storage.int8) { $0.append(repeating: Int8(truncatingIfNeeded: value), count: count) }
         case .int16(var values):
-            storage = .int64(FlatArray())
-            values.append(repeating: Int16(truncatingIfNeeded: value), count: count)
-            storage = .int16(values)
+            storage.modifyInPlace(&values, as: Storage.int16) { $0.append(repeating: Int16(truncatingIfNeeded: value), count: count) }
         case .int32(var values):
-            storage = .int64(FlatArray())
-            values.append(repeating: Int32(truncatingIfNeeded: value), count: count)
-            storage = .int32(values)
+            storage.modifyInPlace(&values, as: Storage.int32) { $0.append(repeating: Int32(truncatingIfNeeded: value), count: count) }
         case .int64(var values):
-            storage = .int8(FlatArray())
-            values.append(repeating: value, count: count)
-            storage = .int64(values)
+            storage.modifyInPlace(&values, as: Storage.int64) { $0.append(repeating: value, count: count) }
         }
     }
 
@@ -178,21 +163,13 @@ struct PackedIntegers {
     mutating func reserveCapacity(_ capacity: Int) {
         switch storage {
         case .int8(var values):
-            storage = .int64(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int8(values)
+            storage.modifyInPlace(&values, as: Storage.int8) { $0.reserveCapacity(capacity) }
         case .int16(var values):
-            storage = .int64(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int16(values)
+            storage.modifyInPlace(&values, as: Storage.int16) { $0.reserveCapacity(capacity) }
         case .int32(var values):
-            storage = .int64(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int32(values)
+            storage.modifyInPlace(&values, as: Storage.int32) { $0.reserveCapacity(capacity) }
         case .int64(var values):
-            storage = .int8(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int64(values)
+            storage.modifyInPlace(&values, as: Storage.int64) { $0.reserveCapacity(capacity) }
         }
     }
 
