@@ -86,43 +86,6 @@ struct KeyStore {
         precondition(mapEverySlot(), "an id was fetched twice")
     }
 
-    /// The table from id to slot + 1 (0: absent) of ids stored in slots 0, 1, … in this order;
-    /// nil when they are too sparse for a table, and .some(nil) when an id repeats.
-    static func denseSlots(of ids: PackedIntegers) -> FlatArray<Int32>?? {
-        // One pass for the bounds and one to map ids, each choosing the width once.
-        guard let bounds = ids.bounds, bounds.lowerBound >= 0, bounds.upperBound < Int64(max(1 << 16, 4 * (ids.count + 1))) else { return nil }
-        var dense = FlatArray<Int32>(count: Int(bounds.upperBound) + 1) { $0.initialize(repeating: 0) }
-        var repeated = false
-        dense.withUnsafeMutableBufferPointer { dense in
-            ids.forEach { slot, id in
-                if dense[Int(id)] != 0 { repeated = true }
-                dense[Int(id)] = Int32(slot + 1)
-            }
-        }
-        return .some(repeated ? nil : dense)
-    }
-
-    /// Whether `table` can be `denseSlots(of: ids)`: as long as the largest id needs, with
-    /// one entry per id, each naming a slot there is. (Reading it in order is cheap; checking
-    /// each entry against `ids` would read all over it again.)
-    private static func isDenseTable(_ table: FlatArray<Int32>, of ids: PackedIntegers) -> Bool {
-        guard let bounds = ids.bounds, bounds.lowerBound >= 0, Int64(table.count) == bounds.upperBound + 1 else { return false }
-        // Without a branch an entry (vectorized), on several threads: ten million entries are
-        // checked at a load. A chunk with an entry out of range counts -1.
-        let limit = UInt32(ids.count)
-        let used = table.withUnsafeBufferPointer { table in
-            ParallelChunks.map(ParallelChunks.ranges(table.count, parallel: table.count >= ParallelChunks.parallelItems)) { chunk in
-                var used = 0, outside: UInt32 = 0
-                for entry in table[chunk] {
-                    used &+= entry == 0 ? 0 : 1
-                    outside |= UInt32(bitPattern: entry) > limit ? 1 : 0 // a negative entry too
-                }
-                return outside == 0 ? used : -1
-            }
-        }
-        return !used.contains(-1) && used.reduce(0, +) == ids.count
-    }
-
     /// How many rows are expected, so ids up to a few times that stay in the dense table.
     private var expectedCount = 0
 
@@ -158,28 +121,6 @@ struct KeyStore {
         Self.slot(for: id, dense: denseSlots, sparse: sparseSlots)
     }
 
-    /// An id's slot in the dense table (slot + 1, 0 for absent) or, when there is one, the dictionary.
-    @inline(__always)
-    fileprivate static func slot(for id: RecordID, dense: FlatArray<Int32>, sparse: [RecordID: Int32]?) -> Int? {
-        if let sparse { return sparse[id].map(Int.init) }
-        guard id >= 0, id < dense.count else { return nil }
-        let stored = dense[Int(id)]
-        return stored == 0 ? nil : Int(stored - 1)
-    }
-
-    /// The slot of each id as it is now, apart from the store: a copy that later changes of
-    /// the store do not reach (the store's next change of an id's slot copies its table once).
-    struct SlotMap: @unchecked Sendable {
-        fileprivate let dense: FlatArray<Int32>
-        fileprivate let sparse: [RecordID: Int32]?
-        /// How many slots the store had.
-        let slotCount: Int
-
-        func slot(for id: RecordID) -> Int? {
-            KeyStore.slot(for: id, dense: dense, sparse: sparse)
-        }
-    }
-
     /// The slot of each id as it is now (see `SlotMap`), for a read of a column that looks up
     /// every row's id in turn, at random. A table still in a cache file's pages is first moved
     /// into memory of its own: a file's pages are small ones only (`FlatArray.moveOutOfFile`),
@@ -191,7 +132,7 @@ struct KeyStore {
 
     private mutating func map(_ id: RecordID, to slot: Int32?) {
         if sparseSlots == nil {
-            let dense = id >= 0 && id < Int64(max(1 << 16, 4 * (max(count, expectedCount) + 1)))
+            let dense = id >= 0 && Self.isDenseID(id, rowCount: max(count, expectedCount))
             if dense {
                 if Int(id) >= denseSlots.count {
                     denseSlots.append(repeating: 0, count: Int(id) + 1 - denseSlots.count)
