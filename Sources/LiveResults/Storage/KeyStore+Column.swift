@@ -15,6 +15,7 @@ extension KeyStore {
 
         init() { self = .integers(PackedIntegers()) }
 
+        /// What the column holds while a case's storage changes in place: no buffer at all.
         static var placeholder: Column { .sectionKey(count: 0) }
 
         var count: Int {

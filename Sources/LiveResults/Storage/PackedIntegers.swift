@@ -11,6 +11,7 @@ struct PackedIntegers {
         case int32(FlatArray<Int32>)
         case int64(FlatArray<Int64>)
 
+        /// What the array holds while a case's storage changes in place: an empty array, no buffer.
         static var placeholder: Storage { .int8(FlatArray()) }
     }
 
