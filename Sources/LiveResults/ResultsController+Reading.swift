@@ -5,11 +5,15 @@ import GRDB
 
 extension ResultsController {
     /// The sections of the result, in order.
+    ///
+    /// - Complexity: O(s) for s sections.
     public var sections: [SectionInfo] {
         result.shown.sections.map { SectionInfo(name: $0.name, indexTitle: sectionIndexTitle(forSectionName: $0.name), numberOfObjects: $0.slots.count) }
     }
 
     /// The records of one section, in order (loaded now if they are not in memory).
+    ///
+    /// - Complexity: O(m) for a section of m rows, plus one query for those not in memory.
     public func objects(inSection section: Int) throws -> [Record] {
         let ids = result.shown.ids(inSection: section, rows: 0..<result.shown.rowCount(inSection: section))
         let loaded = try load(ids.filter { records[$0] == nil })
@@ -17,6 +21,8 @@ extension ResultsController {
     }
 
     /// The whole result as section names and ids; `reloading` names the rows updated in place.
+    ///
+    /// - Complexity: O(n) for n rows.
     public func snapshot(reloading: Set<RecordID> = []) -> ResultsSnapshot {
         ResultsSnapshot(
             sectionIdentifiers: result.shown.sections.map(\.name),
@@ -34,14 +40,21 @@ extension ResultsController {
     }
 
     /// The number of rows in the whole result.
+    ///
+    /// - Complexity: O(1); O(s) for s sections while a filter is on.
     public var numberOfObjects: Int { result.shown.count }
 
     /// The id of the row at an index path.
+    ///
+    /// - Complexity: O(1).
     public func id(at indexPath: IndexPath) -> RecordID {
         result.shown.id(at: indexPath)
     }
 
     /// The place of a row in the result, or nil when it is not in it.
+    ///
+    /// - Complexity: O(log m) comparisons for a row of a section of m rows (a binary search
+    ///   on the row's sort key).
     public func indexPath(for id: RecordID) -> IndexPath? {
         result.shown.indexPath(for: id)
     }
@@ -49,6 +62,9 @@ extension ResultsController {
     /// The record at an index path, loading it when it is not in memory, with those of the
     /// next rows, up to `fetchBatchSize` in all, that are not in memory either: a cold window
     /// loads in one batch, and a record an update dropped from a loaded window loads alone.
+    ///
+    /// - Complexity: O(1) for a record in memory; otherwise one query for at most
+    ///   `fetchBatchSize` records.
     public func object(at indexPath: IndexPath) throws -> Record {
         let id = result.shown.id(at: indexPath)
         if let record = records[id] { return record }
@@ -73,6 +89,9 @@ extension ResultsController {
     }
 
     /// All records of the result, in order.
+    ///
+    /// - Complexity: O(n) for n rows, and a query for every record not in memory: for a
+    ///   small result; a large one reads through `object(at:)`.
     public var fetchedObjects: [Record] {
         get throws {
             let ids = result.shown.allIDs
@@ -89,6 +108,8 @@ extension ResultsController {
     // MARK: - Section index
 
     /// The titles of the section index, in section order, without repeats.
+    ///
+    /// - Complexity: O(s) for s sections.
     public var sectionIndexTitles: [String] {
         var seen = Set<String>()
         return result.shown.sections.map { sectionIndexTitle(forSectionName: $0.name) }.filter { seen.insert($0).inserted }
@@ -101,6 +122,8 @@ extension ResultsController {
 
     /// The section a tap on an index title should show: the first section with that title.
     /// `sectionIndex` is the title's place in `sectionIndexTitles`, used when no section has it.
+    ///
+    /// - Complexity: O(s) for s sections.
     public func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
         if let section = result.shown.sections.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) {
             return section

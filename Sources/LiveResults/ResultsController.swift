@@ -107,6 +107,11 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     ///
     /// Throws a `LiveResultsError` when the request has no sort descriptor, names a column
     /// the table lacks, or orders rows unlike the section key.
+    ///
+    /// - Complexity: O(n) for a result of n rows: the database sorts, and the controller keeps
+    ///   the keys in one pass, in the order they come. From a section cache, O(n) to map and
+    ///   check the file, plus O(k log n) to catch up with the k commits made since (a fetch
+    ///   when they are many). Whole records are not read (`object(at:)` loads them).
     public func performFetch() throws {
         let request = fetchRequest
         guard !request.sortDescriptors.isEmpty else {
@@ -152,6 +157,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     /// Looks for commits of other connections now, without waiting for the poller, then
     /// processes every pending change.
+    ///
+    /// - Complexity: One look at the store's change log, then as `processPendingChanges()`.
     public func refresh() throws {
         feed?.lookNow()
         try processPendingChanges()
@@ -159,8 +166,15 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
 
     /// Applies the changes committed since the last call, delivering one batch per commit.
     ///
-    /// Each commit costs O(k log n) for the k rows it touched: no refetch. Without a delegate
-    /// the changes are dropped and the result stays as it was fetched.
+    /// Each commit is applied to the result in memory, from the keys of the rows it touched
+    /// that the store read with it (and, while a filter is on, one query for their filter
+    /// values): no refetch. Without a delegate the changes are dropped and the result stays
+    /// as it was fetched.
+    ///
+    /// - Complexity: O(k log n) comparisons for a commit that touched k of n rows, plus the
+    ///   moves of the rows a changed row passes in its section. O(n), as a fetch, only for a
+    ///   commit that cannot be applied row by row: the store could not say what it changed,
+    ///   or it split a section.
     public func processPendingChanges() throws {
         try applyPreparedFilter()
         guard let feed else { return }

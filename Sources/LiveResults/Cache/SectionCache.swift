@@ -182,7 +182,7 @@ package struct SectionCache {
 
     /// Writes the file for an index, atomically: a temporary file in the same folder, written
     /// and summed as it goes (each array gathered into result order, written, and let go, so
-    /// that at most one array is held twice), then renamed over the old file (which a board
+    /// that at most one array is held twice), then renamed over the old file (which a controller
     /// that mapped it keeps reading intact).
     func save(_ index: SectionedIndex, stamp: CacheStamp) throws {
         let folder = url.deletingLastPathComponent()

@@ -10,7 +10,7 @@ import GRDB
 /// after it. Install it once per tracked table, in a migration:
 ///
 /// ```swift
-/// migrator.registerMigration("v2") { db in try ChangeLog.install(on: "team", in: db) }
+/// migrator.registerMigration("v2") { db in try ChangeLog.install(on: "player", in: db) }
 /// ```
 ///
 /// Positions are plain rowids, one more than the newest entry's, and never go back: the log

@@ -7,7 +7,7 @@ extension DatabaseWriter {
     ///
     /// The events are exactly those of a plain `write(_:)`, which stays fine to use: this only
     /// saves each commit a read transaction (two locks on the write-ahead log's index, and
-    /// SQLite's checks at the start of a read), about 2 µs of a tap on the board. Commits of
+    /// SQLite's checks at the start of a read), a visible share of a one-row write. Commits of
     /// other connections and processes are seen through the change log as always.
     public func liveResultsWrite<T>(_ updates: (Database) throws -> T) throws -> T {
         try write { db in

@@ -9,7 +9,7 @@ struct KeyQuery: Sendable {
     let sortDescriptors: [SortColumn]
     let sectionColumn: String?
     /// Where a row of `selection` holds the section value: the first sort column when it is
-    /// the section column (as on the board: read once), or a column of its own after the sort
+    /// the section column (the usual case: read once), or a column of its own after the sort
     /// columns; nil without sections.
     private let sectionIndex: CInt?
 
@@ -149,7 +149,7 @@ struct KeyQuery: Sendable {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil)
         index.reserveCapacity(try fetchCount(db))
         let sectionOffset = sectionIndex ?? 0
-        // The first sort column is the section column (the board's zone): its value is the
+        // The first sort column is the section column (the usual case): its value is the
         // section's, already read or recognised, so it is neither decoded again nor compared.
         let firstValueIsSection = sectionOffset == 1
         var previousSection: DatabaseValue?
@@ -194,7 +194,7 @@ struct KeyQuery: Sendable {
             // A cached statement per chunk size: one prepared query serves every tap.
             let statement = try db.cachedStatement(sql: pointSQL(db, count: chunk.count))
             // The ids, the last parameters, are bound with the C API: GRDB's arguments made of
-            // them (a generic initializer, a boxed value each) cost a tap about 2 µs.
+            // them (a generic initializer, a boxed value each) were a visible share of a tap.
             statement.setUncheckedArguments(try pointQuery(db).arguments)
             let raw = statement.sqliteStatement
             let firstID = sqlite3_bind_parameter_count(raw) - Int32(chunk.count) + 1

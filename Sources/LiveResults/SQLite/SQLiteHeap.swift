@@ -10,15 +10,15 @@ public enum SQLiteHeap {
     /// SQLite drops a connection's whole page cache when it finds that another connection
     /// committed. With a small database nothing large had been freed yet, so glibc gave those
     /// pages back at every commit and took them again, a page fault each, at the next read:
-    /// at 1,000 rows that doubled a tap's time (about 14,000 `brk` calls in 5,000 taps;
-    /// tap→batch p50 109–155 µs, 62–91 µs with this). The mapping threshold is raised with
+    /// with a small table that was most of a tap's time (a few `brk` calls a tap; the README's
+    /// benchmark section has the figures). The mapping threshold is raised with
     /// the trim threshold because setting one stops glibc from raising the other: large
     /// arrays (a million rows' keys) would then be mapped afresh, and fault, at every fetch.
     ///
     /// Every thread allocates from one arena (`M_ARENA_MAX` 1), so that memory one thread
     /// freed is what the next allocation of another reuses: a filter's column is read on one
     /// worker thread and freed on another, and with an arena a thread the app kept two
-    /// columns' worth of freed memory (163 MB while filtered at a million teams, 116 with one).
+    /// columns' worth of freed memory instead of one.
     /// Does nothing on another C library. Returns whether glibc took the three settings.
     @discardableResult
     public static func keepFreedPages() -> Bool {

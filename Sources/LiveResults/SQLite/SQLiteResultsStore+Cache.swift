@@ -54,9 +54,10 @@ extension SQLiteResultsStore {
 
     /// The most changes a cache of `rows` rows catches up with rather than being fetched again:
     /// a thirty-second of its rows, or a thousand. A change costs a point query and its share of
-    /// the replay: 4.6 µs at a million rows and 7 µs at ten million, against 0.4 µs a row for a
-    /// fetch (403 ms and 3.9 s), so replaying is the faster until about a thirteenth of the rows
-    /// at a million and a twentieth at ten million (measured at launches of the board).
+    /// the replay, a fetch a pass over every row; a change costs a few times more than a fetched
+    /// row and a little more as the index grows, so, measured at launches of an app, replaying
+    /// stays the faster up to a thirteenth of the rows at a million and a twentieth at ten
+    /// million: a thirty-second keeps clear of both.
     static func replayableChanges(rows: Int) -> Int {
         max(1_000, rows / 32)
     }

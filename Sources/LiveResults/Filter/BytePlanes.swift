@@ -6,10 +6,10 @@ import CByteScan
 ///
 /// A filter's needle typed one key at a time is found by position (`extend`): the slots
 /// that hold it at position `p` are those that held it one byte shorter there and hold the
-/// new byte at `p + k`. That is one plane read 64 slots a step (1 MB at a million slots)
-/// rather than every value's bytes, and none at all when the counts say that no slot, or
-/// every slot, holds the byte there: after its first key, "team " over a million names
-/// "Team 0000001" costs no read of a plane. Occurrences past the planes (in values longer
+/// new byte at `p + k`. That is one plane read 64 slots a step (a byte a slot) rather than
+/// every value's bytes, and none at all when the counts say that no slot, or every slot,
+/// holds the byte there: after its first key, "row " over names that all begin "Row " costs
+/// no read of a plane. Occurrences past the planes (in values longer
 /// than `width`) are the column's to search (`TextColumn`).
 ///
 /// A million slots take `width` MB.

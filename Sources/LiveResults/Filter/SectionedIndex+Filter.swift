@@ -14,10 +14,10 @@ extension SectionedIndex {
     /// `slot / 64`), in the same order, with the sections that keep a row (an unsectioned
     /// index keeps its one section). It shares this index's store: 4 bytes a kept row, nothing
     /// copied. Slots in runs (as a fetch leaves them) are decided 64 at a time, other slots
-    /// one at a time (`keep`): at a million rows in runs, about 0.1 ms plus 1 ns a kept row.
+    /// one at a time (`keep`): a pass over the bits plus a write a kept row.
     ///
-    /// On one thread: on two threads of this machine's kind (hyperthreads of one core) the
-    /// view of 468,560 rows of a million took 0.92 ms against 0.66 ms on one.
+    /// On one thread: the work is a light pass over memory, and on two hyperthreads of one
+    /// core (the kind of machine this was measured on) it took longer than on one.
     func view(keepingSlotsIn bits: [UInt64]) -> SectionedIndex {
         var view = self
         view.isView = true
@@ -160,8 +160,7 @@ extension SectionedIndex {
 
 /// The positions of the bits set in each byte, as eight lanes: what turns a word of 64 bits
 /// into the numbers of its set bits eight bits at a time, one table read and one write of
-/// eight numbers each, however many bits are set. At a million rows in runs, a view keeping
-/// half of them took 0.55 ms written bit by bit (a loop a kept row).
+/// eight numbers each, however many bits are set, instead of a loop a kept row.
 enum BitOffsets {
     /// For each byte, the positions (0 to 7) of its set bits in order; the other lanes are 0.
     static let table: [SIMD8<Int32>] = (0..<256).map { byte in

@@ -1,15 +1,18 @@
 /// An array of integers stored in the narrowest width that holds every value stored so far:
 /// 1, 2, 4 or 8 bytes each.
 ///
-/// A million team ids take 4 MB instead of 8, a million win counts under 32,768 take 2 MB, the
-/// section number of a million rows 1 MB. Storing a value that does not fit widens the whole
+/// Row ids under 2^31 take 4 bytes a row instead of 8, counts under 32,768 take 2, section
+/// numbers under 128 one. Storing a value that does not fit widens the whole
 /// array once (O(n), the capacity kept); it never narrows again.
 struct PackedIntegers {
-    enum Storage {
+    enum Storage: InPlacePayload {
         case int8(FlatArray<Int8>)
         case int16(FlatArray<Int16>)
         case int32(FlatArray<Int32>)
         case int64(FlatArray<Int64>)
+
+        /// What the array holds while a case's storage changes in place: an empty array, no buffer.
+        static var placeholder: Storage { .int8(FlatArray()) }
     }
 
     private(set) var storage: Storage
@@ -86,34 +89,25 @@ struct PackedIntegers {
 
     /// Stores `value` at `index` (`index == count` appends), widening the array when needed.
     mutating func set(_ value: Int64, at index: Int) {
-        // Each case takes its array out of `storage` (switching on `storage` alone) and puts a
-        // placeholder in, so that the array is uniquely referenced and changes in place.
+        // Each case changes its array where it is (`modifyInPlace`), not a copy of it.
         switch storage {
         case .int8(var values):
             if let narrow = Int8(exactly: value) {
-                storage = .int64(FlatArray())
-                Self.put(narrow, at: index, in: &values)
-                storage = .int8(values)
+                storage.modifyInPlace(&values, as: Storage.int8) { $0.put(narrow, at: index) }
                 return
             }
         case .int16(var values):
             if let narrow = Int16(exactly: value) {
-                storage = .int64(FlatArray())
-                Self.put(narrow, at: index, in: &values)
-                storage = .int16(values)
+                storage.modifyInPlace(&values, as: Storage.int16) { $0.put(narrow, at: index) }
                 return
             }
         case .int32(var values):
             if let narrow = Int32(exactly: value) {
-                storage = .int64(FlatArray())
-                Self.put(narrow, at: index, in: &values)
-                storage = .int32(values)
+                storage.modifyInPlace(&values, as: Storage.int32) { $0.put(narrow, at: index) }
                 return
             }
         case .int64(var values):
-            storage = .int8(FlatArray())
-            Self.put(value, at: index, in: &values)
-            storage = .int64(values)
+            storage.modifyInPlace(&values, as: Storage.int64) { $0.put(value, at: index) }
             return
         }
         widen(toHold: value)
@@ -130,27 +124,14 @@ struct PackedIntegers {
         if Self.width(value) > bytesPerElement { widen(toHold: value) }
         switch storage {
         case .int8(var values):
-            storage = .int64(FlatArray())
-            values.append(repeating: Int8(truncatingIfNeeded: value), count: count)
-            storage = .int8(values)
+            storage.modifyInPlace(&values, as: Storage.int8) { $0.append(repeating: Int8(truncatingIfNeeded: value), count: count) }
         case .int16(var values):
-            storage = .int64(FlatArray())
-            values.append(repeating: Int16(truncatingIfNeeded: value), count: count)
-            storage = .int16(values)
+            storage.modifyInPlace(&values, as: Storage.int16) { $0.append(repeating: Int16(truncatingIfNeeded: value), count: count) }
         case .int32(var values):
-            storage = .int64(FlatArray())
-            values.append(repeating: Int32(truncatingIfNeeded: value), count: count)
-            storage = .int32(values)
+            storage.modifyInPlace(&values, as: Storage.int32) { $0.append(repeating: Int32(truncatingIfNeeded: value), count: count) }
         case .int64(var values):
-            storage = .int8(FlatArray())
-            values.append(repeating: value, count: count)
-            storage = .int64(values)
+            storage.modifyInPlace(&values, as: Storage.int64) { $0.append(repeating: value, count: count) }
         }
-    }
-
-    @inline(__always)
-    private static func put<Element>(_ element: Element, at index: Int, in array: inout FlatArray<Element>) {
-        if index == array.count { array.append(element) } else { array[index] = element }
     }
 
     /// Rewrites every element in the narrowest width that also holds `value`, keeping the capacity.
@@ -183,21 +164,13 @@ struct PackedIntegers {
     mutating func reserveCapacity(_ capacity: Int) {
         switch storage {
         case .int8(var values):
-            storage = .int64(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int8(values)
+            storage.modifyInPlace(&values, as: Storage.int8) { $0.reserveCapacity(capacity) }
         case .int16(var values):
-            storage = .int64(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int16(values)
+            storage.modifyInPlace(&values, as: Storage.int16) { $0.reserveCapacity(capacity) }
         case .int32(var values):
-            storage = .int64(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int32(values)
+            storage.modifyInPlace(&values, as: Storage.int32) { $0.reserveCapacity(capacity) }
         case .int64(var values):
-            storage = .int8(FlatArray())
-            values.reserveCapacity(capacity)
-            storage = .int64(values)
+            storage.modifyInPlace(&values, as: Storage.int64) { $0.reserveCapacity(capacity) }
         }
     }
 

@@ -2,9 +2,9 @@ import GRDB
 
 // Changes applied without describing them: a section cache caught up with the change log at a
 // launch, where no one is shown a batch. Finding where each changed row was and classifying
-// it (`apply`) took 13 µs a changed row at a million rows, so that catching up 30,000 changes
-// took longer than a fetch; here the rows leave their sections in one pass over each section
-// and arrive in one merge a section.
+// it (`apply`) costs searches and moves a changed row, so that catching up tens of thousands
+// of changes took longer than a fetch; here the rows leave their sections in one pass over
+// each section and arrive in one merge a section.
 
 extension SectionedIndex {
     /// From how many changed rows `replay` takes them out in one pass over their sections

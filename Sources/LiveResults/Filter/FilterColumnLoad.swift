@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The values go into the slots the index had when the read began (`slots`): the controller
 /// records the rows it changes meanwhile (`touched`), whose slot or value the read may have
-/// missed, and reads those again when it takes the column (`ResultsController.takeColumn`).
+/// missed, and reads those again when it takes the column (`ResultsController.filterColumn(_:)`).
 final class FilterColumnLoad: @unchecked Sendable {
     /// The column being read.
     let column: String

@@ -8,159 +8,6 @@ import GRDB
 /// Slots are reused after deletes. Ids map to slots through a dense table while ids are
 /// dense (the usual rowids), and through a dictionary otherwise.
 struct KeyStore {
-    /// One sort column, in the most compact form its values allow so far: integers (1 to 8
-    /// bytes a row), texts (16 bytes a row for short ones), any values, or none at all when
-    /// every row's value is its section value (`sectionKey`).
-    enum Column {
-        case integers(PackedIntegers)
-        case texts(PackedTexts)
-        case values([DatabaseValue])
-        /// Every row's value is its section's value, which the store keeps once per section:
-        /// the first sort column of a sectioned result, which is the section key itself.
-        /// Only the store can read such a column; it holds just a count.
-        case sectionKey(count: Int)
-
-        init() { self = .integers(PackedIntegers()) }
-
-        var count: Int {
-            switch self {
-            case .integers(let integers): return integers.count
-            case .texts(let texts): return texts.count
-            case .values(let values): return values.count
-            case .sectionKey(let count): return count
-            }
-        }
-
-        var isSectionKey: Bool {
-            if case .sectionKey = self { return true }
-            return false
-        }
-
-        var isTexts: Bool {
-            if case .texts = self { return true }
-            return false
-        }
-
-        /// Stores a text value given as its UTF-8 bytes at a slot (`slot == count` appends),
-        /// when the column holds texts and has room; false (nothing stored) otherwise.
-        mutating func setText(_ utf8: UnsafeRawBufferPointer, at slot: Int) -> Bool {
-            guard case .texts(var texts) = self, PackedTexts.fits(texts.byteCount + utf8.count) else { return false }
-            self = .values([]) // `texts` is now the only reference: it changes in place
-            texts.set(utf8, at: slot)
-            self = .texts(texts)
-            return true
-        }
-
-        /// The value in a slot; the store answers for a `sectionKey` column.
-        func value(at slot: Int) -> DatabaseValue {
-            switch self {
-            case .integers(let integers): return integers[slot].databaseValue
-            case .texts(let texts): return texts.string(at: slot).databaseValue
-            case .values(let values): return values[slot]
-            case .sectionKey: preconditionFailure("a section key column is read through its store")
-            }
-        }
-
-        /// Compares two slots as SQLite's ORDER BY would (BINARY collation); the store
-        /// compares a `sectionKey` column.
-        @inline(__always)
-        func compare(_ a: Int, _ b: Int) -> Int {
-            switch self {
-            case .integers(let integers):
-                let x = integers[a], y = integers[b]
-                return x < y ? -1 : (x == y ? 0 : 1)
-            case .texts(let texts):
-                return texts.compare(a, b)
-            case .values(let values):
-                return SQLiteOrdering.compare(values[a], values[b])
-            case .sectionKey:
-                preconditionFailure("a section key column is compared by its store")
-            }
-        }
-
-        /// Stores a value at a slot (`slot == count` appends), widening the column when the
-        /// value does not fit its current form.
-        mutating func set(_ value: DatabaseValue, at slot: Int) {
-            // Each case takes its array out of `self` (switching on `self` alone: a tuple
-            // would hold a second reference), so that the array is uniquely referenced and
-            // changes in place instead of being copied whole.
-            switch self {
-            case .integers(var integers):
-                if case .int64(let int) = value.storage {
-                    self = .values([])
-                    integers.set(int, at: slot)
-                    self = .integers(integers)
-                    return
-                }
-                if case .string(let string) = value.storage, integers.isEmpty {
-                    // A text column after all: keep the room reserved for the rows to come.
-                    var texts = PackedTexts()
-                    texts.reserveCapacity(integers.capacity)
-                    texts.set(string, at: 0)
-                    self = .texts(texts)
-                    return
-                }
-            case .texts(var texts):
-                if case .string(let string) = value.storage, PackedTexts.fits(texts.byteCount + string.utf8.count) {
-                    self = .values([])
-                    texts.set(string, at: slot)
-                    self = .texts(texts)
-                    return
-                }
-            case .values(var values):
-                self = .texts(PackedTexts())
-                Self.put(value, at: slot, in: &values)
-                self = .values(values)
-                return
-            case .sectionKey:
-                preconditionFailure("a section key column is set through its store")
-            }
-            widen()
-            set(value, at: slot)
-        }
-
-        private static func put<Element>(_ element: Element, at slot: Int, in array: inout [Element]) {
-            if slot == array.count { array.append(element) } else { array[slot] = element }
-        }
-
-        /// Turns the column into one of any values.
-        private mutating func widen() {
-            switch self {
-            case .integers(let integers): self = .values(integers.values.map(\.databaseValue))
-            case .texts(let texts): self = .values((0..<texts.count).map { texts.string(at: $0).databaseValue })
-            case .values, .sectionKey: return
-            }
-        }
-
-        /// The column's values for the given slots, in the same form (for the cache).
-        func gather(_ slots: [Int32]) -> Column {
-            switch self {
-            case .integers(let integers): return .integers(integers.gather(slots))
-            case .texts(let texts): return .texts(texts.gather(slots))
-            case .values(let values): return .values(slots.map { values[Int($0)] })
-            case .sectionKey: return .sectionKey(count: slots.count)
-            }
-        }
-
-        mutating func reserveCapacity(_ capacity: Int) {
-            switch self {
-            case .integers(var integers):
-                self = .values([])
-                integers.reserveCapacity(capacity)
-                self = .integers(integers)
-            case .texts(var texts):
-                self = .values([])
-                texts.reserveCapacity(capacity)
-                self = .texts(texts)
-            case .values(var values):
-                self = .texts(PackedTexts())
-                values.reserveCapacity(capacity)
-                self = .values(values)
-            case .sectionKey:
-                return
-            }
-        }
-    }
 
     let ascending: [Bool]
     private(set) var columns: [Column]
@@ -239,43 +86,6 @@ struct KeyStore {
         precondition(mapEverySlot(), "an id was fetched twice")
     }
 
-    /// The table from id to slot + 1 (0: absent) of ids stored in slots 0, 1, … in this order;
-    /// nil when they are too sparse for a table, and .some(nil) when an id repeats.
-    static func denseSlots(of ids: PackedIntegers) -> FlatArray<Int32>?? {
-        // One pass for the bounds and one to map ids, each choosing the width once.
-        guard let bounds = ids.bounds, bounds.lowerBound >= 0, bounds.upperBound < Int64(max(1 << 16, 4 * (ids.count + 1))) else { return nil }
-        var dense = FlatArray<Int32>(count: Int(bounds.upperBound) + 1) { $0.initialize(repeating: 0) }
-        var repeated = false
-        dense.withUnsafeMutableBufferPointer { dense in
-            ids.forEach { slot, id in
-                if dense[Int(id)] != 0 { repeated = true }
-                dense[Int(id)] = Int32(slot + 1)
-            }
-        }
-        return .some(repeated ? nil : dense)
-    }
-
-    /// Whether `table` can be `denseSlots(of: ids)`: as long as the largest id needs, with
-    /// one entry per id, each naming a slot there is. (Reading it in order is cheap; checking
-    /// each entry against `ids` would read all over it again.)
-    private static func isDenseTable(_ table: FlatArray<Int32>, of ids: PackedIntegers) -> Bool {
-        guard let bounds = ids.bounds, bounds.lowerBound >= 0, Int64(table.count) == bounds.upperBound + 1 else { return false }
-        // Without a branch an entry (vectorized), on several threads: ten million entries are
-        // checked at a load. A chunk with an entry out of range counts -1.
-        let limit = UInt32(ids.count)
-        let used = table.withUnsafeBufferPointer { table in
-            ParallelChunks.map(ParallelChunks.ranges(table.count, parallel: table.count >= ParallelChunks.parallelItems)) { chunk in
-                var used = 0, outside: UInt32 = 0
-                for entry in table[chunk] {
-                    used &+= entry == 0 ? 0 : 1
-                    outside |= UInt32(bitPattern: entry) > limit ? 1 : 0 // a negative entry too
-                }
-                return outside == 0 ? used : -1
-            }
-        }
-        return !used.contains(-1) && used.reduce(0, +) == ids.count
-    }
-
     /// How many rows are expected, so ids up to a few times that stay in the dense table.
     private var expectedCount = 0
 
@@ -311,32 +121,10 @@ struct KeyStore {
         Self.slot(for: id, dense: denseSlots, sparse: sparseSlots)
     }
 
-    /// An id's slot in the dense table (slot + 1, 0 for absent) or, when there is one, the dictionary.
-    @inline(__always)
-    fileprivate static func slot(for id: RecordID, dense: FlatArray<Int32>, sparse: [RecordID: Int32]?) -> Int? {
-        if let sparse { return sparse[id].map(Int.init) }
-        guard id >= 0, id < dense.count else { return nil }
-        let stored = dense[Int(id)]
-        return stored == 0 ? nil : Int(stored - 1)
-    }
-
-    /// The slot of each id as it is now, apart from the store: a copy that later changes of
-    /// the store do not reach (the store's next change of an id's slot copies its table once).
-    struct SlotMap: @unchecked Sendable {
-        fileprivate let dense: FlatArray<Int32>
-        fileprivate let sparse: [RecordID: Int32]?
-        /// How many slots the store had.
-        let slotCount: Int
-
-        func slot(for id: RecordID) -> Int? {
-            KeyStore.slot(for: id, dense: dense, sparse: sparse)
-        }
-    }
-
     /// The slot of each id as it is now (see `SlotMap`), for a read of a column that looks up
     /// every row's id in turn, at random. A table still in a cache file's pages is first moved
-    /// into memory of its own: from the file's 4 KB pages, `/`'s read of a million names took
-    /// 210-300 ms instead of 150-180.
+    /// into memory of its own: a file's pages are small ones only (`FlatArray.moveOutOfFile`),
+    /// and lookups at random over them miss the processor's address cache far more often.
     mutating func slotMapForReading() -> SlotMap {
         denseSlots.moveOutOfFile()
         return SlotMap(dense: denseSlots, sparse: sparseSlots, slotCount: ids.count)
@@ -344,7 +132,7 @@ struct KeyStore {
 
     private mutating func map(_ id: RecordID, to slot: Int32?) {
         if sparseSlots == nil {
-            let dense = id >= 0 && id < Int64(max(1 << 16, 4 * (max(count, expectedCount) + 1)))
+            let dense = id >= 0 && Self.isDenseID(id, rowCount: max(count, expectedCount))
             if dense {
                 if Int(id) >= denseSlots.count {
                     denseSlots.append(repeating: 0, count: Int(id) + 1 - denseSlots.count)

@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// Arrays of many megabytes that are filled as soon as they are made (`FlatArray(count:
-/// initializingWith:)`: the sections' slots and the id table at a cache load or a fetch, 80 MB
-/// at ten million rows): their memory is first advised to the system as worth backing with
+/// initializingWith:)`: the sections' slots and the id table at a cache load or a fetch, 4
+/// bytes a row each): their memory is first advised to the system as worth backing with
 /// huge pages, so that filling it takes a page fault every 2 MB instead of every 4 KB.
 ///
 /// Only the whole 2 MB pages inside an array are advised; the rest of the process's memory
