@@ -49,7 +49,8 @@ func makeTable(_ model: Model) -> TableView {
 
 func render(_ table: inout TableView, _ model: Model, width: Int = 40, height: Int = 8, now: Double = 0, theme: TableTheme = plainTheme) -> Grid {
     var grid = Grid(width: width, height: height)
-    table.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: height), theme: theme, now: now, cell: model.cell)
+    table.layout(in: Rect(x: 0, y: 0, width: width, height: height))
+    table.draw(into: &grid, theme: theme, now: now, cell: model.cell)
     return grid
 }
 
@@ -89,7 +90,8 @@ struct TableViewRenderTests {
     func badges() {
         var table = makeTable(model)
         var grid = Grid(width: 40, height: 4)
-        table.render(into: &grid, area: Rect(x: 0, y: 0, width: 40, height: 4), theme: plainTheme, now: 0) { position in
+        table.layout(in: Rect(x: 0, y: 0, width: 40, height: 4))
+        table.draw(into: &grid, theme: plainTheme, now: 0) { position in
             TableCell(badge: [Span("[", style: .plain), Span("ALG", style: Style(bold: true)), Span("]")], title: model.name(position), detail: "Wins: 3")
         }
         #expect(lines(grid)[1] == "▶ [ALG] Algeria                 Wins: 3")
@@ -110,7 +112,8 @@ struct TableViewRenderTests {
         var grid = Grid(width: 40, height: 7)
         for y in 0..<7 { grid.write(String(repeating: "#", count: 40), x: 0, y: y) }
         var table = makeTable(model)
-        table.render(into: &grid, area: Rect(x: 10, y: 1, width: 20, height: 5), theme: plainTheme, now: 0) { position in
+        table.layout(in: Rect(x: 10, y: 1, width: 20, height: 5))
+        table.draw(into: &grid, theme: plainTheme, now: 0) { position in
             TableCell(badge: [Span("[日本]")], title: "日本代表チーム " + model.name(position), detail: "Wins: 12345")
         }
         for y in 0..<7 {
@@ -130,7 +133,8 @@ struct TableViewRenderTests {
         ])
         var table = makeTable(model)
         var grid = Grid(width: width, height: 6)
-        table.render(into: &grid, area: Rect(x: 0, y: 0, width: width, height: 6), theme: plainTheme, now: 0) { position in
+        table.layout(in: Rect(x: 0, y: 0, width: width, height: 6))
+        table.draw(into: &grid, theme: plainTheme, now: 0) { position in
             TableCell(badge: [Span("[CRC]")], title: model.name(position), detail: "Wins: 12")
         }
         for line in lines(grid) {
@@ -178,7 +182,8 @@ struct TableViewRenderTests {
         table.moveCursor(by: 1)
         var grid = Grid(width: 40, height: 8)
         let badgeColumns = 2..<7
-        table.render(into: &grid, area: Rect(x: 0, y: 0, width: 40, height: 8), theme: plainTheme, now: 0) { position in
+        table.layout(in: Rect(x: 0, y: 0, width: 40, height: 8))
+        table.draw(into: &grid, theme: plainTheme, now: 0) { position in
             TableCell(badge: [Span("[ALG]", style: Style(bold: true))], title: model.name(position), detail: "Wins: 1")
         }
         #expect(cursorLines(grid) == [2])
