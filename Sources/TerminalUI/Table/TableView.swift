@@ -1,6 +1,6 @@
 /// A scrolling, sectioned table with a cursor on one row: the state of the view and every
-/// change to it. Where lines and rows are is in `TableView+Lines.swift`; hit testing and
-/// drawing, which change nothing, in `TableView+Screen.swift`.
+/// change to it. Extensions answer the rest without changing it: which row is on which line
+/// (`line(of:)`), and what shows where on screen (`hit(x:y:)`, `draw(into:theme:now:cell:)`).
 ///
 /// The table holds only section titles and counts; cells come from the owner when it draws,
 /// for the visible rows only. Batches move the cursor with its row and flash the rows that changed.
