@@ -53,7 +53,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// How many commits of this connection had their keys read after the commit, in a read
     /// transaction of their own (for tests: `liveResultsWrite` reads them before).
     private(set) var keyReadsAfterCommit = 0
-    /// The connection whose `liveResultsWrite`s reach this tracker; nil until registered.
+    /// The connection whose `liveResultsWrite`s reach this tracker (`OwnWrites`); nil until registered.
     private var registeredConnection: ObjectIdentifier?
 
     init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, notify: @escaping @Sendable () -> Void) {
@@ -77,31 +77,24 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         return Set(parts.compactMap(\.column))
     }
 
-    // MARK: Keys read before the commit
+    // MARK: Keys read before the commit (OwnWrites)
 
-    /// A tracker, held weakly.
-    private struct WeakTracker: @unchecked Sendable { // Read only under the registry's lock.
-        weak var tracker: ChangeTracker?
-    }
-
-    /// The trackers observing each connection (by its `Database`), for `liveResultsWrite`.
-    private static let registry = Mutex<[ObjectIdentifier: [WeakTracker]]>([:])
+    /// The trackers observing each connection (by its `Database`), which `liveResultsWrite`
+    /// on that connection reaches before its commit.
+    static let ownWrites = OwnWrites<ObjectIdentifier, ChangeTracker>()
 
     /// Lets `liveResultsWrite` on `db`'s connection reach this tracker, which observes it.
     func register(on db: Database) {
         let connection = ObjectIdentifier(db)
         registeredConnection = connection
-        Self.registry.withLock { $0[connection, default: []].append(WeakTracker(tracker: self)) }
+        Self.ownWrites.add(self, under: connection)
     }
 
     /// Undoes `register(on:)`: the tracker no longer observes its connection.
     func unregister() {
         guard let connection = registeredConnection else { return }
         registeredConnection = nil
-        Self.registry.withLock { registry in
-            let kept = (registry[connection] ?? []).filter { $0.tracker != nil && $0.tracker !== self }
-            registry[connection] = kept.isEmpty ? nil : kept
-        }
+        Self.ownWrites.remove(self, under: connection)
     }
 
     deinit {
@@ -111,8 +104,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// Has every tracker observing `db`'s connection read, inside the open transaction, the
     /// keys its commit is about to need. Runs on the writer's queue, last in the transaction.
     static func prepareCommit(of db: Database) {
-        let trackers = registry.withLock { $0[ObjectIdentifier(db)]?.compactMap(\.tracker) ?? [] }
-        for tracker in trackers { tracker.prepareCommit(db) }
+        for tracker in ownWrites.listeners(under: ObjectIdentifier(db)) { tracker.prepareCommit(db) }
     }
 
     /// Reads the keys of the rows the open transaction changed, when its commit would read
