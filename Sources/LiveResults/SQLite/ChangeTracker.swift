@@ -17,6 +17,8 @@ extension RowKey: @unchecked Sendable {} // DatabaseValue holds only values (Int
 final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its state is used only on the writer's queue; `queue` is behind a mutex.
     private let query: KeyQuery
     private let notify: @Sendable () -> Void
+    /// Whether `notify` is called for this connection's own commits too (`Tracking`).
+    private let notifiesOwnWrites: Bool
     /// The rowids the open transaction's events named, in event order, repeats kept (a
     /// commit sorts them once: cheaper than a set's hashing at every event).
     private var touched: [RecordID] = []
@@ -56,14 +58,15 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// The connection whose `liveResultsWrite`s reach this tracker (`OwnWrites`); nil until registered.
     private var registeredConnection: ObjectIdentifier?
 
-    init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, notify: @escaping @Sendable () -> Void) {
+    init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, tracking: Tracking) {
         self.query = query
         self.uniqueColumns = SQLNames(uniqueColumns ?? [])
         self.hasUniqueIndexes = uniqueColumns != nil
         self.tableName = SQLNames([query.tableName])
         self.rowIDColumns = SQLNames(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0] } ?? []))
         self.logPosition = logPosition
-        self.notify = notify
+        self.notify = tracking.notify
+        self.notifiesOwnWrites = tracking.notifiesOwnWrites
         readPosition.store(logPosition ?? 0, ordering: .releasing)
     }
 
@@ -136,7 +139,16 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private func enqueue(_ change: TrackedChange?) {
         guard let change else { return }
         queue.withLock { $0.append(change) }
-        notify()
+        if notifiesOwnWrites || !Self.isOwn(change) { notify() }
+    }
+
+    /// Whether a change is of this connection's own commit (a reset is nobody's: it wakes).
+    private static func isOwn(_ change: TrackedChange) -> Bool {
+        switch change {
+        case .rows(let commit): commit.origin == .ownWrites
+        case .refetch(_, let origin): origin == .ownWrites
+        case .reset: false
+        }
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
@@ -210,15 +222,15 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         }
         guard !ids.isEmpty else { return }
         guard complete else {
-            enqueue(.refetch(touched: Set(ids)))
+            enqueue(.refetch(touched: Set(ids), origin: .ownWrites))
             return
         }
         if let prepared, prepared.ids == ids, !mayHaveReplaced {
             // Read inside the transaction, after its last statement: what the commit made.
-            enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition)))
+            enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition, origin: .ownWrites)))
         } else {
             keyReadsAfterCommit += 1
-            enqueue(readKeys(db, ids: ids, countingMatches: mayHaveReplaced))
+            enqueue(readKeys(db, ids: ids, origin: .ownWrites, countingMatches: mayHaveReplaced))
         }
     }
 
@@ -264,21 +276,21 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         do {
             // Nil: entries were pruned and the log keeps no summary of them.
             guard let ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else { return .reset }
-            return ids.isEmpty ? nil : readKeys(db, ids: ids.sorted(), countingMatches: false)
+            return ids.isEmpty ? nil : readKeys(db, ids: ids.sorted(), origin: .elsewhere, countingMatches: false)
         } catch {
             return .reset
         }
     }
 
-    /// The keys of `ids` (ascending, distinct) now; with `countingMatches`, also how many rows
-    /// match the request.
-    private func readKeys(_ db: Database, ids: [RecordID], countingMatches: Bool) -> TrackedChange {
+    /// The keys of `ids` (ascending, distinct) now, as a change of `origin`; with
+    /// `countingMatches`, also how many rows match the request.
+    private func readKeys(_ db: Database, ids: [RecordID], origin: ChangeOrigin, countingMatches: Bool) -> TrackedChange {
         do {
             let rows = try query.fetchKeys(db, ids: ids)
             let count = countingMatches ? try query.fetchCount(db) : nil
-            return .rows(CommittedChange(rows: rows, position: logPosition, expectedCount: count))
+            return .rows(CommittedChange(rows: rows, position: logPosition, origin: origin, check: count.map(MatchingRowCount.init)))
         } catch {
-            return .refetch(touched: Set(ids))
+            return .refetch(touched: Set(ids), origin: origin)
         }
     }
 
