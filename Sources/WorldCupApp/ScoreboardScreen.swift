@@ -91,9 +91,9 @@ public final class ScoreboardScreen {
     /// The section cache name for a scoreboard: one per database file, so two databases never
     /// take turns overwriting one cache.
     public static func cacheName(for scoreboard: any TeamStore) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a of the location
-        for byte in scoreboard.location.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return "WorldCup-" + String(hash, radix: 16)
+        var hash = FNV1a() // the section cache's own hash, stable from launch to launch
+        hash.combine(scoreboard.location)
+        return "WorldCup-" + hash.hex
     }
 
     /// Seconds since an arbitrary moment, never going back.
