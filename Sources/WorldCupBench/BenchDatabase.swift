@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import WorldCup
+import WorldCupSQLite
 
 /// A fast, seedable random number generator (SplitMix64), so every run taps the same teams.
 struct SplitMix64: RandomNumberGenerator {

@@ -1,6 +1,7 @@
 import Foundation
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// Where a command's teams are: a SQLite file, or a database on a PostgreSQL server.
 enum StoreLocation {

@@ -1,9 +1,10 @@
+@testable import WorldCupApp
 import Foundation
-import Testing
 import TerminalUI
 import TestSupport
+import Testing
 import WorldCup
-@testable import WorldCupApp
+import WorldCupSQLite
 
 /// The status line, 80×24: line 22.
 @Suite("ScoreboardScreen: the status line fades")

@@ -1,10 +1,11 @@
 import Foundation
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 import ThrowawayPostgres
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// The built `worldcup` on the test server: every command, the bad-input sentences, and
 /// processes tapping one team at once.

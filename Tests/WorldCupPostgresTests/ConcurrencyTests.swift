@@ -4,6 +4,7 @@ import PostgresSupport
 import Testing
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// Many clients starting at once on one database, and taps that count exactly once.
 @Suite(.serialized) struct ConcurrencyTests {

@@ -2,10 +2,11 @@ import Foundation
 import LiveResults
 import PostgresNIO
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// PostgresTeamStore on the test server: what SQLiteTeamStore does, the same sentences.
 @Suite(.serialized) struct PostgresTeamStoreTests {
