@@ -59,3 +59,19 @@ public enum TeamValidation {
         (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 }
+
+extension TeamValidation {
+    /// The secret team an add makes of what a person typed: name and zone checked
+    /// (`checkName`, `checkZone`) and trimmed, no wins. Throws the first rule broken.
+    public static func newTeam(name: String, zone: String) throws -> Team {
+        try checkName(name)
+        try checkZone(zone)
+        return Team(teamName: trimmed(name), qualifyingZone: trimmed(zone), imageName: Team.secretImageName)
+    }
+
+    /// The sentence for a name that another team has, ignoring case and normalisation;
+    /// `existing` is that team's name as stored.
+    public static func nameTaken(by existing: String) -> WorldCupError {
+        WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
+    }
+}

@@ -112,9 +112,7 @@ public final class PostgresTeamStore: TeamStore {
     @discardableResult
     public func add(name: String, zone: String) throws -> Team {
         try refuseIfReadOnly()
-        try TeamValidation.checkName(name)
-        try TeamValidation.checkZone(zone)
-        var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
+        var team = try TeamValidation.newTeam(name: name, zone: zone)
         let key = Team.nameKey(team.teamName)
         return try change { connection in
             // A zone spelt in another case or normalisation than one on the board takes its spelling.
@@ -126,7 +124,7 @@ public final class PostgresTeamStore: TeamStore {
                 """, returning: PostgresSchema.teamColumns), connection).map(Team.init(postgresRow:)).first
             if let inserted { return inserted }
             let existing = try Self.team(nameKey: key, connection)?.teamName ?? team.teamName
-            throw WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
+            throw TeamValidation.nameTaken(by: existing)
         }
     }
 

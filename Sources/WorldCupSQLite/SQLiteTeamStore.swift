@@ -145,13 +145,11 @@ public final class SQLiteTeamStore: TeamStore {
     @discardableResult
     public func add(name: String, zone: String) throws -> Team {
         try refuseIfReadOnly()
-        try TeamValidation.checkName(name)
-        try TeamValidation.checkZone(zone)
-        var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
+        var team = try TeamValidation.newTeam(name: name, zone: zone)
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
-                    throw WorldCupError("A team named “\(WorldCupError.quotable(existing.teamName))” already exists.")
+                    throw TeamValidation.nameTaken(by: existing.teamName)
                 }
                 team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(db)) ?? team.qualifyingZone
                 try team.insert(db)
