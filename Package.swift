@@ -123,9 +123,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "WorldCupSQLiteTests", dependencies: ["WorldCupSQLite", "WorldCup", "LiveResults", "TestSupport"]),
+        .testTarget(name: "WorldCupSQLiteTests", dependencies: ["WorldCupSQLite", "WorldCup", "LiveResults", "TestSupport", "TeamStoreContract"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
         .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "WorldCupSQLite", "TerminalUI", "TestSupport"]),
+        // The undo, edit and history rules, checked the same way on both stores.
+        .target(name: "TeamStoreContract", dependencies: ["WorldCup"], path: "Tests/TeamStoreContract"),
         // What the tests share: temporary folders, the repository's files, the seeded generator,
         // grid assertions, running the built executables.
         .target(name: "TestSupport", dependencies: ["TerminalUI"], path: "Tests/TestSupport"),
@@ -147,7 +149,7 @@ let package = Package(
         .testTarget(
             name: "WorldCupPostgresTests",
             dependencies: [
-                "WorldCupPostgres", "WorldCup", "WorldCupSQLite", "LiveResultsPostgres", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "worldcup", "tap-loop",
+                "WorldCupPostgres", "WorldCup", "WorldCupSQLite", "LiveResultsPostgres", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "TeamStoreContract", "worldcup", "tap-loop",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -75,3 +75,30 @@ extension TeamValidation {
         WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
     }
 }
+
+extension TeamValidation {
+    /// `team` with what an edit typed: a new name, zone or number of wins (nil keeps the
+    /// team's), checked and trimmed as an add's are; wins from 0 to `Seed.maximumWins`.
+    /// Throws the first rule broken, or when nothing would change.
+    public static func edited(_ team: Team, name: String?, zone: String?, wins: Int?) throws -> Team {
+        var edited = team
+        if let name {
+            try checkName(name)
+            edited.teamName = trimmed(name)
+        }
+        if let zone {
+            try checkZone(zone)
+            edited.qualifyingZone = trimmed(zone)
+        }
+        if let wins {
+            guard (0...Seed.maximumWins).contains(wins) else {
+                throw WorldCupError("The wins must be a whole number from 0 to \(Seed.maximumWins).")
+            }
+            edited.wins = wins
+        }
+        guard edited != team else {
+            throw WorldCupError("\(WorldCupError.quotable(team.teamName)) already has that name, zone and wins, so nothing was changed.")
+        }
+        return edited
+    }
+}

@@ -207,6 +207,6 @@ import WorldCupSQLite
         print("tap-loop: 4 × 2,500 taps in \(ContinuousClock.now - start)")
         #expect(results.allSatisfy { $0.0 == 0 }, "\(results)")
         #expect(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'") == before + 10_000)
-        #expect(try await database.integer("SELECT count(*) FROM tap") == 10_000)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'tap'") == 10_000)
     }
 }

@@ -42,7 +42,7 @@ import WorldCupSQLite
         // As a retry after a lost answer: the id is recorded, so the tap already counted.
         #expect(try store.tap(teamID: brazil.id!, tapID: tapID).wins == brazil.wins + 1)
         #expect(try store.tap(teamID: brazil.id!).wins == brazil.wins + 2)
-        #expect(try await database.integer("SELECT count(*) FROM tap") == 2)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'tap'") == 2)
     }
 
     @Test func aTapWhoseConnectionIsKilledMidStatementIsRetriedAndCountsOnce() async throws {
@@ -73,7 +73,7 @@ import WorldCupSQLite
         let tapped = try await tapping.value
         #expect(tapped.wins == brazil.wins + 1)
         #expect(try store.team(named: "Brazil")?.wins == brazil.wins + 1)
-        #expect(try await database.integer("SELECT count(*) FROM tap") == 1)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'tap'") == 1)
     }
 
     @Test func aStatementThatOutlivesTheDeadlineFailsInOneSentence() async throws {
@@ -107,6 +107,6 @@ import WorldCupSQLite
         }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try store.team(named: "Brazil")?.wins == brazil.wins + 1)
-        #expect(try await database.integer("SELECT count(*) FROM tap") == 1)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'tap'") == 1)
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import PostgresNIO
+import PostgresSupport
+import TeamStoreContract
+import TestSupport
+import Testing
+import WorldCup
+import WorldCupPostgres
+
+/// Undo, edit and the history on PostgreSQL: the rules both stores keep (UndoContract), the
+/// migration from version 3 with data in it, and a spectator's refusals.
+@Suite(.serialized) struct UndoTests {
+    @Test func theUndoEditAndHistoryRulesOnOneServerSharedByTwoAuthors() async throws {
+        var drops: [@Sendable () async -> Void] = []
+        defer { for drop in drops { Task { await drop() } } }
+        try await UndoContract.all {
+            let database = try await FreshDatabase.make()
+            drops.append(database.drop)
+            _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+            return { author in try PostgresTeamStore(location: database.location, seed: nil, author: author) }
+        }
+    }
+
+    @Test func aVersionThreeBoardWithTeamsAndTapsGetsTheHistory() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // Version 3 as it was: no history; a tap recorded in the tap table.
+        try await database.execute("DROP TABLE history")
+        try await database.execute("UPDATE worldcup_schema SET version = 3")
+        try await database.execute(#"UPDATE team SET wins = wins + 1 WHERE "teamName" = 'Ghana'"#)
+        try await database.execute(#"INSERT INTO tap (id, "teamID") SELECT gen_random_uuid(), id FROM team WHERE "teamName" = 'Ghana'"#)
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "fan@laptop")
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
+        let ghana = try #require(try store.team(named: "Ghana"))
+        #expect(ghana.wins == 1, "the teams as they were")
+        #expect(try store.teamCount() == 32)
+        #expect(try store.history(limit: 10).isEmpty)
+        try store.edit(teamID: ghana.id!, name: "Gahna", zone: nil, wins: nil)
+        #expect(try store.history(limit: 10).map(\.change.action) == [.edit])
+        try store.undoLast()
+        #expect(try store.team(named: "Ghana") == ghana)
+    }
+
+    @Test func aSpectatorRefusesEditAndUndo() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let ghana = try #require(try store.team(named: "Ghana"))
+        let watcher = try PostgresTeamStore(location: database.location, seed: nil, readOnly: true)
+        let refusal = ReadOnlyBoard.asked.refusal
+        #expect(throws: refusal) { try watcher.edit(teamID: ghana.id!, name: "X", zone: nil, wins: nil) }
+        #expect(throws: refusal) { try watcher.undoLast() }
+        #expect(try watcher.history(limit: 5).isEmpty)
+    }
+}
