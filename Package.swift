@@ -102,11 +102,13 @@ let package = Package(
         // glibc's posix_spawn_file_actions_addclosefrom_np, for children that must inherit
         // nothing but their standard descriptors.
         .target(name: "SpawnActions"),
+        // SplitMix64, the seeded generator of the benchmark's boards and of the tests' cases.
+        .target(name: "SeededRandom"),
         // The benchmarks: a library (tested) and a thin executable.
         .target(
             name: "WorldCupBench",
             dependencies: [
-                "LiveResults", "LiveResultsPostgres", "SpawnActions", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite",
+                "LiveResults", "LiveResultsPostgres", "SeededRandom", "SpawnActions", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -130,7 +132,7 @@ let package = Package(
         .target(name: "TeamStoreContract", dependencies: ["WorldCup"], path: "Tests/TeamStoreContract"),
         // What the tests share: temporary folders, the repository's files, the seeded generator,
         // grid assertions, running the built executables.
-        .target(name: "TestSupport", dependencies: ["TerminalUI"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["TerminalUI", "SeededRandom"], path: "Tests/TestSupport"),
         // A throwaway PostgreSQL server (or PG_TEST_URL) for the tests of LiveResultsPostgres.
         .target(
             name: "PostgresSupport",

@@ -214,16 +214,11 @@ public final class ThrowawayPostgres: Sendable {
         // copy of another thread's pipe would hold it open, and whoever reads that pipe to its
         // end (Foundation's Pipe is not close-on-exec) would wait as long as the server lives.
         spawn_actions_close_from(&actions, 3)
-        // No signal blocked: a child inherits the spawning thread's mask, in which the
-        // runtime's threads may block SIGTERM and SIGINT, and a daemon started so (PgBouncer)
-        // would never hear the signal that stops it.
+        // No signal blocked, or a daemon started here (PgBouncer) might never hear SIGTERM.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        spawn_attributes_unblock_signals(&attributes, 0)
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0

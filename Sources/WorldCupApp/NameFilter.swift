@@ -8,8 +8,8 @@ import WorldCup
 /// which filters in memory (no query per key, even at a million teams). When the filter
 /// opens, the screen has the controller read the names in the background
 /// (`prepareFilter(inColumn:)`): the prompt shows and takes keys at once, the title says
-/// "reading names…" meanwhile (about 0.2 s at a million teams), and the filter typed so
-/// far applies when the names are in.
+/// "reading names…" meanwhile (a large board's names take long enough to read that a
+/// frozen prompt would show), and the filter typed so far applies when the names are in.
 struct NameFilter: Equatable {
     /// The column the filter reads: the folded name, which the database keeps beside each name.
     static let column = "nameKey"

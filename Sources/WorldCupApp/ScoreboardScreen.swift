@@ -28,8 +28,8 @@ public final class ScoreboardScreen {
     private var selectionBeforeChanges: RecordID?
     /// Batches shown so far, so a look at other programs' commits knows it found some.
     private var batchesShown = 0
-    /// A fetch for the filter, held back while a run of keys only edits the filter's text.
-    private var pendingRefetch: BoardEffect?
+    /// The filter's effect, held back while a run of keys only edits the filter's text.
+    private var pendingFilter: BoardEffect?
     /// From how many teams the filter's names are read in the background when it opens
     /// (`prepareFilter`); a smaller board reads them at once (under 10 ms for 20,000 teams).
     var backgroundFilterMinimumTeams = 20_000
@@ -86,7 +86,7 @@ public final class ScoreboardScreen {
             BoardModel.Connection(server: $0, isLive: controller.isLive, pollInterval: controller.changesPollInterval)
         }
         model.readOnly = scoreboard.readOnly
-        send(.refetched(wanted: nil))
+        send(.filtered(wanted: nil))
     }
 
     /// The section cache name for a scoreboard: one per database file, so two databases never
@@ -167,7 +167,7 @@ public final class ScoreboardScreen {
                 try scoreboard.delete(teamID: id)
                 return .deleted(name: name)
             }
-        case let .refetch(filter, wanted):
+        case let .filter(filter, wanted):
             do {
                 // In memory: the request, and so the section cache, stay as they are. The
                 // names are read in the background the first time: the keys go on meanwhile.
@@ -176,7 +176,7 @@ public final class ScoreboardScreen {
                 }
                 try controller.setFilter(filter?.resultsFilter)
                 wantedWhenFilterApplies = controller.isFilterPending ? .some(wanted) : nil
-                send(.refetched(wanted: wanted))
+                send(.filtered(wanted: wanted))
             } catch {
                 report(error)
             }
@@ -210,7 +210,7 @@ public final class ScoreboardScreen {
         if let wanted = wantedWhenFilterApplies, !controller.isFilterPending {
             // The names are in: the filter applied (or failed, and said so).
             wantedWhenFilterApplies = nil
-            send(.refetched(wanted: wanted))
+            send(.filtered(wanted: wanted))
         }
         if let connection = model.connection, connection.isLive != controller.isLive {
             send(.connection(isLive: controller.isLive))
@@ -238,18 +238,18 @@ public final class ScoreboardScreen {
         for key in keys {
             let editsFilter = model.editsFilterText(key)
             // Any other key must see the filtered table first.
-            if !editsFilter { performPendingRefetch() }
+            if !editsFilter { performPendingFilter() }
             let data = self.data
             for effect in model.update(.key(key), data: data, now: clock()) {
-                if editsFilter, case .refetch = effect { pendingRefetch = effect } else { perform(effect) }
+                if editsFilter, case .filter = effect { pendingFilter = effect } else { perform(effect) }
             }
         }
-        performPendingRefetch()
+        performPendingFilter()
     }
 
-    private func performPendingRefetch() {
-        guard let effect = pendingRefetch else { return }
-        pendingRefetch = nil
+    private func performPendingFilter() {
+        guard let effect = pendingFilter else { return }
+        pendingFilter = nil
         perform(effect)
     }
 

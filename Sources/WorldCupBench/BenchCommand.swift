@@ -107,8 +107,8 @@ public struct BenchCommand: ParsableCommand {
             let controller = try sizes.map { size in
                 try SizeBenchmark(
                     rows: size,
-                    taps: taps ?? (size > 100_000 ? 1_000 : 2_000),
-                    peerTaps: peerTaps ?? (size > 100_000 ? 30 : 200),
+                    taps: measuredTaps(at: size),
+                    peerTaps: measuredPeerTaps(at: size),
                     seed: seed,
                     folder: workspace.folder(for: size),
                     keepDatabase: workspace.keepsDatabases
@@ -141,13 +141,24 @@ public struct BenchCommand: ParsableCommand {
         let results = try sizes.map { size in
             try PostgresSizeBenchmark(
                 rows: size,
-                taps: taps ?? (size > 100_000 ? 1_000 : 2_000),
-                peerTaps: peerTaps ?? (size > 100_000 ? 30 : 200),
+                taps: measuredTaps(at: size),
+                peerTaps: measuredPeerTaps(at: size),
                 seed: seed,
                 server: server
             ).run()
         }
         return SizeReport.merge(controller: results, terminal: [])
+    }
+
+    /// The controller's measured taps at a size, on either store: `--taps`, or fewer on large
+    /// boards, where each tap of the peer it is compared with costs a whole refetch.
+    private func measuredTaps(at size: Int) -> Int {
+        taps ?? (size > 100_000 ? 1_000 : 2_000)
+    }
+
+    /// The peer's measured taps at a size: `--peer-taps`, or far fewer on large boards.
+    private func measuredPeerTaps(at size: Int) -> Int {
+        peerTaps ?? (size > 100_000 ? 30 : 200)
     }
 
     /// The `worldcup` executable for the terminal part, found before the long controller part.
@@ -167,11 +178,7 @@ public struct BenchCommand: ParsableCommand {
 /// `worldcup-bench rss-probe --database PATH` (or `--database-url URL`): run by the benchmark in a child process, so that
 /// only a process holding one controller is measured. Prints `key value` lines (kB).
 struct RSSProbeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "rss-probe",
-        abstract: "Hold a controller over the database and print the resident memory (used by the benchmark).",
-        shouldDisplay: false
-    )
+    static let configuration = CommandConfiguration.childProcess("rss-probe", abstract: "Hold a controller over the database and print the resident memory (used by the benchmark).")
 
     @Option(help: ArgumentHelp("The database to open.", valueName: "path"))
     var database: String?

@@ -84,7 +84,8 @@ struct TableViewHitTests {
         var grid = Grid(width: 60, height: 10)
         #expect(table.hit(x: 1, y: 1) == nil, "nothing was rendered yet")
         // Rendered at y 2 of a taller grid: hits are in the grid's coordinates.
-        table.render(into: &grid, area: Rect(x: 0, y: 2, width: 50, height: 6), theme: plainTheme, now: 0, cell: model.cell)
+        table.layout(in: Rect(x: 0, y: 2, width: 50, height: 6))
+        table.draw(into: &grid, theme: plainTheme, now: 0, cell: model.cell)
         #expect(table.hit(x: 3, y: 2) == .header(section: 0))
         #expect(table.hit(x: 3, y: 3) == .row(pos(0, 0)))
         #expect(table.hit(x: 45, y: 7) == .row(pos(0, 4)))
@@ -98,7 +99,8 @@ struct TableViewHitTests {
         // Scrolled one line into Beta: Beta's first row is under its sticky header.
         table.select(pos(1, 4))
         table.scroll(by: 1)
-        table.render(into: &grid, area: Rect(x: 0, y: 2, width: 50, height: 6), theme: plainTheme, now: 0, cell: model.cell)
+        table.layout(in: Rect(x: 0, y: 2, width: 50, height: 6))
+        table.draw(into: &grid, theme: plainTheme, now: 0, cell: model.cell)
         #expect(lines(grid)[2].hasPrefix(" Beta "))
         #expect(lines(grid)[3].hasPrefix("  Beta 1 "))
         #expect(table.hit(x: 3, y: 2) == .header(section: 1))

@@ -65,16 +65,16 @@ struct BoardUpdateTests {
         var model = board()
         _ = press(.down, on: &model)
         // "/" asks for the empty filter at once, so that the names are in memory before the first key.
-        guard case .refetch(let opened, let kept)? = press(.character("/"), on: &model).first else { Issue.record("/ does not filter"); return }
+        guard case .filter(let opened, let kept)? = press(.character("/"), on: &model).first else { Issue.record("/ does not filter"); return }
         #expect(opened?.text == "" && kept == 2)
         #expect(model.isEditingFilter)
         #expect(model.editsFilterText(.character("g")) && !model.editsFilterText(.down))
         let effects = press(.character("g"), on: &model)
-        guard case .refetch(let filter, let wanted)? = effects.first else { Issue.record("no fetch: \(effects)"); return }
+        guard case .filter(let filter, let wanted)? = effects.first else { Issue.record("no fetch: \(effects)"); return }
         #expect(filter?.text == "g" && wanted == 2)
         #expect(press(.enter, on: &model).isEmpty)
         #expect(!model.isEditingFilter && model.filter?.text == "g")
-        guard case .refetch(nil, _)? = press(.escape, on: &model).first else { Issue.record("Esc does not fetch every team"); return }
+        guard case .filter(nil, _)? = press(.escape, on: &model).first else { Issue.record("Esc does not fetch every team"); return }
         #expect(model.filter == nil)
     }
 
@@ -83,13 +83,13 @@ struct BoardUpdateTests {
         var model = board()
         #expect(model.leader?.teamName == "Spain")
         _ = press(.character("/"), on: &model)
-        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        _ = model.update(.filtered(wanted: nil), data: data, now: 0)
         #expect(model.leader?.teamName == "Spain", "the empty filter keeps every team")
         _ = press(.character("g"), on: &model)
-        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        _ = model.update(.filtered(wanted: nil), data: data, now: 0)
         #expect(model.leader == nil)
         _ = press(.escape, on: &model)
-        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        _ = model.update(.filtered(wanted: nil), data: data, now: 0)
         #expect(model.leader?.teamName == "Spain")
     }
 

@@ -113,7 +113,7 @@ struct PureBoard {
     /// The board of `data`, laid out on an 80×24 screen, the cursor on the first team.
     init(_ data: ArrayData = .seeded) {
         self.data = data
-        _ = model.update(.refetched(wanted: nil), data: data, now: 0)
+        _ = model.update(.filtered(wanted: nil), data: data, now: 0)
         _ = model.update(.resized(width: 80, height: 24), data: data, now: 0)
     }
 

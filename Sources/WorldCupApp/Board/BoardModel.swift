@@ -6,7 +6,7 @@ import WorldCup
 /// Everything the scoreboard shows and what the keys do now: the one model of the board.
 ///
 /// `BoardModel.update` changes it for each event and returns the effects to perform (writes,
-/// fetches); `BoardView` draws it. Neither touches a database or a terminal: the teams come
+/// the filter); `BoardView` draws it. Neither touches a database or a terminal: the teams come
 /// through `BoardData`, and `ScoreboardScreen` performs the effects.
 struct BoardModel {
     /// What the keys do now. The modes exclude each other.

@@ -1,5 +1,6 @@
 import Foundation
 import LiveResults
+import SeededRandom
 import ThrowawayPostgres
 import WorldCup
 

@@ -105,11 +105,7 @@ struct LineReader {
 /// `worldcup-bench latency-listener --database PATH`: the other process of the cross-process
 /// measurement.
 struct LatencyListenerCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "latency-listener",
-        abstract: "Follow the database and print when each batch is delivered (used by the benchmark).",
-        shouldDisplay: false
-    )
+    static let configuration = CommandConfiguration.childProcess("latency-listener", abstract: "Follow the database and print when each batch is delivered (used by the benchmark).")
 
     @Option(help: ArgumentHelp("The database to follow.", valueName: "path"))
     var database: String

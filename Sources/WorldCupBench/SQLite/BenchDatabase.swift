@@ -1,24 +1,8 @@
 import Foundation
 import GRDB
+import SeededRandom
 import WorldCup
 import WorldCupSQLite
-
-/// A fast, seedable random number generator (SplitMix64), so every run taps the same teams.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The folder of one run; each size gets a subfolder. A temporary one goes at the end; one
 /// given with `--database-folder` stays, with its databases, for the next run to reuse, and

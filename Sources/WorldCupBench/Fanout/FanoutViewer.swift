@@ -218,11 +218,7 @@ struct FanoutViewerReport: Equatable {
 /// `worldcup-bench fanout-viewer --database-url URL --viewers K`: one process of the fan-out
 /// benchmark's viewers (see `FanoutViewers`).
 struct FanoutViewerCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "fanout-viewer",
-        abstract: "Hold viewers of a PostgreSQL board and print which taps each saw, and when (used by the fan-out benchmark).",
-        shouldDisplay: false
-    )
+    static let configuration = CommandConfiguration.childProcess("fanout-viewer", abstract: "Hold viewers of a PostgreSQL board and print which taps each saw, and when (used by the fan-out benchmark).")
 
     @Option(name: .customLong("database-url"), help: ArgumentHelp("The board's PostgreSQL database (a postgres:// URL).", valueName: "url"))
     var databaseURL: String

@@ -23,11 +23,7 @@ struct StormPace {
 /// seconds, one commit each, N a second (0: as fast as it can), then prints how many commits
 /// it made and in how many seconds.
 struct StormTapperCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "storm-tapper",
-        abstract: "Tap one team in a loop for a while and print the number of commits and the seconds they took (used by the benchmark).",
-        shouldDisplay: false
-    )
+    static let configuration = CommandConfiguration.childProcess("storm-tapper", abstract: "Tap one team in a loop for a while and print the number of commits and the seconds they took (used by the benchmark).")
 
     @Option(help: ArgumentHelp("The database to tap in.", valueName: "path"))
     var database: String

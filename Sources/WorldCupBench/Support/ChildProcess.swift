@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// Runs this same executable again, as a child with one of the hidden subcommands, so that a
@@ -28,5 +29,13 @@ enum ChildProcess {
             throw BenchError("Cannot start \(path) \(arguments.first ?? "").")
         }
         return process
+    }
+}
+
+extension CommandConfiguration {
+    /// A subcommand that `ChildProcess` runs as a measurement's other process: hidden from
+    /// the help, which is for people.
+    static func childProcess(_ commandName: String, abstract: String) -> CommandConfiguration {
+        CommandConfiguration(commandName: commandName, abstract: abstract, shouldDisplay: false)
     }
 }

@@ -5,6 +5,7 @@ import LiveResultsPostgres
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import SeededRandom
 import Synchronization
 import ThrowawayPostgres
 import WorldCup

@@ -1,0 +1,56 @@
+import LiveResults
+import TerminalUI
+import WorldCup
+
+/// What happens to the board: keys, the passing of time, changes of the result, and the
+/// outcomes of the effects the board asked for.
+enum BoardEvent {
+    case key(Key)
+    /// The screen has this size now.
+    case resized(width: Int, height: Int)
+    /// Time passed: flashes and messages may end.
+    case tick
+    /// A batch of changes of the result, already in the data.
+    case batch(TableUpdate)
+    /// The result was replaced wholesale; `selection` is the team the cursor was on.
+    case reset(selection: RecordID?)
+    /// Batches that came from another program were shown.
+    case changedElsewhere
+    /// A tap was saved: the team as it is now.
+    case tapped(Team)
+    /// A team was added (the dialog's values were accepted).
+    case added(Team)
+    /// The dialog's values were refused: why, in one sentence.
+    case addRefused(String)
+    /// A team was deleted.
+    case deleted(name: String)
+    /// The result now shows the filter's teams (every team without a filter, as at the start);
+    /// `wanted` is the team the cursor should be on.
+    case filtered(wanted: RecordID?)
+    /// An effect failed: why, in one sentence.
+    case failed(String)
+    /// The connection to the board's server was lost, or is back.
+    case connection(isLive: Bool)
+    /// The server's changes reach the board only by reading at this interval (behind a
+    /// pooler), or again as they are made (nil).
+    case polling(Duration?)
+}
+
+/// What the board asks the runtime to do; the outcome comes back as an event.
+enum BoardEffect: Equatable {
+    /// One more win for a team.
+    case tap(RecordID)
+    /// Add a secret team.
+    case add(name: String, zone: String)
+    /// Delete a team.
+    case delete(id: RecordID, name: String)
+    /// Filter the result by the filter's text (nil: no filter, every team), in memory, then
+    /// put the cursor on `wanted` when it shows. "/" asks for it with the empty text, so that
+    /// the names are in memory before the first character.
+    case filter(NameFilter?, wanted: RecordID?)
+
+    /// Whether the effect changes the teams (filtering only reads them).
+    var writes: Bool {
+        if case .filter = self { return false } else { return true }
+    }
+}
