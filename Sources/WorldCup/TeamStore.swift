@@ -42,8 +42,9 @@ public protocol TeamStore: AnyObject, Sendable {
     @discardableResult
     func add(name: String, zone: String) throws -> Team
 
-    /// Deletes a team.
-    func delete(teamID: Int64) throws
+    /// Deletes a team. Returns it as it was.
+    @discardableResult
+    func delete(teamID: Int64) throws -> Team
 
     /// Who this store's changes are recorded under, in its history (`Author.chosen`).
     var author: String { get }
@@ -106,9 +107,8 @@ extension TeamStore {
     @discardableResult
     public func delete(named name: String) throws -> Team {
         try refuseIfReadOnly()
-        guard let team = try team(named: name), let id = team.id else { throw noTeam(named: name) }
-        try delete(teamID: id)
-        return team
+        guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
+        return try delete(teamID: id)
     }
 
     /// Edits the team with this name (case ignored). Returns the change.

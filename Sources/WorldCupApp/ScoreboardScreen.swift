@@ -162,10 +162,15 @@ public final class ScoreboardScreen {
             } catch {
                 report(error, as: BoardEvent.addRefused)
             }
-        case let .delete(id, name):
-            outcome {
-                try scoreboard.delete(teamID: id)
-                return .deleted(name: name)
+        case let .delete(id, _):
+            outcome { .deleted(try scoreboard.delete(teamID: id)) }
+        case .edit, .undo, .redo:
+            do {
+                let event = try ownWrite(effect)
+                processChanges()
+                send(event)
+            } catch {
+                report(error, as: effect.refusal)
             }
         case let .filter(filter, wanted):
             do {

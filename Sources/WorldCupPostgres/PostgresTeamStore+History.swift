@@ -198,5 +198,5 @@ extension TeamChange: RecordedResult {
 }
 
 extension Team: RecordedResult {
-    init(_ recorded: TeamChange) { self = recorded.after ?? recorded.before ?? Team(teamName: "", qualifyingZone: "", imageName: "") }
+    init(_ recorded: TeamChange) { self = recorded.action == .delete ? recorded.before! : recorded.after ?? recorded.before! }
 }

@@ -130,15 +130,16 @@ public final class PostgresTeamStore: TeamStore {
         }
     }
 
-    public func delete(teamID: Int64) throws {
+    @discardableResult
+    public func delete(teamID: Int64) throws -> Team {
         try refuseIfReadOnly()
         let writeID = UUID()
-        _ = try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            try repeatWhileRaced(writeID, connection) { () -> TeamChange? in
+        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
+            try repeatWhileRaced(writeID, connection) { () -> Team? in
                 guard let team = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
                 let change = TeamChange(action: .delete, before: team, after: nil)
                 let write = PostgresRecordedWrite(change: change, writeID: writeID, author: author, guarded: .unchanged(team), apply: .delete)
-                return try self.write(write.write, connection).isEmpty ? nil : change
+                return try self.write(write.write, connection).isEmpty ? nil : team
             }
         }
     }

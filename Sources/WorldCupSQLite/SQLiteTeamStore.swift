@@ -176,15 +176,17 @@ public final class SQLiteTeamStore: TeamStore {
             """)
     }
 
-    /// Deletes a team.
-    public func delete(teamID: Int64) throws {
+    /// Deletes a team. Returns it as it was.
+    @discardableResult
+    public func delete(teamID: Int64) throws -> Team {
         try refuseIfReadOnly()
-        try DatabaseFile.readable {
+        return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 guard let team = try Team.fetchOne(db, key: teamID), try Team.deleteOne(db, key: teamID) else {
                     throw WorldCupError("That team no longer exists.")
                 }
                 try record(TeamChange(action: .delete, before: team, after: nil), db)
+                return team
             }
         }
     }

@@ -42,7 +42,7 @@ extension WorldCupCommand {
         func run() throws {
             try store.refuseChangesIfReadOnly()
             let undo = try store.open().undoLast()
-            print("Undid: " + undo.summary)
+            print("Undid: " + (undo.undoneChange ?? undo).summary)
         }
     }
 

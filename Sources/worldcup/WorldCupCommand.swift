@@ -13,8 +13,8 @@ struct WorldCupCommand: ParsableCommand {
         abstract: "The World Cup scoreboard: a live, sectioned table of teams in your terminal.",
         discussion: """
             Without a subcommand, worldcup opens the scoreboard. Its keys: ↑ ↓ move, Enter gives \
-            the team one more win, + adds a secret team, d deletes one, / filters by name, ? shows \
-            every key, q quits. --read-only (or WORLDCUP_READ_ONLY=1) only watches: every change \
+            the team one more win, + adds a secret team, d deletes one, e edits one, u undoes this \
+            board's last change (Ctrl-R redoes it), / filters by name, ? shows every key, q quits. --read-only (or WORLDCUP_READ_ONLY=1) only watches: every change \
             shows, none can be made. A new database is seeded with the sample's 32 teams, built into \
             the program; --seed imports another file instead. The database is \
             $XDG_DATA_HOME/worldcup/WorldCup.sqlite (or ~/.local/share/worldcup/WorldCup.sqlite) \

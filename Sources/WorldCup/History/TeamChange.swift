@@ -24,6 +24,12 @@ public struct TeamChange: Hashable, Sendable {
         self.undid = undid
     }
 
+    /// For an undo, the change it took back (its before and after swapped); nil otherwise.
+    /// "Undid: " says its `summary`.
+    public var undoneChange: TeamChange? {
+        undid.map { TeamChange(action: $0, before: after, after: before) }
+    }
+
     /// The team's id.
     public var teamID: Int64? { after?.id ?? before?.id }
 
