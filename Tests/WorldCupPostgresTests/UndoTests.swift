@@ -5,6 +5,7 @@ import TeamStoreContract
 import TestSupport
 import Testing
 import WorldCup
+import LiveResults
 import WorldCupPostgres
 
 /// Undo, edit and the history on PostgreSQL: the rules both stores keep (UndoContract), the
@@ -52,5 +53,74 @@ import WorldCupPostgres
         #expect(throws: refusal) { try watcher.edit(teamID: ghana.id!, name: "X", zone: nil, wins: nil) }
         #expect(throws: refusal) { try watcher.undoLast() }
         #expect(try watcher.history(limit: 5).isEmpty)
+    }
+
+    /// Runs `write` while another transaction holds `teamID`'s row, kills the write's backend
+    /// once it waits for the row (its outcome unknown to the store), then lets the row go;
+    /// returns what the write returned after its retry.
+    func cutMidStatement<T: Sendable>(_ database: FreshDatabase, teamID: Int64, _ write: @escaping @Sendable () throws -> T) async throws -> T {
+        let locker = try await TestServer.connect(database.configuration)
+        try await locker.query("BEGIN", logger: TestServer.logger)
+        try await locker.query("SELECT wins FROM team WHERE id = \(teamID) FOR UPDATE", logger: TestServer.logger)
+        let writing = Task.detached { try write() }
+        var killed: Int64 = 0
+        for _ in 0..<200 where killed == 0 {
+            try await Task.sleep(for: .milliseconds(25))
+            killed = try await locker.query("""
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+                """, logger: TestServer.logger).collect().first?.decode(Int64.self) ?? 0
+        }
+        #expect(killed == 1)
+        // The resend (same write id, new connection) waits for the row too; let it go.
+        try await Task.sleep(for: .milliseconds(300))
+        try await locker.query("COMMIT", logger: TestServer.logger)
+        try? await locker.close()
+        return try await writing.value
+    }
+
+    @Test func anEditAndAnUndoCutMidStatementAreResentAndHappenOnce() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), deadline: .seconds(60), author: "fan@laptop")
+        let ghana = try #require(try store.team(named: "Ghana"))
+        let edit = try await cutMidStatement(database, teamID: ghana.id!) {
+            try store.edit(teamID: ghana.id!, name: nil, zone: nil, wins: 5)
+        }
+        #expect(edit.after?.wins == 5)
+        #expect(try store.team(named: "Ghana")?.wins == 5)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'edit'") == 1)
+        let tapped = try store.tap(teamID: ghana.id!)
+        let undo = try await cutMidStatement(database, teamID: ghana.id!) {
+            try store.undo(TeamChange(action: .tap, before: ghana, after: tapped))
+        }
+        #expect(undo.undid == .tap)
+        #expect(try store.team(named: "Ghana")?.wins == 5, "one win off, not two")
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'undo'") == 1)
+    }
+
+    @Test func anUndoOnOneBoardReachesAnotherBoardsController() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let fan = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "fan@laptop")
+        let guest = try PostgresTeamStore(location: database.location, seed: nil, author: "guest@pc")
+        let controller = guest.makeController(fetchRequest: ResultsRequest(sortDescriptors: Team.boardOrder), sectionNameKeyPath: "qualifyingZone",
+                                              cacheName: nil, cacheDirectory: nil)
+        try controller.performFetch()
+        let ghana = try #require(try fan.team(named: "Ghana"))
+        // Two taps and one undo: the other board ends with one win more, not two.
+        try fan.tap(teamID: ghana.id!)
+        let tapped = try fan.tap(teamID: ghana.id!)
+        var before = tapped
+        before.wins -= 1
+        try fan.undo(TeamChange(action: .tap, before: before, after: tapped))
+        var seen: Int?
+        for _ in 0..<100 where seen != ghana.wins + 1 {
+            try await Task.sleep(for: .milliseconds(50))
+            try controller.processPendingChanges()
+            seen = try controller.fetchedObjects.first { $0.id == ghana.id }?.wins
+        }
+        #expect(seen == ghana.wins + 1)
+        #expect(try guest.history(limit: 1).first?.by == "fan@laptop")
     }
 }
