@@ -69,6 +69,12 @@ public protocol TeamStore: AnyObject, Sendable {
     /// The history's latest `limit` entries, newest first.
     func history(limit: Int) throws -> [HistoryEntry]
 
+    /// The history's entries after `id`, oldest first, at most `limit`.
+    func history(after id: Int64, limit: Int) throws -> [HistoryEntry]
+
+    /// The history entries this store wrote.
+    var ownEntries: OwnEntries { get }
+
     /// A results controller over the teams (not yet fetched): the scoreboard's live table.
     /// A section cache (`cacheName`) is kept where the store supports one, and ignored elsewhere.
     func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?,

@@ -36,6 +36,8 @@ public final class ScoreboardScreen {
     /// The team the cursor should be on once the filter, waiting for the names it reads,
     /// applies (`ResultsController.isFilterPending`); nil when nothing waits.
     private var wantedWhenFilterApplies: RecordID??
+    /// Who made the changes other programs committed.
+    private let othersChanges: OthersChangesReader
     /// Errors met while reading teams for drawing, which the board's data cannot throw.
     private let readFailures = ReadFailures()
     /// The database file turned out to be damaged: the program must end and say so (this
@@ -58,6 +60,7 @@ public final class ScoreboardScreen {
                 clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
                 onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
+        othersChanges = OthersChangesReader(store: scoreboard)
         theme = Theme(colors: colors, background: background)
         view = BoardView(theme: theme, flagStyle: flags)
         self.clock = clock
@@ -231,7 +234,7 @@ public final class ScoreboardScreen {
     public func processChangesFromElsewhere() {
         let shown = batchesShown
         processChanges()
-        if batchesShown != shown { send(.changedElsewhere) }
+        if batchesShown != shown { send(othersChanges.event()) }
     }
 
     // MARK: - Keys and time

@@ -58,6 +58,10 @@ struct PostgresRecordedWrite {
         }
     }
 
+    /// What a recorded write returns: the team (`PostgresSchema.teamColumns`), then the id
+    /// of its history entry, so the store knows its own entries (`ownEntries`).
+    static let returning = PostgresSchema.teamColumns + #", (SELECT "entryID" FROM recorded)"#
+
     /// The statement, for `PostgresReader.write`.
     var write: PostgresWrite {
         var text = Text()
@@ -114,8 +118,8 @@ struct PostgresRecordedWrite {
                 """
         }
         if case .delete = apply {
-            return PostgresWrite(table: "team", PostgresQuery(unsafeSQL: sql, binds: text.binds), returning: PostgresSchema.teamColumns, deletes: true)
+            return PostgresWrite(table: "team", PostgresQuery(unsafeSQL: sql, binds: text.binds), returning: Self.returning, deletes: true)
         }
-        return PostgresWrite(table: "team", PostgresQuery(unsafeSQL: sql, binds: text.binds), returning: PostgresSchema.teamColumns)
+        return PostgresWrite(table: "team", PostgresQuery(unsafeSQL: sql, binds: text.binds), returning: Self.returning)
     }
 }

@@ -62,6 +62,14 @@ extension PostgresTeamStore {
         }
     }
 
+    public func history(after id: Int64, limit: Int) throws -> [HistoryEntry] {
+        try run { connection in
+            try Self.query(connection, """
+                SELECT \(unescaped: Self.historyColumns) FROM history WHERE id > \(id) ORDER BY id LIMIT \(Int64(limit))
+                """).map(Self.entry)
+        }
+    }
+
     /// Takes `change` back by its plan (`TeamChange.undoPlan`, from the team as it is), as
     /// the write `writeID`, marking `entry` undone.
     private func undo(_ change: TeamChange, entry: Int64?, writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange {

@@ -32,6 +32,8 @@ public final class PostgresTeamStore: TeamStore {
     let writesSincePrune = Mutex<Int64>(0)
     /// Who this store's changes are recorded under, in the history.
     public let author: String
+    /// The history entries this store wrote, so a board names only others' changes.
+    public let ownEntries = OwnEntries()
     /// Whether the connections are encrypted, once asked of the server (`isEncrypted`).
     let encrypted = Mutex<Bool?>(nil)
     /// Why the board is read-only, as found when it opened (nil: it may be changed).
@@ -171,9 +173,9 @@ public final class PostgresTeamStore: TeamStore {
             recorded AS (
                 INSERT INTO history ("writeID", author, action, "teamID", "teamName", "oldName", "oldZone", "oldImage", "oldWins")
                 SELECT \(tapID), \(author), 'tap', "teamID", name, name, zone, image, "oldWins" FROM target
-                ON CONFLICT ("writeID") DO NOTHING RETURNING "teamID")
+                ON CONFLICT ("writeID") DO NOTHING RETURNING id AS "entryID", "teamID")
             UPDATE team SET wins = wins + 1 FROM recorded WHERE team.id = recorded."teamID"
-            """, returning: PostgresSchema.teamColumns), connection).map(Team.init(postgresRow:)).first
+            """, returning: PostgresRecordedWrite.returning), connection).map(Team.init(postgresRow:)).first
         if let tapped { return tapped }
         // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
         guard let team = try Self.team(id: teamID, connection), try Self.recorded(tapID, connection) != nil else {
@@ -184,8 +186,13 @@ public final class PostgresTeamStore: TeamStore {
 
     /// Runs `change` on `connection`, handing the rows it committed to the controllers this
     /// store made (their reader's feeds), and returns its rows.
+    /// A recorded write's history entry goes to `ownEntries`.
     func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
-        try controllerDatabase.write(change, on: connection)
+        let rows = try controllerDatabase.write(change, on: connection)
+        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[5].decode(Int64?.self) {
+            ownEntries.insert(entry)
+        }
+        return rows
     }
 
     /// Every zone on the board, in byte order: one seek of the board's index per zone (the

@@ -63,6 +63,14 @@ extension SQLiteTeamStore {
         }
     }
 
+    public func history(after id: Int64, limit: Int) throws -> [HistoryEntry] {
+        try DatabaseFile.readable {
+            try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM history WHERE id > ? ORDER BY id LIMIT ?", arguments: [id, limit]).map(Self.entry)
+            }
+        }
+    }
+
     /// Takes `change` back by its plan, records the undo and marks `entry` (the change's own,
     /// when the history still has it) undone by it.
     private func apply(undoing change: TeamChange, entry: Int64?, _ db: Database) throws -> TeamChange {
@@ -111,6 +119,7 @@ extension SQLiteTeamStore {
             new?.teamName, new?.qualifyingZone, new?.imageName, new?.wins, change.undid?.rawValue,
         ])
         let id = db.lastInsertedRowID
+        ownEntries.insert(id)
         if id % HistoryEntry.pruneInterval == 0 {
             try db.execute(sql: "DELETE FROM history WHERE id <= ? AND at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-1 hour')",
                            arguments: [id - Int64(HistoryEntry.retainedCount)])

@@ -17,6 +17,8 @@ public final class SQLiteTeamStore: TeamStore {
     public let readOnly: ReadOnlyBoard?
     /// Who this store's changes are recorded under, in the history.
     public let author: String
+    /// The history entries this store wrote, so a board names only others' changes.
+    public let ownEntries = OwnEntries()
 
     /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
     /// up to date, and imports the seed at `seedURL` if the database holds no team yet.

@@ -51,12 +51,14 @@ struct UndoEndToEndTests {
         try board.send("Enter")
         #expect(board.waitFor("Ghana: 1 win."))
         if let watcher {
-            #expect(waitUntil(seconds: 5) { BoardRows(watcher.screen).wins["Ghana"] == 1 }, "\(watcher.screen)")
+            #expect(watcher.waitFor("fan@laptop: Ghana +1 win."), "the other board names who tapped:\n\(watcher.screen)")
+            #expect(BoardRows(watcher.screen).wins["Ghana"] == 1)
         }
         try board.send("u")
         #expect(board.waitFor("Undid: Ghana +1 win."), "\(board.screen)")
         #expect(try place.ghana()?.wins == 0)
         if let watcher {
+            #expect(watcher.waitFor("fan@laptop: Ghana −1 win (undo)."), "the other board names the undo:\n\(watcher.screen)")
             #expect(waitUntil(seconds: 5) { BoardRows(watcher.screen).wins["Ghana"] == 0 }, "the other board shows the undo:\n\(watcher.screen)")
         }
         try board.send("u")

@@ -16,6 +16,8 @@ enum BoardEvent {
     case reset(selection: RecordID?)
     /// Batches that came from another program were shown.
     case changedElsewhere
+    /// Batches that came from other programs were shown: these changes, by their authors.
+    case changedBy([HistoryEntry])
     /// A tap was saved: the team as it is now.
     case tapped(Team)
     /// A team was added (the dialog's values were accepted).

@@ -25,6 +25,8 @@ extension BoardModel {
         case .changedElsewhere:
             guard !isAskingToDelete, status?.isError != true else { break }
             say("Updated by another program.", for: Self.changedElsewhereSeconds, now: now)
+        case .changedBy(let entries):
+            showOthersChanges(entries, now: now)
         case .tapped(let team):
             ownChanges.record(Self.tap(of: team))
             say("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", now: now)
