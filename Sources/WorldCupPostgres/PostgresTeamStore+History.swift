@@ -189,7 +189,7 @@ extension PostgresTeamStore {
         _ = attempt { connection in
             try Self.query(connection, """
                 DELETE FROM history WHERE id <= (SELECT max(id) FROM history) - \(Int64(HistoryEntry.retainedCount))
-                AND at < now() - interval '1 hour'
+                AND id < coalesce((SELECT id FROM history WHERE at >= now() - interval '1 hour' ORDER BY id LIMIT 1), 9223372036854775807)
                 """)
         }
     }

@@ -121,8 +121,12 @@ extension SQLiteTeamStore {
         let id = db.lastInsertedRowID
         ownEntries.insert(id)
         if id % HistoryEntry.pruneInterval == 0 {
-            try db.execute(sql: "DELETE FROM history WHERE id <= ? AND at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-1 hour')",
-                           arguments: [id - Int64(HistoryEntry.retainedCount)])
+            // Below the first entry of the last hour (found by reading up from the oldest, so
+            // the work is about the entries deleted), and beyond the newest retainedCount.
+            try db.execute(sql: """
+                DELETE FROM history WHERE id <= ? AND id < coalesce(
+                    (SELECT id FROM history WHERE at >= strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-1 hour') ORDER BY id LIMIT 1), ?)
+                """, arguments: [id - Int64(HistoryEntry.retainedCount), id])
         }
         return id
     }

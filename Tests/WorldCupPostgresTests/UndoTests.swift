@@ -99,4 +99,25 @@ import WorldCupPostgres
         #expect(seen == ghana.wins + 1)
         #expect(try guest.history(limit: 1).first?.by == "fan@laptop")
     }
+
+    @Test func theHistoryKeepsTheNewestEntriesAndTheLastHours() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // Old entries, two days ago, as many as the bound and more; then a few of this hour.
+        try await database.execute("""
+            INSERT INTO history ("writeID", at, author, action, "teamID", "teamName")
+            SELECT gen_random_uuid(), now() - interval '2 days', 'old', 'tap', 1, 'Brazil' FROM generate_series(1, \(HistoryEntry.retainedCount + 150))
+            """)
+        try await database.execute("""
+            INSERT INTO history ("writeID", author, action, "teamID", "teamName")
+            SELECT gen_random_uuid(), 'recent', 'tap', 1, 'Brazil' FROM generate_series(1, 20)
+            """)
+        // A store prunes at its first write.
+        let store = try PostgresTeamStore(location: database.location, seed: nil, author: "fan@laptop")
+        try store.tap(named: "Brazil")
+        #expect(try await database.integer("SELECT count(*) FROM history") == Int64(HistoryEntry.retainedCount + 1))
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE author <> 'old'") == 21, "this hour's entries all stay")
+        #expect(try store.history(limit: 1).first?.by == "fan@laptop")
+    }
 }
