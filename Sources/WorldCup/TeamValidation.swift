@@ -78,9 +78,10 @@ extension TeamValidation {
 
 extension TeamValidation {
     /// `team` with what an edit typed: a new name, zone or number of wins (nil keeps the
-    /// team's), checked and trimmed as an add's are; wins from 0 to `Seed.maximumWins`.
-    /// Throws the first rule broken, or when nothing would change.
-    public static func edited(_ team: Team, name: String?, zone: String?, wins: Int?) throws -> Team {
+    /// team's), checked and trimmed as an add's are; wins from 0 to `Seed.maximumWins`. A
+    /// zone spelt in another case or normalisation than one of `zones` (the board's) takes
+    /// its spelling. Throws the first rule broken, or when nothing would change.
+    public static func edited(_ team: Team, name: String?, zone: String?, wins: Int?, zones: [String] = []) throws -> Team {
         var edited = team
         if let name {
             try checkName(name)
@@ -88,7 +89,7 @@ extension TeamValidation {
         }
         if let zone {
             try checkZone(zone)
-            edited.qualifyingZone = trimmed(zone)
+            edited.qualifyingZone = Team.existingSpelling(ofZone: zone, among: zones) ?? trimmed(zone)
         }
         if let wins {
             guard (0...Seed.maximumWins).contains(wins) else {

@@ -14,10 +14,7 @@ extension PostgresTeamStore {
         return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
             try repeatWhileRaced(writeID, connection) {
                 guard let current = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
-                var edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins)
-                if zone != nil {
-                    edited.qualifyingZone = try Team.existingSpelling(ofZone: edited.qualifyingZone, among: Self.zones(connection)) ?? edited.qualifyingZone
-                }
+                let edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zones(connection))
                 try Self.checkNameFree(edited, connection)
                 let change = TeamChange(action: .edit, before: current, after: edited)
                 let write = PostgresRecordedWrite(change: change, writeID: writeID, author: author, guarded: .unchanged(current), apply: .update(edited))

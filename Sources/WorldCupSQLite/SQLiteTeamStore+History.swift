@@ -12,10 +12,7 @@ extension SQLiteTeamStore {
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 guard let current = try Team.fetchOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }
-                var edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins)
-                if zone != nil {
-                    edited.qualifyingZone = try Team.existingSpelling(ofZone: edited.qualifyingZone, among: Self.zones(db)) ?? edited.qualifyingZone
-                }
+                let edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zones(db))
                 try Self.checkNameFree(edited, db)
                 try edited.update(db)
                 let change = TeamChange(action: .edit, before: current, after: edited)

@@ -122,6 +122,9 @@ public enum UndoContract {
         try fan.edit(teamID: ghana.id!, name: "égypte", zone: nil, wins: nil)
         #expect(try team(fan, "Égypte").teamName == "égypte")
         #expect(refusal { try fan.edit(teamID: 999_999, name: "X", zone: nil, wins: nil) } == "That team no longer exists.")
+        // A zone typed in another case joins the board's spelling; typed as the team has it, nothing changes.
+        #expect(try fan.edit(teamID: ghana.id!, name: nil, zone: " EUROPE ", wins: nil).after?.qualifyingZone == "Europe")
+        #expect(refusal { try fan.edit(teamID: ghana.id!, name: nil, zone: "europe", wins: nil) } == "égypte already has that name, zone and wins, so nothing was changed.")
     }
 
     /// The history: every change with its author, newest first, undone changes marked.
