@@ -53,6 +53,12 @@ let package = Package(
             // seed.json, the one copy, is built into the module: the program needs no file.
             plugins: ["EmbedSeed"]
         ),
+        // The scoreboard in a SQLite file, the embedded default: SQLiteTeamStore, its schema, and
+        // the checks of a file before it is opened (header, side files, backups).
+        .target(
+            name: "WorldCupSQLite",
+            dependencies: ["WorldCup", "LiveResults", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .plugin(name: "EmbedSeed", capability: .buildTool(), dependencies: ["embed-seed"]),
         .executableTarget(name: "embed-seed", path: "Plugins/EmbedSeedTool"),
         // The scoreboard on a PostgreSQL server shared by many machines: PostgresTeamStore, the
@@ -77,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "worldcup",
             dependencies: [
-                "LiveResults", "WorldCup", "WorldCupApp", "WorldCupPostgres",
+                "LiveResults", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -102,7 +108,7 @@ let package = Package(
         .target(
             name: "WorldCupBench",
             dependencies: [
-                "LiveResults", "LiveResultsPostgres", "SeededRandom", "SpawnActions", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres",
+                "LiveResults", "LiveResultsPostgres", "SeededRandom", "SpawnActions", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -110,7 +116,7 @@ let package = Package(
         ),
         .executableTarget(name: "worldcup-bench", dependencies: ["WorldCupBench"]),
         // worldcup-bench: the fan-out test runs it as its viewer processes, on the PostgreSQL test server.
-        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres", "WorldCupPostgres", "worldcup-bench", "PostgresSupport", "TestSupport"]),
+        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres", "WorldCupPostgres", "WorldCupSQLite", "worldcup-bench", "PostgresSupport", "TestSupport"]),
         // The controller's tests, on SQLite and (the same checks) on a PostgreSQL test server.
         .testTarget(
             name: "LiveResultsTests",
@@ -119,9 +125,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "WorldCupTests", dependencies: ["WorldCup", "LiveResults", "TestSupport"]),
+        .testTarget(name: "WorldCupSQLiteTests", dependencies: ["WorldCupSQLite", "WorldCup", "LiveResults", "TestSupport", "TeamStoreContract"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
-        .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "TerminalUI", "TestSupport"]),
+        .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "WorldCupSQLite", "TerminalUI", "TestSupport"]),
+        // The undo, edit and history rules, checked the same way on both stores.
+        .target(name: "TeamStoreContract", dependencies: ["WorldCup"], path: "Tests/TeamStoreContract"),
         // What the tests share: temporary folders, the repository's files, the seeded generator,
         // grid assertions, running the built executables.
         .target(name: "TestSupport", dependencies: ["TerminalUI", "SeededRandom"], path: "Tests/TestSupport"),
@@ -143,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "WorldCupPostgresTests",
             dependencies: [
-                "WorldCupPostgres", "WorldCup", "LiveResultsPostgres", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "worldcup", "tap-loop",
+                "WorldCupPostgres", "WorldCup", "WorldCupSQLite", "LiveResultsPostgres", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "TeamStoreContract", "worldcup", "tap-loop",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
@@ -151,12 +159,12 @@ let package = Package(
         // ThrowawayPostgres and tcp-relay: boards sharing a server, its restarts and network cuts.
         .testTarget(name: "EndToEndTests", dependencies: ["worldcup", "tcp-relay", "SpawnActions", "TestSupport", "ThrowawayPostgres", "PostgresSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // kill -9, concurrent writers and bad input, through the built binaries.
-        .executableTarget(name: "tap-loop", dependencies: ["WorldCup", "WorldCupPostgres"], path: "Tests/Helpers/TapLoop"),
+        .executableTarget(name: "tap-loop", dependencies: ["WorldCup", "WorldCupPostgres", "WorldCupSQLite"], path: "Tests/Helpers/TapLoop"),
         // A TCP relay the shared-board tests freeze (SIGSTOP) and kill, to cut the network.
         .executableTarget(name: "tcp-relay", path: "Tests/Helpers/TCPRelay"),
         .testTarget(
             name: "DurabilityTests",
-            dependencies: ["worldcup", "tap-loop", "WorldCup", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["worldcup", "tap-loop", "WorldCup", "WorldCupSQLite", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ]
 )

@@ -54,23 +54,6 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
         wins = try row.decode(forColumn: "wins")
     }
 
-    /// The columns `init?(currentRowOf:)` reads, in its order.
-    static let columnsInOrder = "id, teamName, qualifyingZone, imageName, wins"
-
-    /// The team in the row a statement stands on, whose columns are `columnsInOrder`, read
-    /// with SQLite's C API where the statement stands. (A GRDB `Row` would first map every
-    /// column's lowercased name: 5 % of a tap's instructions.) Nil when a value has the
-    /// wrong type.
-    init?(currentRowOf statement: Statement) {
-        let raw = statement.sqliteStatement
-        func value(_ index: CInt) -> DatabaseValue { DatabaseValue(sqliteStatement: raw, index: index) }
-        guard let id = Int64.fromDatabaseValue(value(0)), let teamName = String.fromDatabaseValue(value(1)),
-              let qualifyingZone = String.fromDatabaseValue(value(2)), let imageName = String.fromDatabaseValue(value(3)),
-              let wins = Int.fromDatabaseValue(value(4))
-        else { return nil }
-        self.init(id: id, teamName: teamName, qualifyingZone: qualifyingZone, imageName: imageName, wins: wins)
-    }
-
     public func encode(to container: inout PersistenceContainer) throws {
         container["id"] = id
         container["teamName"] = teamName

@@ -42,8 +42,38 @@ public protocol TeamStore: AnyObject, Sendable {
     @discardableResult
     func add(name: String, zone: String) throws -> Team
 
-    /// Deletes a team.
-    func delete(teamID: Int64) throws
+    /// Deletes a team. Returns it as it was.
+    @discardableResult
+    func delete(teamID: Int64) throws -> Team
+
+    /// Who this store's changes are recorded under, in its history (`Author.chosen`).
+    var author: String { get }
+
+    /// Changes a team's name, zone or wins (nil keeps it), by the rules of an add
+    /// (`TeamValidation.edited`; a name unique ignoring case and normalisation, a zone taking
+    /// the board's spelling). Returns the change, the team before and after.
+    @discardableResult
+    func edit(teamID: Int64, name: String?, zone: String?, wins: Int?) throws -> TeamChange
+
+    /// Takes `change` back, by the rules of `TeamChange.undoPlan` (never over somebody
+    /// else's later change), recording the undo in the history and marking the change undone
+    /// there. Returns the undo.
+    @discardableResult
+    func undo(_ change: TeamChange) throws -> TeamChange
+
+    /// Takes back the latest change by this store's author that is not undone yet (the
+    /// history's); throws one sentence when there is none. Returns the undo.
+    @discardableResult
+    func undoLast() throws -> TeamChange
+
+    /// The history's latest `limit` entries, newest first.
+    func history(limit: Int) throws -> [HistoryEntry]
+
+    /// The history's entries after `id`, oldest first, at most `limit`.
+    func history(after id: Int64, limit: Int) throws -> [HistoryEntry]
+
+    /// The history entries this store wrote.
+    var ownEntries: OwnEntries { get }
 
     /// A results controller over the teams (not yet fetched): the scoreboard's live table.
     /// A section cache (`cacheName`) is kept where the store supports one, and ignored elsewhere.
@@ -83,9 +113,16 @@ extension TeamStore {
     @discardableResult
     public func delete(named name: String) throws -> Team {
         try refuseIfReadOnly()
-        guard let team = try team(named: name), let id = team.id else { throw noTeam(named: name) }
-        try delete(teamID: id)
-        return team
+        guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
+        return try delete(teamID: id)
+    }
+
+    /// Edits the team with this name (case ignored). Returns the change.
+    @discardableResult
+    public func edit(named name: String, newName: String?, zone: String?, wins: Int?) throws -> TeamChange {
+        try refuseIfReadOnly()
+        guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
+        return try edit(teamID: id, name: newName, zone: zone, wins: wins)
     }
 
     /// The error for a name that matches no team; the name is quoted safely.

@@ -59,3 +59,47 @@ public enum TeamValidation {
         (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 }
+
+extension TeamValidation {
+    /// The secret team an add makes of what a person typed: name and zone checked
+    /// (`checkName`, `checkZone`) and trimmed, no wins. Throws the first rule broken.
+    public static func newTeam(name: String, zone: String) throws -> Team {
+        try checkName(name)
+        try checkZone(zone)
+        return Team(teamName: trimmed(name), qualifyingZone: trimmed(zone), imageName: Team.secretImageName)
+    }
+
+    /// The sentence for a name that another team has, ignoring case and normalisation;
+    /// `existing` is that team's name as stored.
+    public static func nameTaken(by existing: String) -> WorldCupError {
+        WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
+    }
+}
+
+extension TeamValidation {
+    /// `team` with what an edit typed: a new name, zone or number of wins (nil keeps the
+    /// team's), checked and trimmed as an add's are; wins from 0 to `Seed.maximumWins`. A
+    /// zone spelt in another case or normalisation than one of `zones` (the board's) takes
+    /// its spelling. Throws the first rule broken, or when nothing would change.
+    public static func edited(_ team: Team, name: String?, zone: String?, wins: Int?, zones: [String] = []) throws -> Team {
+        var edited = team
+        if let name {
+            try checkName(name)
+            edited.teamName = trimmed(name)
+        }
+        if let zone {
+            try checkZone(zone)
+            edited.qualifyingZone = Team.existingSpelling(ofZone: zone, among: zones) ?? trimmed(zone)
+        }
+        if let wins {
+            guard (0...Seed.maximumWins).contains(wins) else {
+                throw WorldCupError("The wins must be a whole number from 0 to \(Seed.maximumWins).")
+            }
+            edited.wins = wins
+        }
+        guard edited != team else {
+            throw WorldCupError("\(WorldCupError.quotable(team.teamName)) already has that name, zone and wins, so nothing was changed.")
+        }
+        return edited
+    }
+}

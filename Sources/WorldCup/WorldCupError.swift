@@ -13,7 +13,7 @@ public struct WorldCupError: Error, Equatable, CustomStringConvertible, Sendable
     }
 
     /// The error for a damaged database file.
-    static func damage(_ description: String) -> WorldCupError {
+    package static func damage(_ description: String) -> WorldCupError {
         var error = WorldCupError(description)
         error.isDamage = true
         return error
@@ -39,8 +39,15 @@ public struct WorldCupError: Error, Equatable, CustomStringConvertible, Sendable
         return String(shown)
     }
 
+    /// A path (or any word) as a POSIX shell reads it back, for a command quoted in a
+    /// sentence: as it is when it holds only safe characters, else in single quotes.
+    public static func shellQuoted(_ path: String) -> String {
+        let safe = path.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/._-+,=@%".unicodeScalars.contains($0)) }
+        return safe && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// A system error number (`errno`) as the end of a sentence, such as "permission denied".
-    static func phrase(errno code: Int32) -> String {
+    package static func phrase(errno code: Int32) -> String {
         switch code {
         case ENOENT: "it does not exist"
         case EACCES, EPERM: "permission denied"

@@ -40,6 +40,8 @@ public final class ScoreboardScreen {
     /// The team the cursor should be on once the filter, waiting for the names it reads,
     /// applies (`ResultsController.isFilterPending`); nil when nothing waits.
     private var wantedWhenFilterApplies: RecordID??
+    /// Who made the changes other programs committed.
+    private let othersChanges: OthersChangesReader
     /// Errors met while reading teams for drawing, which the board's data cannot throw.
     private let readFailures = ReadFailures()
     /// The database file turned out to be damaged: the program must end and say so (this
@@ -62,6 +64,7 @@ public final class ScoreboardScreen {
                 clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
                 onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
+        othersChanges = OthersChangesReader(store: scoreboard)
         theme = Theme(colors: colors, background: background)
         view = BoardView(theme: theme, flagStyle: flags)
         self.clock = clock
@@ -161,10 +164,15 @@ public final class ScoreboardScreen {
             } catch {
                 report(error, as: BoardEvent.addRefused)
             }
-        case let .delete(id, name):
-            outcome {
-                try scoreboard.delete(teamID: id)
-                return .deleted(name: name)
+        case let .delete(id, _):
+            outcome { .deleted(try scoreboard.delete(teamID: id)) }
+        case .edit, .undo, .redo:
+            do {
+                let event = try ownWrite(effect)
+                processChanges()
+                send(event)
+            } catch {
+                report(error, as: effect.refusal)
             }
         case let .filter(filter, wanted):
             do {
@@ -222,13 +230,13 @@ public final class ScoreboardScreen {
     }
 
     /// Shows one change of the result, as the binding hands it over. Here, and only here, the
-    /// screen knows whose commits a batch holds: another program's are said on the status
+    /// screen knows whose commits a batch holds: another program's are named on the status
     /// line briefly (unless it holds a question or an error).
     private func show(_ change: ResultsTableBinding<Team>.Change) {
         switch change {
         case let .batch(update, origin):
             send(.batch(update))
-            if origin == .elsewhere { send(.changedElsewhere) }
+            if origin == .elsewhere { send(othersChanges.event()) }
         case .reset:
             send(.reset(selection: selectionBeforeChanges))
         }

@@ -13,7 +13,7 @@ extension PostgresLocation {
     /// The `createdb` command that makes the database `name` on this server, as this user.
     public func createdbCommand(_ name: String) -> String {
         let host = url.socketDirectory ?? url.host
-        return "createdb -h \(DatabaseFile.shellQuoted(host)) -p \(url.port) -U \(DatabaseFile.shellQuoted(url.user)) \(DatabaseFile.shellQuoted(name))"
+        return "createdb -h \(WorldCupError.shellQuoted(host)) -p \(url.port) -U \(WorldCupError.shellQuoted(url.user)) \(WorldCupError.shellQuoted(name))"
     }
 
     /// The sentence that refuses to make a board in one of the server's own databases.

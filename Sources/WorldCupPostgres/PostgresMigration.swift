@@ -50,8 +50,8 @@ struct PostgresMigration {
     }
 
     /// What this session may do, asked of the server (never by trying a write): nil when it
-    /// may make every change a board makes (a tap writes `team`, `tap` and the change log;
-    /// an add and a delete write `team`), or, before there is a scoreboard, create its
+    /// may make every change a board makes (every change writes `team`, the history and the
+    /// change log; a history not made yet, the user must be able to make), or, before there is a scoreboard, create its
     /// tables; otherwise why the board is read-only.
     func access() throws -> ReadOnlyBoard? {
         let (readOnlySession, user, mayWrite) = try query("""
@@ -59,8 +59,9 @@ struct PostgresMigration {
                 CASE WHEN to_regclass('team') IS NULL THEN has_schema_privilege(current_schema(), 'CREATE')
                 ELSE has_table_privilege('team', 'INSERT') AND has_table_privilege('team', 'UPDATE')
                     AND has_table_privilege('team', 'DELETE')
-                    AND coalesce(has_table_privilege(to_regclass('tap'), 'INSERT'), false)
-                    AND coalesce(has_table_privilege(to_regclass('tap'), 'SELECT'), false)
+                    AND coalesce(has_table_privilege(to_regclass('history'), 'INSERT'), has_schema_privilege(current_schema(), 'CREATE'))
+                    AND coalesce(has_table_privilege(to_regclass('history'), 'SELECT'), has_schema_privilege(current_schema(), 'CREATE'))
+                    AND coalesce(has_table_privilege(to_regclass('history'), 'UPDATE'), has_schema_privilege(current_schema(), 'CREATE'))
                     AND coalesce(has_table_privilege(to_regclass('\(unescaped: PostgresChangeLog.tableName)'), 'INSERT'), false)
                 END
             """).first?.decode((Bool, String, Bool?).self) ?? (false, location.url.user, true)

@@ -2,13 +2,13 @@ import WorldCup
 
 /// The scoreboard's schema on PostgreSQL: the SQLite schema's tables and columns (quoted
 /// camelCase, so GRDB's `Team` reads the same names), the board's index in the controller's
-/// order, the record of taps that makes a retried tap count once, and the version it is at.
+/// order, the history (whose write ids make a resent write happen once), and the version it is at.
 ///
 /// The product (`PostgresTeamStore`) and the benchmark (`worldcup-bench --store postgres`)
 /// build the same table and index from these statements.
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
-    public static let version = 3
+    public static let version = 4
     /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
     /// (13) and `CREATE OR REPLACE TRIGGER` (14).
     public static let oldestServer = 140_000
@@ -99,6 +99,26 @@ public enum PostgresSchema {
             .fillNameSortKeys,
             .sql(#"ALTER TABLE team ALTER COLUMN "nameSortKey" DROP DEFAULT"#),
             .sql(createBoardIndex),
+        ],
+        // Who changed what: the history, one entry per change, written by the change's own
+        // statement with the write's id (unique), which makes a resent write happen once. The
+        // tap table, which did that for taps alone, stays for boards of version 3 still open.
+        4: [
+            .sql("""
+                CREATE TABLE IF NOT EXISTS history (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    "writeID" uuid NOT NULL UNIQUE,
+                    at timestamptz NOT NULL DEFAULT now(),
+                    author text NOT NULL,
+                    action text NOT NULL CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo')),
+                    "teamID" bigint NOT NULL,
+                    "teamName" text NOT NULL,
+                    "oldName" text, "oldZone" text, "oldImage" text, "oldWins" int4,
+                    "newName" text, "newZone" text, "newImage" text, "newWins" int4,
+                    undid text,
+                    "undoneBy" bigint)
+                """),
+            .sql(#"CREATE INDEX IF NOT EXISTS history_by_author ON history (author, id)"#),
         ],
     ]
 

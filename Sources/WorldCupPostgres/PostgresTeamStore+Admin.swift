@@ -19,7 +19,7 @@ extension PostgresTeamStore {
     }
 
     /// The tables and the trigger a sound scoreboard has.
-    static let expectedTables = ["team", "seedImport", "tap", "liveresults_change"]
+    static let expectedTables = ["team", "seedImport", "tap", "history", "liveresults_change"]
 
     /// Checks the database at `location` without creating or changing anything: the server's
     /// version, then that it is empty or a worldcup scoreboard this program knows (its schema

@@ -11,11 +11,12 @@ import WorldCup
 /// opens it (refusing a server too old, a database that is not ours or a newer schema),
 /// brings its schema up to date and seeds it once, and changes teams.
 ///
-/// Every change is one short statement or transaction. Taps, adds and deletes go through the
-/// controllers' reader (`PostgresReader.write`), so this process's boards show them from the
-/// statement's own answer, without waiting for the change log's notification. A tap records its own id (a UUID) in
-/// the `tap` table in the same statement as its win, so a tap whose connection died on the way
-/// is sent again with the same id and counts exactly once. Connecting and every statement
+/// Every change is one statement, with its history entry. Taps, adds, deletes, edits and
+/// undos go through the controllers' reader (`PostgresReader.write`), so this process's
+/// boards show them from the statement's own answer, without waiting for the change log's
+/// notification. Every write records its own id (a UUID) in its history entry in the same
+/// statement, so a write whose connection died on the way is sent again with the same id and
+/// happens exactly once. Connecting and every statement
 /// have a deadline (`deadline`): a server that stops answering is reported in one sentence
 /// instead of hanging the program.
 public final class PostgresTeamStore: TeamStore {
@@ -27,8 +28,12 @@ public final class PostgresTeamStore: TeamStore {
     let database: PostgresReader
     /// The connection of the controllers' reads (one at a time: the app's loop makes them).
     private let controllerDatabase: PostgresReader
-    /// Whether this store has pruned old tap ids yet (once, before its first tap).
-    private let prunedTaps = Mutex(false)
+    /// Writes since the history was last pruned (`pruneHistoryNowAndThen`).
+    let writesSincePrune = Mutex<Int64>(0)
+    /// Who this store's changes are recorded under, in the history.
+    public let author: String
+    /// The history entries this store wrote, so a board names only others' changes.
+    public let ownEntries = OwnEntries()
     /// Whether the connections are encrypted, once asked of the server (`isEncrypted`).
     let encrypted = Mutex<Bool?>(nil)
     /// Why the board is read-only, as found when it opened (nil: it may be changed).
@@ -36,8 +41,6 @@ public final class PostgresTeamStore: TeamStore {
 
     /// How long connecting or one statement may take by default.
     public static let defaultDeadline = Duration.seconds(5)
-    /// How long a tap's id is kept: far longer than any retry of it lasts.
-    static let tapRetention = "1 day"
     static let logger = Logger(label: "worldcup")
 
     /// Opens the database at `location`, brings its schema up to date and imports `seed`
@@ -50,8 +53,9 @@ public final class PostgresTeamStore: TeamStore {
     /// `readOnly`: the board only watches (`--read-only`): nothing is written, and a database
     /// that is not set up yet is refused. Otherwise the store finds out what the user may do
     /// (`readOnly` then says why it may not change the board, if it may not).
-    public convenience init(location: PostgresLocation, seed: [SeedTeam]?, deadline: Duration = defaultDeadline, readOnly: Bool = false) throws {
-        try self.init(location: location, deadline: deadline)
+    public convenience init(location: PostgresLocation, seed: [SeedTeam]?, deadline: Duration = defaultDeadline, readOnly: Bool = false,
+                            author: String = Author.machineDefault()) throws {
+        try self.init(location: location, deadline: deadline, author: author)
         let found = try run { connection in
             try PostgresMigration(location: location, connection: connection).prepare(seed: seed, readOnlyAsked: readOnly)
         }
@@ -61,8 +65,9 @@ public final class PostgresTeamStore: TeamStore {
     /// A store on `location` that has not connected yet (nothing checked: `check` and the
     /// public initialiser do that). Connecting may take `location`'s `connect_timeout` when it
     /// has one. Throws one sentence when its TLS files cannot be used.
-    init(location: PostgresLocation, deadline: Duration) throws {
+    init(location: PostgresLocation, deadline: Duration, author: String = Author.machineDefault()) throws {
         place = location
+        self.author = author
         self.deadline = deadline
         let (seconds, attoseconds) = deadline.components
         let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
@@ -112,29 +117,31 @@ public final class PostgresTeamStore: TeamStore {
     @discardableResult
     public func add(name: String, zone: String) throws -> Team {
         try refuseIfReadOnly()
-        try TeamValidation.checkName(name)
-        try TeamValidation.checkZone(zone)
-        var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
-        let key = Team.nameKey(team.teamName)
-        return try change { connection in
-            // A zone spelt in another case or normalisation than one on the board takes its spelling.
-            team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(connection)) ?? team.qualifyingZone
-            let inserted = try write(PostgresWrite(table: "team", """
-                INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey", "nameSortKey")
-                VALUES (\(team.teamName), \(team.qualifyingZone), \(team.imageName), 0, \(key), \(Team.nameSortKey(team.teamName)))
-                ON CONFLICT ("nameKey") DO NOTHING
-                """, returning: PostgresSchema.teamColumns), connection).map(Team.init(postgresRow:)).first
-            if let inserted { return inserted }
-            let existing = try Self.team(nameKey: key, connection)?.teamName ?? team.teamName
-            throw WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
+        let typed = try TeamValidation.newTeam(name: name, zone: zone)
+        let writeID = UUID()
+        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
+            try repeatWhileRaced(writeID, connection) {
+                var team = typed
+                // A zone spelt in another case or normalisation than one on the board takes its spelling.
+                team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(connection)) ?? team.qualifyingZone
+                try Self.checkNameFree(team, connection)
+                let write = PostgresRecordedWrite(change: TeamChange(action: .add, before: nil, after: team), writeID: writeID, author: author,
+                                                  guarded: .newName(team.teamName), apply: .insert(team))
+                return try self.write(write.write, connection).map(Team.init(postgresRow:)).first
+            }
         }
     }
 
-    public func delete(teamID: Int64) throws {
+    @discardableResult
+    public func delete(teamID: Int64) throws -> Team {
         try refuseIfReadOnly()
-        try change { connection in
-            guard try !write(PostgresWrite(table: "team", "DELETE FROM team WHERE id = \(teamID)", returning: "id", deletes: true), connection).isEmpty else {
-                throw WorldCupError("That team no longer exists.")
+        let writeID = UUID()
+        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
+            try repeatWhileRaced(writeID, connection) { () -> Team? in
+                guard let team = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
+                let change = TeamChange(action: .delete, before: team, after: nil)
+                let write = PostgresRecordedWrite(change: change, writeID: writeID, author: author, guarded: .unchanged(team), apply: .delete)
+                return try self.write(write.write, connection).isEmpty ? nil : team
             }
         }
     }
@@ -151,37 +158,27 @@ public final class PostgresTeamStore: TeamStore {
     @discardableResult
     public func tap(teamID: Int64, tapID: UUID) throws -> Team {
         try refuseIfReadOnly()
-        pruneTapsOnce()
-        let start = ContinuousClock.now
-        var outcomeUnknown = false
-        while true {
-            let failure: Failure
-            switch attempt({ connection in try tap(teamID: teamID, tapID: tapID, connection) }) {
-            case .success(let team): return team
-            case .failure(let failed): failure = failed
-            }
-            let retrying = failure.lost || (outcomeUnknown && !failure.began)
-            outcomeUnknown = outcomeUnknown || (failure.lost && failure.began)
-            guard retrying, ContinuousClock.now - start < deadline else {
-                throw outcomeUnknown ? failure.sentence.appending("so the tap may or may not have counted") : failure.sentence
-            }
-            if !failure.began { Thread.sleep(forTimeInterval: 0.2) }
+        return try exactlyOnce(orElse: "so the tap may or may not have counted") { connection in
+            try tap(teamID: teamID, tapID: tapID, connection)
         }
     }
 
-    /// The tap's one statement: records `tapID` and adds the win, or neither when the id was
-    /// recorded before; then the team as it is.
+    /// The tap's one statement: records `tapID` in the history with the team as it was, and
+    /// adds the win, or neither when the id was recorded before; then the team as it is.
     private func tap(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> Team {
         let tapped = try write(PostgresWrite(table: "team", """
-            WITH recorded AS (
-                INSERT INTO tap (id, "teamID") VALUES (\(tapID), \(teamID)) ON CONFLICT (id) DO NOTHING RETURNING "teamID")
+            WITH target AS (
+                SELECT id AS "teamID", "teamName" AS name, "qualifyingZone" AS zone, "imageName" AS image, wins AS "oldWins"
+                FROM team WHERE id = \(teamID) FOR UPDATE),
+            recorded AS (
+                INSERT INTO history ("writeID", author, action, "teamID", "teamName", "oldName", "oldZone", "oldImage", "oldWins")
+                SELECT \(tapID), \(author), 'tap', "teamID", name, name, zone, image, "oldWins" FROM target
+                ON CONFLICT ("writeID") DO NOTHING RETURNING id AS "entryID", "teamID")
             UPDATE team SET wins = wins + 1 FROM recorded WHERE team.id = recorded."teamID"
-            """, returning: PostgresSchema.teamColumns), connection).map(Team.init(postgresRow:)).first
+            """, returning: PostgresRecordedWrite.returning), connection).map(Team.init(postgresRow:)).first
         if let tapped { return tapped }
         // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
-        guard let team = try Self.query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE id = \(teamID)")
-            .map(Team.init(postgresRow:)).first,
-              try !Self.query(connection, "SELECT 1 FROM tap WHERE id = \(tapID)").isEmpty else {
+        guard let team = try Self.team(id: teamID, connection), try Self.recorded(tapID, connection) != nil else {
             throw WorldCupError("That team no longer exists.")
         }
         return team
@@ -189,22 +186,18 @@ public final class PostgresTeamStore: TeamStore {
 
     /// Runs `change` on `connection`, handing the rows it committed to the controllers this
     /// store made (their reader's feeds), and returns its rows.
-    private func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
-        try controllerDatabase.write(change, on: connection)
-    }
-
-    /// Deletes tap ids older than `tapRetention`, once per store (an index range scan on the
-    /// tap's time). A failure is left for the tap itself to report.
-    private func pruneTapsOnce() {
-        guard prunedTaps.withLock({ pruned in defer { pruned = true }; return !pruned }) else { return }
-        _ = attempt { connection in
-            try Self.query(connection, PostgresQuery(unsafeSQL: "DELETE FROM tap WHERE \"tappedAt\" < now() - interval '\(Self.tapRetention)'"))
+    /// A recorded write's history entry goes to `ownEntries`.
+    func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
+        let rows = try controllerDatabase.write(change, on: connection)
+        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[5].decode(Int64?.self) {
+            ownEntries.insert(entry)
         }
+        return rows
     }
 
     /// Every zone on the board, in byte order: one seek of the board's index per zone (the
     /// index leads with the zone), however many teams there are.
-    private static func zones(_ connection: PostgresConnection) throws -> [String] {
+    static func zones(_ connection: PostgresConnection) throws -> [String] {
         try query(connection, """
             WITH RECURSIVE zone(name) AS (
                 SELECT min("qualifyingZone" COLLATE "C") FROM team
@@ -216,7 +209,7 @@ public final class PostgresTeamStore: TeamStore {
     }
 
     /// The team whose folded name is `key`, if any.
-    private static func team(nameKey key: String, _ connection: PostgresConnection) throws -> Team? {
+    static func team(nameKey key: String, _ connection: PostgresConnection) throws -> Team? {
         try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE \"nameKey\" = \(key)")
             .map(Team.init(postgresRow:)).first
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 extension WorldCupCommand {
     /// `worldcup backup`: a consistent copy of the board in a new SQLite file.

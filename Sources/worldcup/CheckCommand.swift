@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 extension WorldCupCommand {
     /// `worldcup check`: reads the whole database file and says in one sentence whether it is sound.

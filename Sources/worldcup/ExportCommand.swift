@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WorldCup
+import WorldCupSQLite
 
 extension TeamExport.Format: EnumerableFlag {
     public static func help(for value: TeamExport.Format) -> ArgumentHelp? {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 extension WorldCupCommand {
     /// `worldcup reset`: replaces the database with a freshly seeded one, after a y/N answer.

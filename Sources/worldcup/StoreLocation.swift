@@ -1,6 +1,7 @@
 import Foundation
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// Where a command's teams are: a SQLite file, or a database on a PostgreSQL server.
 enum StoreLocation {
@@ -48,12 +49,12 @@ enum StoreLocation {
     /// Opens the store, importing `seed` on first use (already read and checked). A
     /// `readOnly` store writes nothing, not even on first use: a file is opened with
     /// SQLite's read-only connections, and a database not set up yet is refused.
-    func open(seed: [SeedTeam], readOnly: Bool = false) throws -> any TeamStore {
+    func open(seed: [SeedTeam], readOnly: Bool = false, author: String = Author.machineDefault()) throws -> any TeamStore {
         try checkFolder()
         return switch self {
         case .defaultFile(let url) where readOnly, .file(let url) where readOnly: try SQLiteTeamStore(readOnlyDatabaseURL: url)
-        case .defaultFile(let url), .file(let url): try SQLiteTeamStore(databaseURL: url, seed: seed)
-        case .server(let location): try PostgresTeamStore(location: location, seed: seed, readOnly: readOnly)
+        case .defaultFile(let url), .file(let url): try SQLiteTeamStore(databaseURL: url, seed: seed, author: author)
+        case .server(let location): try PostgresTeamStore(location: location, seed: seed, readOnly: readOnly, author: author)
         }
     }
 

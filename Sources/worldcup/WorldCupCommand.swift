@@ -13,8 +13,8 @@ struct WorldCupCommand: ParsableCommand {
         abstract: "The World Cup scoreboard: a live, sectioned table of teams in your terminal.",
         discussion: """
             Without a subcommand, worldcup opens the scoreboard. Its keys: ↑ ↓ move, Enter gives \
-            the team one more win, + adds a secret team, d deletes one, / filters by name, ? shows \
-            every key, q quits. --read-only (or WORLDCUP_READ_ONLY=1) only watches: every change \
+            the team one more win, + adds a secret team, d deletes one, e edits one, u undoes this \
+            board's last change (Ctrl-R redoes it), / filters by name, ? shows every key, q quits. --read-only (or WORLDCUP_READ_ONLY=1) only watches: every change \
             shows, none can be made. A new database is seeded with the sample's 32 teams, built into \
             the program; --seed imports another file instead. The database is \
             $XDG_DATA_HOME/worldcup/WorldCup.sqlite (or ~/.local/share/worldcup/WorldCup.sqlite) \
@@ -39,7 +39,7 @@ struct WorldCupCommand: ParsableCommand {
             a second.
             """,
         version: version,
-        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Export.self, Backup.self, Reset.self, Check.self],
+        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Edit.self, Undo.self, History.self, Export.self, Backup.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
     )
 
@@ -55,8 +55,11 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The seed imported into an empty database (default: the built-in seed, the sample's 32 teams).", valueName: "path"))
     var seed: String?
 
-    @Flag(name: .customLong("read-only"), help: "Only watch: the board follows every change but makes none (Enter, + and d are refused, and so are tap, add, delete and reset); nothing is written, not even to set up a new database. Also when WORLDCUP_READ_ONLY=1. A PostgreSQL user that may only read gets such a board without it.")
+    @Flag(name: .customLong("read-only"), help: "Only watch: the board follows every change but makes none (Enter, +, d, e and u are refused, and so are tap, add, delete, edit, undo and reset); nothing is written, not even to set up a new database. Also when WORLDCUP_READ_ONLY=1. A PostgreSQL user that may only read gets such a board without it.")
     var readOnlyFlag = false
+
+    @Option(help: ArgumentHelp("The name your changes are recorded under, in the history and on other boards (default: WORLDCUP_AUTHOR, else $USER@hostname).", valueName: "name"))
+    var author: String?
 
     /// Whether the board only watches: `--read-only`, or `WORLDCUP_READ_ONLY` set (not 0).
     var readOnly: Bool {
@@ -83,7 +86,8 @@ struct StoreOptions: ParsableArguments {
     /// read-only when asked (`--read-only`).
     func open() throws -> any TeamStore {
         let seed = try seedTeams()
-        return try location().open(seed: seed, readOnly: readOnly)
+        let author = try Author.chosen(author)
+        return try location().open(seed: seed, readOnly: readOnly, author: author)
     }
 }
 

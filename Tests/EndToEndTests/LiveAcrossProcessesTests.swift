@@ -42,8 +42,8 @@ struct LiveAcrossProcessesTests {
         #expect(tapped != nil, "the tap never showed:\n\(terminal.screen)")
         latencies.append(tapped ?? .infinity)
         #expect(terminal.screen.contains("Leader: Ghana"))
-        // The status line says briefly where the change came from.
-        #expect(terminal.waitFor("Updated by another program."))
+        // The status line says briefly who made the change, and what it was.
+        #expect(terminal.waitFor(": Ghana +1 win."))
 
         // An add in a new zone appears as a new section.
         let added = try latency(terminal, ["add", "Atlantis", "--zone", "Atlantic", "--database", database]) { screen in

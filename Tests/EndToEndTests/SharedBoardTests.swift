@@ -30,7 +30,7 @@ struct SharedBoardTests {
             return rows.index(of: "Cameroon").map { $0 < rows.index(of: "Algeria") ?? -1 } == true && rows.wins["Cameroon"] == 1
         }
         #expect(moved, "the tap never moved the row in the other terminal:\n\(second.screen)")
-        #expect(second.waitFor("Updated by another program."))
+        #expect(second.waitFor(": Cameroon +1 win."), "the other board names the tap:\n\(second.screen)")
     }
 
     @Test("A board over TLS (verify-full with the server's CA): the title says TLS, and pg_stat_ssl shows every connection of the board encrypted")

@@ -1,11 +1,12 @@
+@testable import WorldCupApp
 import Foundation
 import GRDB
-import Testing
 import LiveResults
 import TerminalUI
 import TestSupport
+import Testing
 import WorldCup
-@testable import WorldCupApp
+import WorldCupSQLite
 
 @Suite("SQLiteTeamStore: the / filter")
 struct FilterTests {

@@ -1,10 +1,11 @@
+@testable import WorldCupApp
 import Foundation
-import Testing
 import LiveResults
 import TerminalUI
 import TestSupport
+import Testing
 import WorldCup
-@testable import WorldCupApp
+import WorldCupSQLite
 
 @Suite("SQLiteTeamStore: the mouse and the section index")
 struct MouseAndIndexTests {

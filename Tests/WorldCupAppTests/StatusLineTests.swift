@@ -1,9 +1,10 @@
+@testable import WorldCupApp
 import Foundation
-import Testing
 import TerminalUI
 import TestSupport
+import Testing
 import WorldCup
-@testable import WorldCupApp
+import WorldCupSQLite
 
 /// The status line, 80×24: line 22.
 @Suite("ScoreboardScreen: the status line fades")
@@ -54,7 +55,7 @@ struct StatusLineTests {
         #expect(fixture.screen.status?.text == "Kept Algeria.")
     }
 
-    @Test("Changes from another program say so briefly; the screen's own changes do not")
+    @Test("Changes from another program say briefly who made them; the screen's own changes do not")
     func changedElsewhere() throws {
         let fixture = try ScreenFixture()
         _ = fixture.render()
@@ -69,7 +70,7 @@ struct StatusLineTests {
             usleep(10_000)
             fixture.screen.processChanges()
         }
-        #expect(lines(fixture.render())[22] == " Updated by another program.")
+        #expect(lines(fixture.render())[22] == " \(Author.machineDefault()): Japan +1 win.", "named: who, and what")
         fixture.clock.now += BoardModel.changedElsewhereSeconds
         fixture.screen.tick()
         #expect(fixture.screen.status == nil)

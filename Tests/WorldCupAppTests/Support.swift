@@ -1,10 +1,11 @@
+@testable import WorldCupApp
 import Foundation
-import Testing
 import LiveResults
 import TerminalUI
 import TestSupport
+import Testing
 import WorldCup
-@testable import WorldCupApp
+import WorldCupSQLite
 
 /// A clock the tests move by hand, so flashes are deterministic.
 final class FakeClock {

@@ -2,11 +2,12 @@ import Foundation
 import LiveResultsPostgres
 import PostgresNIO
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 import ThrowawayPostgres
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// Databases worldcup must refuse, in one sentence, creating and changing nothing.
 @Suite(.serialized) struct BadInputTests {

@@ -1,10 +1,11 @@
 import Foundation
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 import ThrowawayPostgres
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// The built `worldcup` on the test server: every command, the bad-input sentences, and
 /// processes tapping one team at once.
@@ -206,6 +207,6 @@ import WorldCupPostgres
         print("tap-loop: 4 × 2,500 taps in \(ContinuousClock.now - start)")
         #expect(results.allSatisfy { $0.0 == 0 }, "\(results)")
         #expect(try await database.integer("SELECT wins FROM team WHERE \"teamName\" = 'Brazil'") == before + 10_000)
-        #expect(try await database.integer("SELECT count(*) FROM tap") == 10_000)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'tap'") == 10_000)
     }
 }

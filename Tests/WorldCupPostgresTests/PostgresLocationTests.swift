@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 import ThrowawayPostgres
-import TestSupport
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// `--database` URLs as libpq reads them, with the environment filling in, and masking.
 struct PostgresLocationTests {

@@ -2,10 +2,11 @@ import Foundation
 import LiveResults
 import PostgresNIO
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// PostgresTeamStore on the test server: what SQLiteTeamStore does, the same sentences.
 @Suite(.serialized) struct PostgresTeamStoreTests {
@@ -17,7 +18,7 @@ import WorldCupPostgres
         let teams = try store.teams()
         let sqlite = try SQLiteTeamStore(databaseURL: TemporaryFolder().url.appendingPathComponent("w.sqlite"), seed: Seed.bundled()).teams()
         #expect(teams.map(\.teamName) == sqlite.map(\.teamName))
-        #expect(try await database.tables() == ["liveresults_change", "liveresults_change_pruned", "seedImport", "tap", "team", "worldcup_schema"])
+        #expect(try await database.tables() == ["history", "liveresults_change", "liveresults_change_pruned", "seedImport", "tap", "team", "worldcup_schema"])
         #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
         #expect(store.location == database.location.description)
         // Opened again: nothing imported twice.

@@ -40,10 +40,12 @@ import WorldCupPostgres
         #expect(throws: refusal) { try store.tap(named: "Ghana") }
         #expect(throws: refusal) { try store.add(name: "Atlantis", zone: "Ocean") }
         #expect(throws: refusal) { try store.delete(named: "Ghana") }
+        #expect(throws: refusal) { try store.edit(named: "Ghana", newName: "Gahna", zone: nil, wins: nil) }
+        #expect(throws: refusal) { try store.undoLast() }
         #expect(throws: refusal) { try PostgresTeamStore.reset(location: watcher, seed: Seed.bundled()) }
         #expect(try await database.integer("SELECT sum(wins) FROM team") == 0)
         #expect(try await database.integer("SELECT count(*) FROM team") == 32)
-        #expect(try await database.integer("SELECT count(*) FROM tap") == 0, "not even the tap ids were pruned")
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'tap'") == 0, "not even the history was pruned")
     }
 
     @Test func theOwnerMayWrite() async throws {
@@ -58,7 +60,7 @@ import WorldCupPostgres
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
         _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
-        let tapper = try await role(database, grants: watcherGrants + ["GRANT INSERT, UPDATE ON team, tap, liveresults_change TO {role}"])
+        let tapper = try await role(database, grants: watcherGrants + ["GRANT INSERT, UPDATE ON team, history, liveresults_change TO {role}"])
         #expect(try PostgresTeamStore(location: tapper, seed: nil).readOnly == .role(user: tapper.url.user))
     }
 

@@ -134,3 +134,27 @@ private final class ThreadResults<T>: @unchecked Sendable {
         values[index] = result
     }
 }
+
+/// Runs `write` while another transaction holds `teamID`'s row, kills the write's backend
+/// once it waits for the row (its outcome unknown to the store), then lets the row go;
+/// returns what the write returned after its retry.
+func cutMidStatement<T: Sendable>(_ database: FreshDatabase, teamID: Int64, _ write: @escaping @Sendable () throws -> T) async throws -> T {
+    let locker = try await TestServer.connect(database.configuration)
+    try await locker.query("BEGIN", logger: TestServer.logger)
+    try await locker.query("SELECT wins FROM team WHERE id = \(teamID) FOR UPDATE", logger: TestServer.logger)
+    let writing = Task { try await onThreads(1) { _ in try write() }[0] }
+    var killed: Int64 = 0
+    for _ in 0..<200 where killed == 0 {
+        try await Task.sleep(for: .milliseconds(25))
+        killed = try await locker.query("""
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+            """, logger: TestServer.logger).collect().first?.decode(Int64.self) ?? 0
+    }
+    #expect(killed == 1)
+    // The resend (same write id, new connection) waits for the row too; let it go.
+    try await Task.sleep(for: .milliseconds(300))
+    try await locker.query("COMMIT", logger: TestServer.logger)
+    try? await locker.close()
+    return try await writing.value
+}

@@ -16,14 +16,28 @@ enum BoardEvent {
     case reset(selection: RecordID?)
     /// Batches that came from another program were shown.
     case changedElsewhere
+    /// Batches that came from other programs were shown: these changes, by their authors.
+    case changedBy([HistoryEntry])
     /// A tap was saved: the team as it is now.
     case tapped(Team)
     /// A team was added (the dialog's values were accepted).
     case added(Team)
     /// The dialog's values were refused: why, in one sentence.
     case addRefused(String)
-    /// A team was deleted.
-    case deleted(name: String)
+    /// A team was deleted: the team as it was.
+    case deleted(Team)
+    /// The edit dialog's values were saved: the team before and after.
+    case edited(TeamChange)
+    /// The edit dialog's values were refused: why, in one sentence.
+    case editRefused(String)
+    /// This board's last change was taken back: the undo.
+    case undid(TeamChange)
+    /// This board's last change cannot be taken back: why, in one sentence.
+    case undoRefused(String)
+    /// The last change taken back was made again, as saved.
+    case redid(TeamChange)
+    /// The last change taken back cannot be made again: why, in one sentence.
+    case redoRefused(String)
     /// The result now shows the filter's teams (every team without a filter, as at the start);
     /// `wanted` is the team the cursor should be on.
     case filtered(wanted: RecordID?)
@@ -44,6 +58,12 @@ enum BoardEffect: Equatable {
     case add(name: String, zone: String)
     /// Delete a team.
     case delete(id: RecordID, name: String)
+    /// Change a team's name, zone or wins (nil keeps it).
+    case edit(id: RecordID, name: String?, zone: String?, wins: Int?)
+    /// Take back one of this board's changes.
+    case undo(TeamChange)
+    /// Make a change taken back again.
+    case redo(TeamChange)
     /// Filter the result by the filter's text (nil: no filter, every team), in memory, then
     /// put the cursor on `wanted` when it shows. "/" asks for it with the empty text, so that
     /// the names are in memory before the first character.

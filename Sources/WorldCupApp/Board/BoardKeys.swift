@@ -12,6 +12,8 @@ extension BoardModel {
         switch mode {
         case .adding(let form):
             return handleAddDialog(key, form: form, data: data, now: now)
+        case .editing(let form, let team):
+            return handleEditDialog(key, form: form, team: team, now: now)
         case .help(let panel):
             handleHelp(key, panel: panel)
             return []
@@ -38,6 +40,9 @@ extension BoardModel {
         case .enter: return selectedID(data).map { [.tap($0)] } ?? []
         case .character("+"): openAddDialog(data: data)
         case .character("d"), .delete: askToDeleteSelectedTeam(data: data, now: now)
+        case .character("e"): openEditDialog(data: data)
+        case .character("u"): return undoLast(now: now)
+        case .control("r"): return redoLast(now: now)
         case .character("?"): mode = .help(KeyHelpPanel(entries: Self.keyHelp))
         case .character("/"): return openFilter(data: data)
         case .escape where filter != nil: return clearFilter(data: data)
@@ -50,10 +55,10 @@ extension BoardModel {
         return []
     }
 
-    /// Whether a key on the table would change the teams: tap, add, delete.
+    /// Whether a key on the table would change the teams: tap, add, delete, edit, undo, redo.
     static func changesTeams(_ key: Key) -> Bool {
         switch key {
-        case .enter, .character("+"), .character("d"), .delete: true
+        case .enter, .character("+"), .character("d"), .delete, .character("e"), .character("u"), .control("r"): true
         default: false
         }
     }

@@ -19,6 +19,8 @@ struct BoardModel {
         case confirmingDelete(id: RecordID, name: String)
         /// The add dialog.
         case adding(FormDialog)
+        /// The edit dialog, for this team as it was when the dialog opened.
+        case editing(FormDialog, team: Team)
         /// The "/" filter is typed (its text is `filter`).
         case filtering
     }
@@ -51,6 +53,8 @@ struct BoardModel {
     /// back when it shows again.
     var hiddenSelection: (id: RecordID, substitute: RecordID?)?
     var status: StatusMessage?
+    /// This board's own changes, for `u` and Ctrl-R.
+    var ownChanges = OwnChanges()
     /// The server the board is on and whether its changes reach the board now; nil for a
     /// file of this machine (always live).
     var connection: Connection?
@@ -87,6 +91,7 @@ struct BoardModel {
         .init(keys: "Enter", action: "tap: one more win"),
         .init(keys: "+", action: "add a secret team"),
         .init(keys: "d  Delete", action: "delete the team (asks y/N)"),
+        .init(keys: "e  u  Ctrl-R", action: "edit; undo this board's last change; redo"),
         .init(keys: "/", action: "filter by name; Enter keeps, Esc clears"),
         .init(keys: "mouse", action: "click selects, double-click taps, the wheel scrolls"),
         .init(keys: "[WND]", action: "a secret team's badge: Wenderland, the sample's made-up country"),
@@ -124,7 +129,10 @@ struct BoardModel {
     }
 
     var dialog: FormDialog? {
-        if case .adding(let form) = mode { return form } else { return nil }
+        switch mode {
+        case .adding(let form), .editing(let form, _): form
+        default: nil
+        }
     }
 
     var help: KeyHelpPanel? {

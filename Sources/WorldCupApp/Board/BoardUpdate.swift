@@ -25,10 +25,14 @@ extension BoardModel {
         case .changedElsewhere:
             guard !isAskingToDelete, status?.isError != true else { break }
             say("Updated by another program.", for: Self.changedElsewhereSeconds, now: now)
+        case .changedBy(let entries):
+            showOthersChanges(entries, now: now)
         case .tapped(let team):
+            ownChanges.record(Self.tap(of: team))
             say("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", now: now)
         case .added(let team):
             mode = .browsing
+            ownChanges.record(TeamChange(action: .add, before: nil, after: team))
             if let id = team.id, let position = data.position(of: id) {
                 table.select(position)
                 say("Added \(team.teamName) to \(team.qualifyingZone).", now: now)
@@ -41,8 +45,11 @@ extension BoardModel {
                 form.messageIsHint = false
                 mode = .adding(form)
             }
-        case .deleted(let name):
-            say("Deleted \(name).", now: now)
+        case .deleted(let team):
+            ownChanges.record(TeamChange(action: .delete, before: team, after: nil))
+            say("Deleted \(team.teamName).", now: now)
+        case .edited, .editRefused, .undid, .undoRefused, .redid, .redoRefused:
+            updateForUndoAndEdit(event, data: data, now: now)
         case .filtered(let wanted):
             reload(from: data)
             if let wanted, let position = data.position(of: wanted) {

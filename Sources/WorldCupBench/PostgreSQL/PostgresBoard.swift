@@ -10,6 +10,7 @@ import Synchronization
 import ThrowawayPostgres
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 /// The generated scoreboard on PostgreSQL: a database of its own on the server, holding the
 /// `team` table and the board's index exactly as the product builds them (`PostgresSchema`),

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import WorldCup
+import WorldCupSQLite
 
 /// The floor of a cold `performFetch`: SQLite alone running the board's order over its
 /// index, `SELECT id FROM team ORDER BY …` (no sort step: the index is in that order), read

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SeededRandom
 import WorldCup
+import WorldCupSQLite
 
 /// The folder of one run; each size gets a subfolder. A temporary one goes at the end; one
 /// given with `--database-folder` stays, with its databases, for the next run to reuse, and

@@ -5,6 +5,7 @@ import LiveResults
 import Synchronization
 import WorldCup
 import WorldCupApp
+import WorldCupSQLite
 
 /// The request both contenders answer: the scoreboard's, with records loaded 50 at a time.
 enum BenchRequest {

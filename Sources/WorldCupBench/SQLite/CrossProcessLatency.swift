@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import LiveResults
 import WorldCup
+import WorldCupSQLite
 
 /// Cross-process latency: process A (the benchmark) taps; process B (a child running
 /// `worldcup-bench latency-listener`) holds a controller over the same database and reports

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import WorldCup
+import WorldCupSQLite
 
 /// The floor: what SQLite alone costs for a tap. The same single-row `UPDATE … RETURNING`
 /// commit as `SQLiteTeamStore.tap`, on the same database file, with the same settings (WAL,

@@ -3,6 +3,7 @@ import LiveResults
 import LiveResultsPostgres
 import ThrowawayPostgres
 import WorldCup
+import WorldCupSQLite
 
 /// The resident memory of a process holding one controller, measured in a child process
 /// (this same executable, `rss-probe`) so the benchmark's own memory does not count.

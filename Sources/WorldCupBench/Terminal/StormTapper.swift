@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import WorldCup
+import WorldCupSQLite
 
 /// When each commit of a storm is due: `rate` commits a second, evenly spaced from `start`
 /// (nanoseconds on the monotonic clock). A tapper that falls behind commits at once until it

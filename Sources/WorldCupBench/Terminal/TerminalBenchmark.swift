@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import WorldCup
+import WorldCupSQLite
 
 /// Median and 99th percentile of one kind of keypress, in milliseconds.
 struct KeyLatency {

@@ -7,6 +7,7 @@
 import Foundation
 import WorldCup
 import WorldCupPostgres
+import WorldCupSQLite
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {

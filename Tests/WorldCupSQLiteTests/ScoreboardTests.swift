@@ -1,9 +1,10 @@
 import Foundation
-import TestSupport
 import GRDB
 import Synchronization
+import TestSupport
 import Testing
 import WorldCup
+import WorldCupSQLite
 
 /// Byte order of UTF-8, as SQLite's BINARY collation.
 private func bytesBefore(_ a: String, _ b: String) -> Bool {

@@ -1,9 +1,10 @@
+@testable import WorldCup
+@testable import WorldCupSQLite
 import Foundation
-import TestSupport
 import GRDB
 import LiveResults
+import TestSupport
 import Testing
-@testable import WorldCup
 
 /// `Team.boardOrder` is the one definition of the scoreboard's order: the store, the schema's
 /// index and the in-memory tie-break all follow it.

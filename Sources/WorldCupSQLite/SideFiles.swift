@@ -1,4 +1,5 @@
 import Foundation
+import WorldCup
 
 /// What SQLite keeps beside a database file, looked at without opening any of it: the
 /// write-ahead log (`-wal`), whether a live connection holds the log's index (`-shm`), and a

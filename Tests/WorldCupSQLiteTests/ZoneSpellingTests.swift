@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WorldCup
+import WorldCupSQLite
 
 /// A zone typed in another case or normalisation than one on the board takes the board's
 /// spelling, so that it joins that section instead of starting a second one.

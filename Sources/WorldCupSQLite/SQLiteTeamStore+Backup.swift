@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WorldCup
 
 extension SQLiteTeamStore {
     /// Copies the board, as it was at one moment, to a new SQLite file at `url` with SQLite's

@@ -1,4 +1,5 @@
 import Foundation
+import WorldCup
 
 /// A file that appears whole or not at all: written beside its place under a temporary name,
 /// flushed to disk, then linked into place, which fails when a file is there already (or

@@ -1,8 +1,9 @@
-import Foundation
-import TestSupport
-import GRDB
-import Testing
 @testable import WorldCup
+@testable import WorldCupSQLite
+import Foundation
+import GRDB
+import TestSupport
+import Testing
 
 @Suite("Seed import")
 struct SeedTests {

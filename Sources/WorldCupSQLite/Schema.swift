@@ -1,10 +1,11 @@
 import GRDB
 import LiveResults
+import WorldCup
 
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v6"
+    public static let version = "v7"
 
     /// The index that holds the teams in `Team.boardOrder`.
     static let boardIndexName = "team_in_scoreboard_order"
@@ -87,6 +88,24 @@ public enum Schema {
             try db.execute(sql: """
                 DROP INDEX IF EXISTS \(boardIndexName);
                 CREATE INDEX \(boardIndexName) ON team (\(boardIndexColumns.joined(separator: ", ")));
+                """)
+        }
+        // Who changed what: the history, one entry per change, written in the change's own
+        // transaction (`SQLiteTeamStore.record`). The teams are not touched.
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS history (
+                    id INTEGER PRIMARY KEY,
+                    at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+                    author TEXT NOT NULL,
+                    action TEXT NOT NULL CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo')),
+                    teamID INTEGER NOT NULL,
+                    teamName TEXT NOT NULL,
+                    oldName TEXT, oldZone TEXT, oldImage TEXT, oldWins INTEGER,
+                    newName TEXT, newZone TEXT, newImage TEXT, newWins INTEGER,
+                    undid TEXT,
+                    undoneBy INTEGER);
+                CREATE INDEX IF NOT EXISTS history_by_author ON history (author, id);
                 """)
         }
         return migrator

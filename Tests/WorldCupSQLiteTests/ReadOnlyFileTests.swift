@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import LiveResults
-import Testing
 import TestSupport
+import Testing
 import WorldCup
+import WorldCupSQLite
 
 /// `--read-only` on a SQLite file: its connections cannot write, the store refuses every
 /// change in one sentence, nothing is created, and the board still follows other programs.

@@ -1,4 +1,5 @@
 import Foundation
+import WorldCup
 
 extension SQLiteTeamStore {
     /// Checks the database at `url` completely without writing to it or creating it: the

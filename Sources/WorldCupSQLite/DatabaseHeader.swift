@@ -1,3 +1,5 @@
+import WorldCup
+
 /// The first 100 bytes of a SQLite database file, read without SQLite (the layout is
 /// SQLite's file format, "The Database Header"). Enough to refuse a file that is not a
 /// database or whose header is damaged, and to compare the page count with the file's size,

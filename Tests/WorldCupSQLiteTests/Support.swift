@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WorldCup
+import WorldCupSQLite
 
 /// A scoreboard on a new database in `folder`, seeded with the repository's 32 teams.
 func seededScoreboard(_ folder: TemporaryFolder) throws -> SQLiteTeamStore {

@@ -1,10 +1,11 @@
+@testable import WorldCup
+@testable import WorldCupSQLite
 import Foundation
 import GRDB
 import Glibc
 import LiveResults
-import Testing
 import TestSupport
-@testable import WorldCup
+import Testing
 
 /// The checks at open: cheap (header, size, schema) unless SQLite's own evidence of a crash,
 /// a doubtful size or the caller asks for the full one.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WorldCup
 
 /// Where the database lives, how it is opened, and how its errors read.
 public enum DatabaseFile {
@@ -103,14 +104,7 @@ public enum DatabaseFile {
         guard failure == ENOENT else {
             throw WorldCupError("Cannot save \(what) in the folder \(WorldCupError.quotable(folder.path)): \(WorldCupError.phrase(errno: failure)).")
         }
-        throw WorldCupError("The folder \(WorldCupError.quotable(folder.path)) does not exist, and worldcup makes no folder but its own: make it with mkdir -p \(WorldCupError.quotable(shellQuoted(folder.path), limit: .max)) if \(what) belongs there.")
-    }
-
-    /// A path as a POSIX shell reads it back: as it is when it holds only safe characters,
-    /// else in single quotes.
-    public static func shellQuoted(_ path: String) -> String {
-        let safe = path.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/._-+,=@%".unicodeScalars.contains($0)) }
-        return safe && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        throw WorldCupError("The folder \(WorldCupError.quotable(folder.path)) does not exist, and worldcup makes no folder but its own: make it with mkdir -p \(WorldCupError.quotable(WorldCupError.shellQuoted(folder.path), limit: .max)) if \(what) belongs there.")
     }
 
     /// Creates a folder and its missing parents, like `mkdir -p`; returns the `errno` of the

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WorldCup
 
 extension SQLiteTeamStore {
     /// Replaces the database at `url`, whatever it holds (even a damaged file or one that is

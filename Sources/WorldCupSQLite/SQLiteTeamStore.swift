@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import WorldCup
 
 /// The teams in a SQLite file, the embedded default: opens the database, seeds it once, and
 /// changes teams.
@@ -14,22 +15,27 @@ public final class SQLiteTeamStore: TeamStore {
     /// `.asked` when the file was opened read-only (`--read-only`): its connections cannot
     /// write, and the store refuses every change at once.
     public let readOnly: ReadOnlyBoard?
+    /// Who this store's changes are recorded under, in the history.
+    public let author: String
+    /// The history entries this store wrote, so a board names only others' changes.
+    public let ownEntries = OwnEntries()
 
     /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
     /// up to date, and imports the seed at `seedURL` if the database holds no team yet.
     ///
     /// The seed, when given, is read and checked before the database is touched, so a bad seed
     /// is always reported and leaves the database exactly as it was (or absent).
-    public convenience init(databaseURL url: URL, seedURL: URL?) throws {
-        try self.init(databaseURL: url, seed: seedURL.map(Seed.load(from:)))
+    public convenience init(databaseURL url: URL, seedURL: URL?, author: String = Author.machineDefault()) throws {
+        try self.init(databaseURL: url, seed: seedURL.map(Seed.load(from:)), author: author)
     }
 
     /// Opens (creating it with its folder when needed) the database at `url`, brings its schema
     /// up to date, and imports `seed` (already checked, such as `Seed.bundled()`) if the
-    /// database holds no team yet.
-    public init(databaseURL url: URL, seed: [SeedTeam]?) throws {
+    /// database holds no team yet. Changes are recorded under `author`.
+    public init(databaseURL url: URL, seed: [SeedTeam]?, author: String = Author.machineDefault()) throws {
         database = try DatabaseFile.openPool(at: url)
         readOnly = nil
+        self.author = author
         try DatabaseFile.migrate(database)
         if let seed, try !isSeeded() {
             try importSeed(seed)
@@ -44,6 +50,7 @@ public final class SQLiteTeamStore: TeamStore {
     public init(readOnlyDatabaseURL url: URL) throws {
         database = try DatabaseFile.openReadOnlyPool(at: url)
         readOnly = .asked
+        author = Author.machineDefault()
     }
 
     /// Moves the write-ahead log into the database file and empties it. SQLite does so when
@@ -134,6 +141,7 @@ public final class SQLiteTeamStore: TeamStore {
                 guard try returned.next() != nil else { throw WorldCupError("That team no longer exists.") }
                 guard let team = Team(currentRowOf: statement) else { throw DatabaseFile.damagedRow(path: database.path) }
                 while try returned.next() != nil {}
+                try record(TeamChange(recorded: .tap, teamID: teamID, teamName: team.teamName, old: nil, new: team, undid: nil), db)
                 return team
             }
         }
@@ -144,16 +152,15 @@ public final class SQLiteTeamStore: TeamStore {
     @discardableResult
     public func add(name: String, zone: String) throws -> Team {
         try refuseIfReadOnly()
-        try TeamValidation.checkName(name)
-        try TeamValidation.checkZone(zone)
-        var team = Team(teamName: TeamValidation.trimmed(name), qualifyingZone: TeamValidation.trimmed(zone), imageName: Team.secretImageName)
+        var team = try TeamValidation.newTeam(name: name, zone: zone)
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
-                    throw WorldCupError("A team named “\(WorldCupError.quotable(existing.teamName))” already exists.")
+                    throw TeamValidation.nameTaken(by: existing.teamName)
                 }
                 team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(db)) ?? team.qualifyingZone
                 try team.insert(db)
+                try record(TeamChange(action: .add, before: nil, after: team), db)
                 return team
             }
         }
@@ -171,12 +178,17 @@ public final class SQLiteTeamStore: TeamStore {
             """)
     }
 
-    /// Deletes a team.
-    public func delete(teamID: Int64) throws {
+    /// Deletes a team. Returns it as it was.
+    @discardableResult
+    public func delete(teamID: Int64) throws -> Team {
         try refuseIfReadOnly()
-        try DatabaseFile.readable {
+        return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
-                guard try Team.deleteOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }
+                guard let team = try Team.fetchOne(db, key: teamID), try Team.deleteOne(db, key: teamID) else {
+                    throw WorldCupError("That team no longer exists.")
+                }
+                try record(TeamChange(action: .delete, before: team, after: nil), db)
+                return team
             }
         }
     }

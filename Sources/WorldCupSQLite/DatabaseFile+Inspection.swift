@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WorldCup
 
 /// What `DatabaseFile.inspect` found in a file it accepted.
 public struct DatabaseInspection: Equatable, Sendable {

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import WorldCup
+
+extension WorldCupCommand {
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a team's name, zone or wins.",
+            discussion: "The same rules as add: a name unique ignoring case and Unicode normalisation, at most 64 characters; a zone spelt in another case than one of the board takes the board's spelling. worldcup undo takes it back.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: "The team's name (case ignored).")
+        var name: String
+
+        @Option(name: .customLong("name"), help: ArgumentHelp("The team's new name.", valueName: "new-name"))
+        var newName: String?
+
+        @Option(help: "The team's new qualifying zone (a new zone becomes a new section).")
+        var zone: String?
+
+        @Option(help: "The team's number of wins.")
+        var wins: Int?
+
+        func run() throws {
+            guard newName != nil || zone != nil || wins != nil else {
+                throw WorldCupError("Give --name, --zone or --wins: what the team should become.")
+            }
+            try store.refuseChangesIfReadOnly()
+            let change = try store.open().edit(named: name, newName: newName, zone: zone, wins: wins)
+            print(change.summary)
+        }
+    }
+
+    struct Undo: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take back your last change not yet undone (yours: --author, WORLDCUP_AUTHOR or $USER@hostname).",
+            discussion: "A tap loses its win while the team has one; an add is taken back while nobody has tapped, renamed or moved the team since; a deleted team comes back as it was unless its name is taken; an edit's fields come back unless someone changed them since. Otherwise nothing changes, and one sentence says why.")
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            try store.refuseChangesIfReadOnly()
+            let undo = try store.open().undoLast()
+            print("Undid: " + (undo.undoneChange ?? undo).summary)
+        }
+    }
+
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print who changed what, newest first.",
+            discussion: "The store keeps the last \(HistoryEntry.retainedCount) changes (and every change of the last hour), written with each change, so the history never disagrees with the board.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Flag(help: "Print a JSON array: at (ISO 8601, UTC), by, action (tap, add, delete, edit, undo), team, and old and new values (name, zone, wins) where there are some; undid for an undo, undone for a change taken back.")
+        var json = false
+
+        @Option(help: "How many changes to print, newest first.")
+        var limit = 20
+
+        func run() throws {
+            guard limit > 0 else { throw WorldCupError("--limit takes a number of changes, 1 or more.") }
+            let entries = try store.open().history(limit: limit)
+            if json {
+                FileHandle.standardOutput.write(try HistoryEntry.json(entries))
+                return
+            }
+            for entry in entries { print(entry.line) }
+        }
+    }
+}

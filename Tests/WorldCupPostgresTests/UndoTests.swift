@@ -1,0 +1,123 @@
+import Foundation
+import PostgresNIO
+import PostgresSupport
+import TeamStoreContract
+import TestSupport
+import Testing
+import WorldCup
+import LiveResults
+import WorldCupPostgres
+
+/// Undo, edit and the history on PostgreSQL: the rules both stores keep (UndoContract), the
+/// migration from version 3 with data in it, and a spectator's refusals.
+@Suite(.serialized) struct UndoTests {
+    @Test func theUndoEditAndHistoryRulesOnOneServerSharedByTwoAuthors() async throws {
+        var drops: [@Sendable () async -> Void] = []
+        defer { for drop in drops { Task { await drop() } } }
+        try await UndoContract.all {
+            let database = try await FreshDatabase.make()
+            drops.append(database.drop)
+            _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+            return { author in try PostgresTeamStore(location: database.location, seed: nil, author: author) }
+        }
+    }
+
+    @Test func aVersionThreeBoardWithTeamsAndTapsGetsTheHistory() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // Version 3 as it was: no history; a tap recorded in the tap table.
+        try await database.execute("DROP TABLE history")
+        try await database.execute("UPDATE worldcup_schema SET version = 3")
+        try await database.execute(#"UPDATE team SET wins = wins + 1 WHERE "teamName" = 'Ghana'"#)
+        try await database.execute(#"INSERT INTO tap (id, "teamID") SELECT gen_random_uuid(), id FROM team WHERE "teamName" = 'Ghana'"#)
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "fan@laptop")
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
+        let ghana = try #require(try store.team(named: "Ghana"))
+        #expect(ghana.wins == 1, "the teams as they were")
+        #expect(try store.teamCount() == 32)
+        #expect(try store.history(limit: 10).isEmpty)
+        try store.edit(teamID: ghana.id!, name: "Gahna", zone: nil, wins: nil)
+        #expect(try store.history(limit: 10).map(\.change.action) == [.edit])
+        try store.undoLast()
+        #expect(try store.team(named: "Ghana") == ghana)
+    }
+
+    @Test func aSpectatorRefusesEditAndUndo() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let ghana = try #require(try store.team(named: "Ghana"))
+        let watcher = try PostgresTeamStore(location: database.location, seed: nil, readOnly: true)
+        let refusal = ReadOnlyBoard.asked.refusal
+        #expect(throws: refusal) { try watcher.edit(teamID: ghana.id!, name: "X", zone: nil, wins: nil) }
+        #expect(throws: refusal) { try watcher.undoLast() }
+        #expect(try watcher.history(limit: 5).isEmpty)
+    }
+
+    @Test func anEditAndAnUndoCutMidStatementAreResentAndHappenOnce() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), deadline: .seconds(60), author: "fan@laptop")
+        let ghana = try #require(try store.team(named: "Ghana"))
+        let edit = try await cutMidStatement(database, teamID: ghana.id!) {
+            try store.edit(teamID: ghana.id!, name: nil, zone: nil, wins: 5)
+        }
+        #expect(edit.after?.wins == 5)
+        #expect(try store.team(named: "Ghana")?.wins == 5)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'edit'") == 1)
+        let tapped = try store.tap(teamID: ghana.id!)
+        let undo = try await cutMidStatement(database, teamID: ghana.id!) {
+            try store.undo(TeamChange(action: .tap, before: ghana, after: tapped))
+        }
+        #expect(undo.undid == .tap)
+        #expect(try store.team(named: "Ghana")?.wins == 5, "one win off, not two")
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'undo'") == 1)
+    }
+
+    @Test func anUndoOnOneBoardReachesAnotherBoardsController() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let fan = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "fan@laptop")
+        let guest = try PostgresTeamStore(location: database.location, seed: nil, author: "guest@pc")
+        let controller = guest.makeController(fetchRequest: ResultsRequest(sortDescriptors: Team.boardOrder), sectionNameKeyPath: "qualifyingZone",
+                                              cacheName: nil, cacheDirectory: nil)
+        try controller.performFetch()
+        let ghana = try #require(try fan.team(named: "Ghana"))
+        // Two taps and one undo: the other board ends with one win more, not two.
+        try fan.tap(teamID: ghana.id!)
+        let tapped = try fan.tap(teamID: ghana.id!)
+        var before = tapped
+        before.wins -= 1
+        try fan.undo(TeamChange(action: .tap, before: before, after: tapped))
+        var seen: Int?
+        for _ in 0..<100 where seen != ghana.wins + 1 {
+            try await Task.sleep(for: .milliseconds(50))
+            try controller.processPendingChanges()
+            seen = try controller.fetchedObjects.first { $0.id == ghana.id }?.wins
+        }
+        #expect(seen == ghana.wins + 1)
+        #expect(try guest.history(limit: 1).first?.by == "fan@laptop")
+    }
+
+    @Test func theHistoryKeepsTheNewestEntriesAndTheLastHours() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        // Old entries, two days ago, as many as the bound and more; then a few of this hour.
+        try await database.execute("""
+            INSERT INTO history ("writeID", at, author, action, "teamID", "teamName")
+            SELECT gen_random_uuid(), now() - interval '2 days', 'old', 'tap', 1, 'Brazil' FROM generate_series(1, \(HistoryEntry.retainedCount + 150))
+            """)
+        try await database.execute("""
+            INSERT INTO history ("writeID", author, action, "teamID", "teamName")
+            SELECT gen_random_uuid(), 'recent', 'tap', 1, 'Brazil' FROM generate_series(1, 20)
+            """)
+        // A store prunes at its first write.
+        let store = try PostgresTeamStore(location: database.location, seed: nil, author: "fan@laptop")
+        try store.tap(named: "Brazil")
+        #expect(try await database.integer("SELECT count(*) FROM history") == Int64(HistoryEntry.retainedCount + 1))
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE author <> 'old'") == 21, "this hour's entries all stay")
+        #expect(try store.history(limit: 1).first?.by == "fan@laptop")
+    }
+}
