@@ -231,7 +231,7 @@ public final class ScoreboardScreen {
 
     /// Shows one change of the result, as the binding hands it over. Here, and only here, the
     /// screen knows whose commits a batch holds: another program's are named on the status
-    /// line briefly (unless it holds a question or an error).
+    /// line briefly, by author (unless it holds a question or an error).
     private func show(_ change: ResultsTableBinding<Team>.Change) {
         switch change {
         case let .batch(update, origin):

@@ -89,7 +89,7 @@ struct StatusLineTests {
         #expect(lines(fixture.render()).contains { $0.contains("Japan") && $0.contains("Wins: 2") }, "the change itself shows")
     }
 
-    @Test("The screen's own writes do not wake the loop; another program's commit does, and says so")
+    @Test("The screen's own writes do not wake the loop; another program's commit does, and names it")
     func ownWritesWakeNobody() throws {
         let folder = try TemporaryFolder(prefix: "worldcup-app-tests")
         defer { folder.remove() }
@@ -108,7 +108,7 @@ struct StatusLineTests {
         for _ in 0..<300 where wakeUps.count == 0 { usleep(10_000) }
         #expect(wakeUps.count > 0, "another program's tap never woke the loop")
         screen.processChanges()
-        #expect(screen.status?.text == "Updated by another program.")
+        #expect(screen.status?.text == "\(Author.machineDefault()): Japan +1 win.")
     }
 }
 
