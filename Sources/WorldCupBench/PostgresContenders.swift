@@ -208,3 +208,27 @@ enum PostgresFloorContender {
         return try taps.map(tap)
     }
 }
+
+/// The floor of a cold `performFetch` on PostgreSQL: the key query's shape,
+/// `SELECT id, <sort keys>, <section> FROM team ORDER BY …` (`PostgresBoard.keyQuerySQL`), on a
+/// fresh connection (as each cold fetch makes one), streamed to this process, with only the
+/// ids kept: no controller, no decoding of the keys, no index.
+enum PostgresBareSelect {
+    /// Milliseconds of one bare select per run, each on a new connection, connecting included.
+    static func times(board: PostgresBoard, rows: Int, runs: Int) throws -> [Double] {
+        final class IDs: @unchecked Sendable { var ids: [Int64] = [] } // Written on the event loop, read after the wait.
+        return try (0..<runs).map { _ in
+            let collected = IDs()
+            collected.ids.reserveCapacity(rows)
+            let start = Monotonic.now()
+            try PG.withConnection(board.url) { connection in
+                _ = try connection.query(PostgresQuery(unsafeSQL: PostgresBoard.keyQuerySQL), logger: PostgresBoard.logger) { row in
+                    collected.ids.append(try row.decode(Int64.self))
+                }.wait()
+            }
+            let end = Monotonic.now()
+            guard collected.ids.count == rows else { throw BenchError("The bare select read \(collected.ids.count) ids instead of \(rows).") }
+            return Monotonic.milliseconds(from: start, to: end)
+        }
+    }
+}
