@@ -1,7 +1,7 @@
 import LiveResults
 import NIOCore
 
-// Writes of this process through `PostgresReader.write`, which hand their rows over at once
+// Writes of this process through `PostgresWriter.write`, which hand their rows over at once
 // (`endWrite`); `EarlyWrites` keeps the log from undoing or repeating them. Their
 // notifications (which name the writing transaction) then ask for no read at once: the log
 // is read a little later, or with the next other notification, whichever comes first.

@@ -20,7 +20,7 @@ import PostgresNIO
 /// - the heartbeat: a ping that runs no plan where notifications arrive, a log read where they
 ///   do not; a connection that leaves a statement unanswered for three beats is closed and
 ///   made again (`+Heartbeat`);
-/// - writes of this process, whose rows `PostgresReader.write` hands over at once (`+Writes`).
+/// - writes of this process, whose rows a `PostgresWriter` hands over at once (`+Writes`).
 ///
 /// A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
 /// controller compares with its result.
@@ -121,7 +121,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// Starts reading the log after `cursor` (the cursor of the snapshot the result was
     /// fetched from), now and at every wake-up.
     func start(at cursor: ChangeLogCursor) {
-        database.writeListeners.add(self, table: table)
+        database.ownWrites.add(self, under: table)
         eventLoop.execute {
             self.cursor = cursor
             self.startHeartbeat()

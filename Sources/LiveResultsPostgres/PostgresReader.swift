@@ -39,8 +39,9 @@ public final class PostgresReader: Sendable {
     /// The longest a connection attempt may take, when it differs from `deadline` (libpq's
     /// `connect_timeout`); nil: `deadline`.
     package let connectDeadline: TimeAmount?
-    /// The change feeds of this reader's controllers, which `write(_:on:)` tells what it committed.
-    let writeListeners = WriteListeners()
+    /// The change feeds of this reader's controllers, by table, which a `PostgresWriter` tells
+    /// what it committed.
+    let ownWrites = OwnWrites<String, PostgresChangeFeed>()
     /// Whether the controller's reads or its feeds' statements have the connection now.
     let gate = ReadGate()
     /// The connection, or the attempt to make it; neither until the first query or after it closed.

@@ -14,10 +14,10 @@ enum PostgresTap {
         guard result.metadata.rows == 1 else { throw BenchError("A tap updated \(result.metadata.rows ?? 0) teams instead of team \(id).") }
     }
 
-    /// The same UPDATE through `reader.write`, which hands the row it committed to the
+    /// The same UPDATE through a `PostgresWriter`, which hands the row it committed to the
     /// controllers of `reader` from the statement's own answer.
     static func run(_ writer: PostgresConnection, id: Int64, through reader: PostgresReader) throws {
-        let rows = try reader.write(PostgresWrite(table: "team", statement(id), returning: "id"), on: writer)
+        let rows = try PostgresWriter(handingOverTo: reader).write(PostgresWrite(table: "team", statement(id), returning: "id"), on: writer)
         guard rows.count == 1 else { throw BenchError("A tap updated \(rows.count) teams instead of team \(id).") }
     }
 
@@ -28,13 +28,13 @@ enum PostgresTap {
 
 /// Our contender on PostgreSQL: `ResultsController<Team>` over a `PostgresReader`, woken by
 /// `onChangesAvailable`, applying each commit on this thread. Its taps go through the reader
-/// (`PostgresReader.write`), which hands each commit to the feed from the UPDATE's own answer;
+/// (`PostgresWriter.write`), which hands each commit to the feed from the UPDATE's own answer;
 /// or, on the notified path, on a plain connection, which the feed hears of by NOTIFY and
 /// reads from the log.
 enum PostgresControllerContender {
     /// How the controller learns of the contender's taps.
     enum Path {
-        /// `PostgresReader.write`: from the UPDATE's answer, in the writer's process.
+        /// `PostgresWriter.write`: from the UPDATE's answer, in the writer's process.
         case written
         /// A plain UPDATE: NOTIFY, then the feed's log read (as a tap of another process).
         case notified

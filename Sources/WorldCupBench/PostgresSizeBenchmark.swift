@@ -39,7 +39,7 @@ struct PostgresSizeBenchmark {
         let plan = BenchDatabase.tapPlan(rows: rows, count: max(taps, peerTaps), seed: seed &+ 1)
         let warmUp = BenchDatabase.tapPlan(rows: rows, count: SizeBenchmark.warmUpTaps, seed: seed &+ 2)
 
-        Progress.say("\(label) controller, taps through PostgresReader.write (the commit handed over from the UPDATE's answer): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
+        Progress.say("\(label) controller, taps through PostgresWriter.write (the commit handed over from the UPDATE's answer): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
         let oursRun = try PostgresControllerContender.measure(board: board, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)), path: .written)
         let ours = Percentiles(oursRun.latencies)
         let oursP50 = ours.median ?? 0

@@ -18,7 +18,7 @@ import Testing
             controller.changeLogPollInterval = .milliseconds(20)
             try controller.performFetch()
             #expect(controller.changesPollInterval == nil, "the probe came back: notifications arrive")
-            let feed = try #require(database.database.writeListeners.feeds(of: "item").first)
+            let feed = try #require(database.database.ownWrites.listeners(under: "item").first)
             // The read that follows the fetch has ended by now.
             try await Task.sleep(for: .milliseconds(200))
             let readsBefore = feed.logReadsBegun
