@@ -17,9 +17,9 @@ import PostgresNIO
 ///   between the two cannot be missed (`+Connection`);
 /// - the probe that tells a server that delivers notifications from a pooler in transaction
 ///   mode that does not (`+Probe`);
-/// - the heartbeat: a ping that runs no plan where notifications arrive, a log read where they
-///   do not; a connection that leaves a statement unanswered for three beats is closed and
-///   made again (`+Heartbeat`);
+/// - the heartbeat: a ping that runs no plan every few beats where notifications arrive, a log
+///   read every beat where they do not; a connection that leaves a statement unanswered too
+///   long is closed and made again (`+Heartbeat`);
 /// - writes of this process, whose rows a `PostgresWriter` hands over at once (`+Writes`).
 ///
 /// A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
@@ -79,6 +79,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     var readRequested = false
     private var readScheduled = false
     var lastReadStart = NIODeadline.uptimeNanoseconds(0)
+    /// When the heartbeat last pinged.
+    var lastPing = NIODeadline.uptimeNanoseconds(0)
     /// `lookNow` callers waiting for a read that starts after they asked, and for the read running.
     var waitingForNextRead: [EventLoopPromise<Void>] = []
     var waitingForThisRead: [EventLoopPromise<Void>] = []

@@ -41,7 +41,8 @@ public struct FanoutCommand: ParsableCommand {
 
     public init() {}
 
-    /// Connections the server needs for `viewers`: a read and a listening one per viewer, and room for the rest.
+    /// Connections the server needs for `viewers`: one per viewer, as many again for the probes the
+    /// viewers send from short-lived connections as they start, and room for the rest.
     static func maxConnections(viewers: Int) -> Int {
         2 * viewers + 50
     }
