@@ -32,8 +32,10 @@ struct FanoutBenchmark {
     /// The `worldcup-bench` the viewer processes run (nil: this executable).
     var executable: URL?
 
-    /// Quiet time before the taps, over which the viewers' heartbeats alone are measured.
-    static let idleSeconds = 2.0
+    /// Quiet time before the taps, over which the viewers' heartbeats alone are measured: two
+    /// of an idle viewer's ping periods (three heartbeats of a second each), so that every
+    /// viewer pings in it as often as it does over time.
+    static let idleSeconds = 6.0
 
     /// The interval that lets a tap reach every viewer before the next: 100 ms, or half a
     /// millisecond a viewer when that is longer.
