@@ -208,7 +208,7 @@ public final class ScoreboardScreen {
     /// after each of this screen's writes and when the controller says commits of others wait
     /// (`onChangesAvailable`). After this screen's own write the controller has its rows
     /// already: on a file from the commit itself, on a server from the write's answer
-    /// (`PostgresReader.write`), so no read waits for them.
+    /// (`PostgresWriter`), so no read waits for them.
     public func processChanges() {
         selectionBeforeChanges = model.selectedID(data)
         do {

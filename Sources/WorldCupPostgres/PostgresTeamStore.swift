@@ -12,11 +12,11 @@ import WorldCup
 /// brings its schema up to date and seeds it once, and changes teams.
 ///
 /// Every change is one statement, with its history entry. Taps, adds, deletes, edits and
-/// undos go through the controllers' reader (`PostgresReader.write`), so this process's
-/// boards show them from the statement's own answer, without waiting for the change log's
-/// notification. Every write records its own id (a UUID) in its history entry in the same
-/// statement, so a write whose connection died on the way is sent again with the same id and
-/// happens exactly once. Connecting and every statement
+/// undos go through a `PostgresWriter`, which hands what they committed to the controllers'
+/// reader, so this process's boards show them from the statement's own answer, without
+/// waiting for the change log's notification. Every write records its own id (a UUID) in its
+/// history entry in the same statement, so a write whose connection died on the way is sent
+/// again with the same id and happens exactly once. Connecting and every statement
 /// have a deadline (`deadline`): a server that stops answering is reported in one sentence
 /// instead of hanging the program.
 public final class PostgresTeamStore: TeamStore {
@@ -188,7 +188,7 @@ public final class PostgresTeamStore: TeamStore {
     /// store made (their reader's feeds), and returns its rows.
     /// A recorded write's history entry goes to `ownEntries`.
     func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
-        let rows = try controllerDatabase.write(change, on: connection)
+        let rows = try PostgresWriter(handingOverTo: controllerDatabase).write(change, on: connection)
         if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[5].decode(Int64?.self) {
             ownEntries.insert(entry)
         }

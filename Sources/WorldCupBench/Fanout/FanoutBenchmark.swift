@@ -1,5 +1,6 @@
 import Foundation
 import LiveResults
+import PostgresNIO
 import SeededRandom
 import ThrowawayPostgres
 import WorldCup
@@ -32,8 +33,10 @@ struct FanoutBenchmark {
     /// The `worldcup-bench` the viewer processes run (nil: this executable).
     var executable: URL?
 
-    /// Quiet time before the taps, over which the viewers' heartbeats alone are measured.
-    static let idleSeconds = 2.0
+    /// Quiet time before the taps, over which the viewers' heartbeats alone are measured: two
+    /// of an idle viewer's ping periods (three heartbeats of a second each), so that every
+    /// viewer pings in it as often as it does over time.
+    static let idleSeconds = 6.0
 
     /// The interval that lets a tap reach every viewer before the next: 100 ms, or half a
     /// millisecond a viewer when that is longer.
@@ -59,6 +62,7 @@ struct FanoutBenchmark {
         for index in children.indices { try children[index].waitUntilReady() }
         Progress.say("\(label) every viewer fetched \(rows) teams and listens (\(Report.format(Monotonic.milliseconds(from: setupStart, to: Monotonic.now()) / 1000, decimals: 1)) s)")
 
+        let backends = try Self.clientBackends(board: board)
         let idleStart = (Monotonic.now(), cluster?.cpuSeconds())
         Thread.sleep(forTimeInterval: Self.idleSeconds)
         let idleCPU = cluster.flatMap { cluster in idleStart.1.map { cluster.cpuSeconds() - $0 } }
@@ -93,8 +97,21 @@ struct FanoutBenchmark {
         result.serverCPUPercent = serverCPU.map { 100 * $0 / tapWindow }
         result.serverIdleCPUPercent = idleCPU.map { 100 * $0 / idleWindow }
         result.serverMemoryMB = serverMemory
+        result.backendsPerViewer = Double(backends) / Double(viewers)
         Progress.say("\(label) \(result.summary)")
         return result
+    }
+
+    /// The client connections the server counts on the board's database (`pg_stat_activity`),
+    /// but the one asking.
+    static func clientBackends(board: PostgresBoard) throws -> Int {
+        try PG.withConnection(board.url) { connection in
+            let rows = try connection.query("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()
+                """, logger: PostgresBoard.logger).wait()
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
     }
 
     /// `count` different teams of 1...rows in a random order (a team tapped twice in a run

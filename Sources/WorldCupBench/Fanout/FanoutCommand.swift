@@ -18,7 +18,7 @@ public struct FanoutCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: ArgumentHelp("How many viewers, one run for each number given.", valueName: "n"))
     var viewers: [Int] = [10, 100, 1_000]
 
-    @Option(name: .customLong("postgres-url"), help: ArgumentHelp("The server to use instead of a throwaway one (a postgres:// URL); the user must be allowed to create databases, and the server must accept two connections per viewer.", valueName: "url"))
+    @Option(name: .customLong("postgres-url"), help: ArgumentHelp("The server to use instead of a throwaway one (a postgres:// URL); the user must be allowed to create databases, and the server must accept a connection per viewer.", valueName: "url"))
     var postgresURL: String?
 
     @Option(help: ArgumentHelp("Measured taps of each run (each a different team), after 3 warm-up taps.", valueName: "n"))
@@ -41,7 +41,8 @@ public struct FanoutCommand: ParsableCommand {
 
     public init() {}
 
-    /// Connections the server needs for `viewers`: a read and a listening one per viewer, and room for the rest.
+    /// Connections the server needs for `viewers`: one per viewer, as many again for the probes the
+    /// viewers send from short-lived connections as they start, and room for the rest.
     static func maxConnections(viewers: Int) -> Int {
         2 * viewers + 50
     }
