@@ -35,7 +35,7 @@ extension PostgresChangeFeed {
                 let sequence = self.handOffs.withLockedValue { $0 } + 1
                 if self.early.accept(xid: written.xid, ids: Set(written.rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) {
                     self.handOffs.withLockedValue { $0 = sequence }
-                    self.enqueue(.rows(CommittedChange(rows: written.rows, origin: .ownWrites)))
+                    self.enqueue(.rows(CommittedChange(rows: written.rows, origin: .ownWrites)), wakes: self.notifiesOwnWrites)
                 }
             }
             if stillInFlight == 0 {

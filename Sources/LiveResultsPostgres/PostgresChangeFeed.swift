@@ -33,6 +33,9 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     let read: LogRead
     let table: String
     let notify: @Sendable () -> Void
+    /// Whether this process's own writes wake the controller's loop too (`notifiesOwnWrites`):
+    /// a consumer that shows its writes as soon as they return wants no second look.
+    let notifiesOwnWrites: Bool
     let heartbeatInterval: TimeAmount?
     /// How long after a notification of this process's own write the log is read anyway (nil:
     /// at once, as for any notification).
@@ -100,6 +103,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         self.read = read
         self.table = read.keys.query.tableName
         notify = tracking.notify
+        notifiesOwnWrites = tracking.notifiesOwnWrites
         heartbeatInterval = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 20) : nil
         settlingDelay = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 2) : nil
         minimumLookInterval = Self.timeAmount(tracking.minimumLookInterval)
@@ -252,9 +256,10 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         }
     }
 
-    func enqueue(_ change: TrackedChange) {
+    /// Queues `change` for the controller and wakes its loop, unless `wakes` is false.
+    func enqueue(_ change: TrackedChange, wakes: Bool = true) {
         pending.withLockedValue { $0.append(change) }
-        notify()
+        if wakes { notify() }
     }
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
