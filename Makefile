@@ -11,7 +11,8 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         tmux:/usr/bin/tmux \
         postgresql:/usr/lib/postgresql/15/bin/initdb \
         openssl:/usr/bin/openssl \
-        pgbouncer:/usr/sbin/pgbouncer
+        pgbouncer:/usr/sbin/pgbouncer \
+        sqlite3:/usr/bin/sqlite3
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin/worldcup, its man page and its
 # shell completions. DESTDIR is for packagers (a staging folder); PREFIX is where it will live.

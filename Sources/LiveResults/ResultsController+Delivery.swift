@@ -7,10 +7,12 @@ extension ResultsController {
     func deliverReset() {
         onSnapshot?(snapshot(reloading: Set(result.shown.allIDs)))
         delegate?.controllerDidResetContent(self)
+        streams.deliver(.reset)
     }
 
     func deliver(_ batch: ChangeBatch) {
         guard !batch.isEmpty else { return }
+        streams.deliver(.batch(batch))
         if let onSnapshot {
             let reloaded = batch.rowChanges.filter { $0.kind == .update || $0.kind == .move }.map(\.id)
             onSnapshot(snapshot(reloading: Set(reloaded)))

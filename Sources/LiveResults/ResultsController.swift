@@ -77,6 +77,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// How many times the result was fetched again to catch up: a fallback that still reports
     /// exact events, so only this count shows (in tests) that the row-by-row path was missed.
     var refetchCount = 0
+    /// The async sequences iterating the controller (`changes()`, `snapshots()`).
+    let streams = ChangeStreams()
 
     /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
     public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
@@ -118,8 +120,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             throw LiveResultsError(.missingSortDescriptor, "The fetch request has no sort descriptor: a result needs at least one to have an order.")
         }
         let notify = onChangesAvailable
-        let tracking = delegate == nil ? nil : Tracking(
-            notify: { notify?() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval)
+        let streams = streams
+        let tracking = delegate == nil && !streams.hasSubscribers ? nil : Tracking(
+            notify: { [weak streams] in notify?(); streams?.wake() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval)
         let file = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
         let fetched = try store.fetch(storeQuery(request), tracking: tracking, cache: file)
         feed = fetched.feed
@@ -155,6 +158,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// the change log is read at the heartbeat. `onChangesAvailable` is called when it changes.
     public var changesPollInterval: Duration? { feed?.pollInterval }
 
+    /// Stops following commits and closes the feed's connections (the last sequence ended).
+    func stopTracking() { feed = nil }
+
     /// Looks for commits of other connections now, without waiting for the poller, then
     /// processes every pending change.
     ///
@@ -179,7 +185,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         try applyPreparedFilter()
         guard let feed else { return }
         var changes = feed.takeChanges()[...]
-        guard delegate != nil else { return }
+        guard delegate != nil || streams.hasSubscribers else { return }
+        // A sequence's consumer asks for one batch covering every commit since it last looked.
+        if streams.hasSubscribers { changes = changes.mergedIntoOne()[...] }
         do {
             if recovery.needsRefetch { try refetch() }
             while let change = changes.popFirst() {
