@@ -25,7 +25,7 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 INSTALLED := $(BINDIR)/worldcup $(MAN1DIR)/worldcup.1 $(BASHDIR)/worldcup $(ZSHDIR)/_worldcup $(FISHDIR)/worldcup.fish
 
-.PHONY: run test build release deps bench clean fuzz install uninstall
+.PHONY: run test build release deps bench clean fuzz install uninstall docs
 
 run: deps build
 	.build/debug/worldcup $(ARGS)
@@ -74,6 +74,15 @@ fuzz: deps
 	  SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/fuzz-$$target $(FUZZ_FLAGS) -max_len=4096 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$target- $(FUZZ_BUILD)/corpus/$$target Fuzz/Corpus/$$target \
 	    || exit 1; \
+	done
+
+# The DocC documentation of LiveResults and LiveResultsPostgres (swift-docc-plugin), as static
+# sites in .build/docs/LiveResults and .build/docs/LiveResultsPostgres; a warning fails it.
+DOCS := .build/docs
+docs:
+	@mkdir -p $(DOCS) && for target in LiveResults LiveResultsPostgres; do \
+	  $(SWIFT) package --allow-writing-to-directory $(DOCS) generate-documentation --target $$target \
+	    --output-path $(DOCS)/$$target --transform-for-static-hosting --warnings-as-errors || exit 1; \
 	done
 
 deps:

@@ -83,7 +83,9 @@ extension ResultsController {
 ///
 /// Not `Sendable`: iterate it where the controller lives. Its elements are `Sendable`.
 public struct ResultsChanges<Record: FetchableRecord & TableRecord>: AsyncSequence {
+    /// A batch or a reset.
     public typealias Element = ResultsChange
+    /// What ``ResultsController/processPendingChanges()`` throws.
     public typealias Failure = any Error
 
     weak var controller: ResultsController<Record>?
@@ -150,7 +152,9 @@ public struct ResultsChanges<Record: FetchableRecord & TableRecord>: AsyncSequen
 ///
 /// Not `Sendable`: iterate it where the controller lives. Its elements are `Sendable`.
 public struct ResultsSnapshots<Record: FetchableRecord & TableRecord>: AsyncSequence {
+    /// The whole result, with the rows to reload.
     public typealias Element = ResultsSnapshot
+    /// What ``ResultsController/processPendingChanges()`` throws.
     public typealias Failure = any Error
 
     let changes: ResultsChanges<Record>
