@@ -25,19 +25,25 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 INSTALLED := $(BINDIR)/worldcup $(MAN1DIR)/worldcup.1 $(BASHDIR)/worldcup $(ZSHDIR)/_worldcup $(FISHDIR)/worldcup.fish
 
-.PHONY: run test build release deps bench clean fuzz install uninstall docs
+.PHONY: run test build release deps bench clean fuzz install uninstall docs example
 
 run: deps build
 	.build/debug/worldcup $(ARGS)
 
-# The tests, then a short libFuzzer run of each fuzz target (about a minute with its build).
-test: deps
+# The tests (with Examples/WatchTable built: a test runs it), then a short libFuzzer run of each
+# fuzz target (about a minute with its build).
+test: deps example
 	$(SWIFT) build
 	$(SWIFT) test
 	$(MAKE) fuzz FUZZ_FLAGS=-runs=50000
 
 build:
 	$(SWIFT) build
+
+# Examples/WatchTable, a package of its own that depends on this one by path (it builds GRDB
+# again, in its own .build).
+example: deps
+	$(SWIFT) build --package-path Examples/WatchTable
 
 release: deps
 	$(SWIFT) build -c release
