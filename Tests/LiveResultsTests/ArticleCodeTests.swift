@@ -32,7 +32,9 @@ struct Player: Decodable, FetchableRecord, TableRecord {
 
     let database = try DatabasePool(path: "players.sqlite")
     // Once per table: triggers that log every commit, so other processes' commits reach us.
-    try await database.write { db in try ChangeLog.install(on: "player", in: db) }
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("live player") { db in try ChangeLog.install(on: "player", in: db) }
+    try migrator.migrate(database)
 
     let controller = ResultsController(
         database: database,
