@@ -42,6 +42,16 @@ public struct RowChange: Hashable, Sendable {
     public var newIndexPath: IndexPath?
 }
 
+/// Where the commits of a batch were made.
+public enum ChangeOrigin: Hashable, Sendable {
+    /// Through the connection the controller reads with, in this process: on SQLite its
+    /// `DatabaseWriter`, on PostgreSQL `PostgresReader.write` (`OwnWrites`). The change was
+    /// queued when the write returned.
+    case ownWrites
+    /// Anywhere else: other connections and processes, read from the change log.
+    case elsewhere
+}
+
 /// Everything one commit changed in a result, in the form a batch-updating table view needs.
 public struct ChangeBatch: Hashable, Sendable {
     /// Section deletes (old indices, descending), then section inserts (new indices, ascending).

@@ -15,31 +15,25 @@ extension ResultsController {
     }
 
     /// Applies one commit row by row, or refetches when the commit removed rows it does not
-    /// name or split a section.
+    /// name (its store's `check` fails) or split a section.
     func apply(_ commit: CommittedChange) throws {
         let ids = commit.rows.map(\.id)
         filterLoad?.touched.formUnion(ids) // a filter column being read reads these again
-        if let expected = commit.expectedCount {
-            // Rows REPLACE removed are named nowhere: a count that disagrees finds them.
-            let counted = commit.rows.reduce(result.index.count) { count, row in
-                count + (row.key != nil ? 1 : 0) - (result.index.contains(row.id) ? 1 : 0)
-            }
-            if counted != expected {
-                recovery.unreportedIDs.formUnion(ids)
-                try refetch()
-                return
-            }
+        if let check = commit.check, !check.holds(for: commit.rows, count: result.index.count, contains: { result.index.contains($0) }) {
+            recovery.unreportedIDs.formUnion(ids)
+            try refetch(origin: commit.origin)
+            return
         }
         do {
             for id in ids { records[id] = nil }
             let texts = result.filter == nil ? [:] : try filterTexts(of: commit.rows.filter { $0.key != nil }.map(\.id))
-            deliver(try result.apply(commit.rows, texts: texts))
+            deliver(try result.apply(commit.rows, texts: texts), from: commit.origin)
             if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
         } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
             // The commit split a section; the result is as it was. A refetch says whether
             // the database really is out of order (then the error stands) or not.
             recovery.unreportedIDs.formUnion(ids)
-            try refetch()
+            try refetch(origin: commit.origin)
         }
     }
 
@@ -47,8 +41,9 @@ extension ResultsController {
     /// reports the rows whose place changed and the rows commits touched (whose other values
     /// may have changed); or, when nothing is known of what changed, resets. Throws (and
     /// tries again at the next call) when the fresh result is itself invalid, such as a
-    /// section out of order.
-    func refetch() throws {
+    /// section out of order. The batch is delivered as `origin`'s: a refetch that catches up
+    /// after a failure cannot tell whose commits it finds, and says `elsewhere`.
+    func refetch(origin: ChangeOrigin = .elsewhere) throws {
         guard let request = fetchedRequest else { return }
         refetchCount += 1
         recovery.needsRefetch = true
@@ -71,7 +66,7 @@ extension ResultsController {
             let batch = try result.catchUp(to: fresh, touched: touched, texts: filterTexts(of:))
             recovery = Recovery()
             if let position { appliedPosition = max(appliedPosition ?? 0, position) }
-            deliver(batch)
+            deliver(batch, from: origin)
         }
     }
 }

@@ -10,9 +10,10 @@ extension ResultsController {
         streams.deliver(.reset)
     }
 
-    func deliver(_ batch: ChangeBatch) {
+    /// Hands one batch to the snapshot subscriber and the delegate: row by row, then whole.
+    func deliver(_ batch: ChangeBatch, from origin: ChangeOrigin) {
         guard !batch.isEmpty else { return }
-        streams.deliver(.batch(batch))
+        streams.deliver(.batch(batch, origin: origin))
         if let onSnapshot {
             let reloaded = batch.rowChanges.filter { $0.kind == .update || $0.kind == .move }.map(\.id)
             onSnapshot(snapshot(reloading: Set(reloaded)))
@@ -28,5 +29,6 @@ extension ResultsController {
             delegate.controller(self, didChangeRecordWithID: change.id, at: change.indexPath, for: change.kind, newIndexPath: change.newIndexPath)
         }
         delegate.controllerDidChangeContent(self)
+        delegate.controller(self, didChangeContentWith: batch, from: origin)
     }
 }

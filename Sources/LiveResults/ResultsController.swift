@@ -19,7 +19,8 @@ import GRDB
 ///
 /// The parts: a `ResultsStore` reads keys and records and starts a `ChangeFeed` (SQLite
 /// here, PostgreSQL in LiveResultsPostgres); `LiveResult` keeps the result in memory and turns
-/// changes into batches (it knows no database); `SectionCache` keeps the index between launches.
+/// changes into batches (it knows no database); SQLite's store keeps the index between launches
+/// in a `SectionCache`.
 public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Where the rows live.
     let store: any ResultsStore
@@ -53,6 +54,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Called, on the database's writer thread, when committed changes wait to be processed.
     /// Set it before `performFetch()`.
     public var onChangesAvailable: (@Sendable () -> Void)?
+    /// Whether `onChangesAvailable` is called for the commits of this controller's own writes
+    /// (`ChangeOrigin.ownWrites`) as well as for those from elsewhere. An app that calls
+    /// `processPendingChanges()` right after each of its writes, on the controller's thread,
+    /// sets it false: the call would only wake it to find nothing left. Set it before
+    /// `performFetch()`.
+    public var notifiesOwnWrites = true
     /// Receives, after each batch, a snapshot of the whole result (the snapshot form of the
     /// delegate). Building one costs O(n); the row-by-row delegate does not pay it.
     public var onSnapshot: ((ResultsSnapshot) -> Void)?
@@ -61,11 +68,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     var result = LiveResult.unfetched
     /// What commits changed; nil when not tracking.
     private(set) var feed: (any ChangeFeed)?
-    /// The cache file and what it must match, with persistent tracking.
-    var cache: (file: SectionCache, stamp: CacheStamp)?
-    /// The change log position the index reflects at least, and the one the cache file has.
+    /// The change log position the index reflects at least.
     var appliedPosition: Int64?
-    var savedPosition: Int64?
     /// Whole records loaded so far, by id.
     var records: [RecordID: Record] = [:]
     /// The request of the last successful fetch (what a refetch repeats).
@@ -83,11 +87,13 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
     public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
                             cacheName: String? = nil, cacheDirectory: URL? = nil) {
-        self.init(store: SQLiteResultsStore(database: database), fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath,
+        let cache = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
+        self.init(store: SQLiteResultsStore(database: database, cache: cache), fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath,
                   cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 
-    /// A controller over any store (LiveResultsPostgres adds one for PostgreSQL).
+    /// A controller over any store (LiveResultsPostgres adds one for PostgreSQL). `cacheName`
+    /// and `cacheDirectory` only say what the store was given.
     package init(store: any ResultsStore, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
                  cacheName: String? = nil, cacheDirectory: URL? = nil) {
         self.store = store
@@ -100,7 +106,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     deinit {
         filterLoad?.cancel()
         feed = nil
-        try? saveCache()
+        // Written when the controller goes away (writing a million rows takes a while: not at
+        // every fetch, such as each keystroke of a filter), unless the index may be wrong.
+        if !recovery.needsRefetch { try? store.keep(result.index, at: appliedPosition) }
     }
 
     // MARK: - Fetching
@@ -121,10 +129,11 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         }
         let notify = onChangesAvailable
         let streams = streams
+        // A sequence waits for every commit, its own process's too.
         let tracking = delegate == nil && !streams.hasSubscribers ? nil : Tracking(
-            notify: { [weak streams] in notify?(); streams?.wake() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval)
-        let file = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
-        let fetched = try store.fetch(storeQuery(request), tracking: tracking, cache: file)
+            notify: { [weak streams] in notify?(); streams?.wake() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval,
+            notifiesOwnWrites: notifiesOwnWrites || streams.hasSubscribers)
+        let fetched = try store.fetch(storeQuery(request), tracking: tracking)
         feed = fetched.feed
         result = LiveResult(index: fetched.index, limit: request.fetchLimit)
         records.removeAll()
@@ -134,10 +143,6 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         try applyFilter(filter)
         lastFetchSource = fetched.source
         appliedPosition = fetched.position
-        if let file, let stamp = fetched.cacheStamp { cache = (file, stamp) } else { cache = nil }
-        // The cache is written when the controller goes away (writing a million rows takes a
-        // while: not at every fetch, such as each keystroke of a filter).
-        savedPosition = fetched.source == .cache ? fetched.position : nil
     }
 
     func storeQuery(_ request: ResultsRequest<Record>) -> StoreQuery {
@@ -194,9 +199,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
                 switch change {
                 case .rows(let commit):
                     try apply(commit)
-                case .refetch(let touched):
+                case let .refetch(touched, origin):
                     recovery.unreportedIDs.formUnion(touched)
-                    try refetch()
+                    try refetch(origin: origin)
                 case .reset:
                     recovery.needsReset = true
                     try refetch()
@@ -208,7 +213,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             for change in changes {
                 switch change {
                 case .rows(let commit): recovery.unreportedIDs.formUnion(commit.rows.map(\.id))
-                case .refetch(let touched): recovery.unreportedIDs.formUnion(touched)
+                case .refetch(let touched, _): recovery.unreportedIDs.formUnion(touched)
                 case .reset: recovery.needsReset = true
                 }
             }

@@ -1,8 +1,11 @@
 import Foundation
 import GRDB
 
-/// Receives the changes of a results controller, one batch per commit:
-/// `controllerWillChangeContent`, section changes, row changes, `controllerDidChangeContent`.
+/// Receives the changes of a results controller, one batch per commit, in either of two forms:
+/// row by row (`controllerWillChangeContent`, section changes, row changes,
+/// `controllerDidChangeContent`), or whole (`controller(_:didChangeContentWith:from:)`, as
+/// NSFetchedResultsController's `controller(_:didChangeContentWith:)`), which comes last and
+/// says whose commits they were. Implement the form you need.
 ///
 /// Index paths follow Core Data's spaces: deletes and old places refer to the result before
 /// the batch, inserts and new places to the result after it. Every method has a default
@@ -23,6 +26,11 @@ public protocol ResultsControllerDelegate<Record>: AnyObject {
     /// A batch ends; the controller now answers with the new result.
     func controllerDidChangeContent(_ controller: ResultsController<Record>)
 
+    /// The whole batch, after its row-by-row methods: the controller now answers with the new
+    /// result. `origin` says whether the controller's own writes made it (a write of this
+    /// connection, shown as soon as the writer processes its changes) or another connection.
+    func controller(_ controller: ResultsController<Record>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin)
+
     /// The controller could not tell what changed and now holds a freshly fetched result:
     /// reload everything (sections, counts and every visible row). It comes instead of a
     /// batch, outside `controllerWillChangeContent`/`controllerDidChangeContent`, and only
@@ -40,6 +48,7 @@ extension ResultsControllerDelegate {
     public func controller(_ controller: ResultsController<Record>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind) {}
     public func controller(_ controller: ResultsController<Record>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?) {}
     public func controllerDidChangeContent(_ controller: ResultsController<Record>) {}
+    public func controller(_ controller: ResultsController<Record>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin) {}
     public func controller(_ controller: ResultsController<Record>, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
 }
 

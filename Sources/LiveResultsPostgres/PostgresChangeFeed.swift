@@ -202,7 +202,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
                 let sequence = self.handOffs.withLockedValue { $0 } + 1
                 if self.early.accept(xid: written.xid, ids: Set(written.rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) {
                     self.handOffs.withLockedValue { $0 = sequence }
-                    self.enqueue(.rows(CommittedChange(rows: written.rows)))
+                    self.enqueue(.rows(CommittedChange(rows: written.rows, origin: .ownWrites)))
                 }
             }
             if stillInFlight == 0 {

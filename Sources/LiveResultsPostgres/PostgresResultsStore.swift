@@ -39,10 +39,7 @@ final class PostgresResultsStore: ResultsStore {
                          sectionColumn: query.sectionColumn, predicate: query.predicate)
     }
 
-    func fetch(_ query: StoreQuery, tracking: Tracking?, cache: SectionCache?) throws -> StoreFetch {
-        guard cache == nil else {
-            throw LiveResultsError(.database, "A section cache needs SQLite: on PostgreSQL, leave the controller's cacheName nil.")
-        }
+    func fetch(_ query: StoreQuery, tracking: Tracking?) throws -> StoreFetch {
         let keys = keyQuery(query)
         let statements = try database.read { try keys.prepare($0, logger: logger) }
         // LISTEN first, read second: a commit between the two is then in the log after the

@@ -34,7 +34,7 @@ public enum ScoreboardApp {
             var now = ScoreboardScreen.monotonicSeconds()
             if changesWaiting, now - lastFrame >= frameInterval {
                 changesWaiting = false
-                screen.processChangesFromElsewhere()
+                screen.processChanges()
                 needsFrame = true
             }
             if needsFrame {
@@ -71,7 +71,7 @@ public enum ScoreboardApp {
                 // A key sees the other programs' changes that wait, then answers at once.
                 if changesWaiting {
                     changesWaiting = false
-                    screen.processChangesFromElsewhere()
+                    screen.processChanges()
                 }
                 screen.handle(keys)
                 needsFrame = true

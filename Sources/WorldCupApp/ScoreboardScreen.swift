@@ -10,6 +10,12 @@ import WorldCup
 ///
 /// The controller reaches the table through a `ResultsTableBinding`, so a tap moves one row
 /// instead of reloading the table. Drawing goes into a `Grid`, so tests can read it.
+///
+/// The path of one tap, in one direction: `handle(key)` → `BoardModel.update` → `.tap` →
+/// `perform` → the store's write (its controller has the change when it returns) →
+/// `processChanges()` → the controller's batch → the binding → `show(_:)` → `.batch` →
+/// `BoardModel.update`; then the write's outcome, `.tapped`. Commits of other programs take
+/// the same path from `processChanges()`, called when the controller wakes the loop.
 public final class ScoreboardScreen {
     /// The fetch request of the scoreboard: `Team.boardOrder` (zones in order, then most wins,
     /// then name).
@@ -26,8 +32,6 @@ public final class ScoreboardScreen {
     private let clock: () -> Double
     /// The team under the cursor before the pending changes were processed (for a reset).
     private var selectionBeforeChanges: RecordID?
-    /// Batches shown so far, so a look at other programs' commits knows it found some.
-    private var batchesShown = 0
     /// A fetch for the filter, held back while a run of keys only edits the filter's text.
     private var pendingRefetch: BoardEffect?
     /// From how many teams the filter's names are read in the background when it opens
@@ -64,19 +68,14 @@ public final class ScoreboardScreen {
         controller = scoreboard.makeController(fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",
                                                cacheName: cacheName, cacheDirectory: cacheDirectory)
         controller.onChangesAvailable = onChangesAvailable
+        // This screen shows its own writes as soon as they return (`processChanges()`): only
+        // other programs' commits need to wake the loop.
+        controller.notifiesOwnWrites = false
         // The screen draws other programs' changes at most once a frame: no need to read them more often.
         controller.minimumChangeLogLookInterval = .milliseconds(16)
         controller.delegate = binding
         binding.indexTitle = { Self.indexTitle(forZone: $0) }
-        binding.onChange = { [unowned self] change in
-            switch change {
-            case .batch(let update):
-                batchesShown += 1
-                send(.batch(update))
-            case .reset:
-                send(.reset(selection: selectionBeforeChanges))
-            }
-        }
+        binding.onChange = { [unowned self] change in show(change) }
         do {
             try controller.performFetch()
         } catch {
@@ -92,9 +91,9 @@ public final class ScoreboardScreen {
     /// The section cache name for a scoreboard: one per database file, so two databases never
     /// take turns overwriting one cache.
     public static func cacheName(for scoreboard: any TeamStore) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a of the location
-        for byte in scoreboard.location.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return "WorldCup-" + String(hash, radix: 16)
+        var hash = FNV1a() // the section cache's own hash, stable from launch to launch
+        hash.combine(scoreboard.location)
+        return "WorldCup-" + hash.hex
     }
 
     /// Seconds since an arbitrary moment, never going back.
@@ -196,10 +195,12 @@ public final class ScoreboardScreen {
 
     // MARK: - Changes
 
-    /// Shows the changes committed since the last call, as moves, inserts and flashes, and
-    /// whether a shared board's server is reachable. After this screen's own write the
-    /// controller has its rows already: on a file from the commit itself, on a server from
-    /// the write's answer (`PostgresReader.write`), so no read waits for them.
+    /// Shows the changes committed since the last call, this screen's and other programs', as
+    /// moves, inserts and flashes, and whether a shared board's server is reachable. Called
+    /// after each of this screen's writes and when the controller says commits of others wait
+    /// (`onChangesAvailable`). After this screen's own write the controller has its rows
+    /// already: on a file from the commit itself, on a server from the write's answer
+    /// (`PostgresReader.write`), so no read waits for them.
     public func processChanges() {
         selectionBeforeChanges = model.selectedID(data)
         do {
@@ -220,13 +221,17 @@ public final class ScoreboardScreen {
         }
     }
 
-    /// Shows changes after the controller said commits wait (`onChangesAvailable`). This
-    /// screen shows its own changes at once, so what waits came from another program: the
-    /// status line says so briefly, unless it holds a question or an error.
-    public func processChangesFromElsewhere() {
-        let shown = batchesShown
-        processChanges()
-        if batchesShown != shown { send(.changedElsewhere) }
+    /// Shows one change of the result, as the binding hands it over. Here, and only here, the
+    /// screen knows whose commits a batch holds: another program's are said on the status
+    /// line briefly (unless it holds a question or an error).
+    private func show(_ change: ResultsTableBinding<Team>.Change) {
+        switch change {
+        case let .batch(update, origin):
+            send(.batch(update))
+            if origin == .elsewhere { send(.changedElsewhere) }
+        case .reset:
+            send(.reset(selection: selectionBeforeChanges))
+        }
     }
 
     // MARK: - Keys and time

@@ -4,6 +4,7 @@ import GRDB
 import LiveResults
 import PostgresNIO
 import ThrowawayPostgres
+import WorldCupApp
 
 /// `worldcup-bench`: measures the results controller against the refetch-and-diff a GRDB
 /// user would write instead, on generated scoreboards of 1,000, 100,000 and 1,000,000 teams,
@@ -90,7 +91,7 @@ public struct BenchCommand: ParsableCommand {
     }
 
     public func run() throws {
-        SQLiteHeap.keepFreedPages() // as the app does: the controllers measured here run in this process
+        HeapTuning.keepFreedPages() // as the app does: the controllers measured here run in this process
         let requested = Array(Set(rows)).sorted()
         let sizes = terminalOnly ? [] : requested.isEmpty ? [1_000, 100_000, 1_000_000] : requested
         if store == .postgres {

@@ -126,7 +126,7 @@ extension WorldCupCommand {
             let environment = ProcessInfo.processInfo.environment
             // Checked before the database is opened: a bad value changes nothing.
             let theme = try themeChoice(environment)
-            SQLiteHeap.keepFreedPages()
+            HeapTuning.keepFreedPages()
             let scoreboard = try store.open()
             let noColorEnvironment = !(environment["NO_COLOR"] ?? "").isEmpty
             let status = try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment), theme: theme,

@@ -46,7 +46,7 @@ struct Player: Decodable, FetchableRecord, TableRecord {
         print(section.name, try controller.objects(inSection: s).map(\.name))
     }
     for try await change in changes {
-        guard case .batch(let batch) = change else { print("reset: reload everything"); continue }
+        guard case .batch(let batch, _) = change else { print("reset: reload everything"); continue }
         for row in batch.rowChanges {
             let player = try row.newIndexPath.map { try controller.object(at: $0) }
             print(row.kind, row.id, row.indexPath.map { "\($0)" } ?? "-", "->", player?.name ?? "gone")

@@ -31,8 +31,9 @@ import TestSupport
                 case .reset:
                     report.resets += 1
                     if report.batches > 0 { report.problems.append("a reset came after \(report.batches) batches") }
-                case .batch(let batch):
+                case .batch(let batch, let origin):
                     report.batches += 1
+                    if origin != .elsewhere { report.problems.append("another process's batch came as \(origin)") }
                     report.problems += batchViolations(old: held, new: now, events: events(of: batch, in: now))
                 }
                 held = now
@@ -78,7 +79,7 @@ import TestSupport
             let change = try await iterator.next()
             let now = fixture.layout
             #expect(now == (try fixture.freshLayout()), "the state read after the element is not the whole of the commits")
-            guard case .batch(let batch) = change else {
+            guard case .batch(let batch, origin: .ownWrites) = change else {
                 Issue.record("expected one batch, got \(String(describing: change))")
                 return
             }

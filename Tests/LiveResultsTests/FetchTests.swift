@@ -263,8 +263,8 @@ final class LoadCountingStore: ResultsStore {
         return loads
     }
 
-    func fetch(_ query: StoreQuery, tracking: Tracking?, cache: SectionCache?) throws -> StoreFetch {
-        try inner.fetch(query, tracking: tracking, cache: cache)
+    func fetch(_ query: StoreQuery, tracking: Tracking?) throws -> StoreFetch {
+        try inner.fetch(query, tracking: tracking)
     }
 
     func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {

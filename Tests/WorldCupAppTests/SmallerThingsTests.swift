@@ -85,3 +85,16 @@ struct SmallerThingsTests {
         #expect(text.contains("[WND]") && text.contains("Wenderland"), "\(text)")
     }
 }
+
+/// The allocator settings the app applies at start (`HeapTuning`), moved here from
+/// LiveResults' tests with the code.
+@Suite struct HeapTuningTests {
+    @Test("glibc takes the raised trim and mapping thresholds and the one arena (mallopt answers 1 for a parameter and value it accepts)")
+    func glibcTakesTheSettings() {
+        #if canImport(Glibc)
+        #expect(HeapTuning.keepFreedPages())
+        #else
+        #expect(!HeapTuning.keepFreedPages())
+        #endif
+    }
+}

@@ -59,7 +59,7 @@ struct StatusLineTests {
         let fixture = try ScreenFixture()
         _ = fixture.render()
         // Nothing waiting: nothing to say.
-        fixture.screen.processChangesFromElsewhere()
+        fixture.screen.processChanges()
         #expect(fixture.screen.status == nil)
         // Another writer on the same file.
         let other = try SQLiteTeamStore(databaseURL: fixture.databaseURL, seedURL: nil)
@@ -67,7 +67,7 @@ struct StatusLineTests {
         // The controller's poller notices the other connection's commit within moments.
         for _ in 0..<300 where fixture.screen.status == nil {
             usleep(10_000)
-            fixture.screen.processChangesFromElsewhere()
+            fixture.screen.processChanges()
         }
         #expect(lines(fixture.render())[22] == " Updated by another program.")
         fixture.clock.now += BoardModel.changedElsewhereSeconds
@@ -75,16 +75,47 @@ struct StatusLineTests {
         #expect(fixture.screen.status == nil)
         // The screen's own tap is shown at once; the wake-up that follows finds nothing new.
         fixture.press(.enter)
-        fixture.screen.processChangesFromElsewhere()
+        fixture.screen.processChanges()
         #expect(fixture.screen.status?.text == "Algeria: 1 win.")
         // A question is not replaced.
         fixture.press(.character("d"))
         try other.tap(named: "Japan")
         for _ in 0..<100 {
             usleep(10_000)
-            fixture.screen.processChangesFromElsewhere()
+            fixture.screen.processChanges()
         }
         #expect(fixture.screen.status?.text == "Delete Algeria? y/N")
         #expect(lines(fixture.render()).contains { $0.contains("Japan") && $0.contains("Wins: 2") }, "the change itself shows")
     }
+
+    @Test("The screen's own writes do not wake the loop; another program's commit does, and says so")
+    func ownWritesWakeNobody() throws {
+        let folder = try TemporaryFolder(prefix: "worldcup-app-tests")
+        defer { folder.remove() }
+        let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled())
+        let wakeUps = WakeUps()
+        let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: nil, clock: { 1000 }, onChangesAvailable: { wakeUps.add() })
+        _ = screen.render(width: 80, height: 24)
+        screen.handle(.enter)
+        screen.handle(.down)
+        screen.handle(.enter)
+        #expect(screen.status?.text == "Cameroon: 1 win.")
+        usleep(100_000) // a look at the file woken by our own commits is over
+        #expect(wakeUps.count == 0, "our own taps woke the loop")
+        let other = try SQLiteTeamStore(databaseURL: folder.database, seedURL: nil)
+        try other.tap(named: "Japan")
+        for _ in 0..<300 where wakeUps.count == 0 { usleep(10_000) }
+        #expect(wakeUps.count > 0, "another program's tap never woke the loop")
+        screen.processChanges()
+        #expect(screen.status?.text == "Updated by another program.")
+    }
+}
+
+/// Counts a screen's wake-ups, which come from the database's threads.
+private final class WakeUps: @unchecked Sendable { // `value` is used only under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
 }

@@ -177,7 +177,7 @@ public struct ResultsSnapshots<Record: FetchableRecord & TableRecord>: AsyncSequ
                 var snapshot = controller.snapshot()
                 snapshot.reloadedItemIdentifiers = Set(snapshot.itemIdentifiers.joined())
                 return snapshot
-            case .batch(let batch):
+            case .batch(let batch, _):
                 return controller.snapshot(reloading: Set(batch.rowChanges.filter { $0.kind == .update || $0.kind == .move }.map(\.id)))
             }
         }

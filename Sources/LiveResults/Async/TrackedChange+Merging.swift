@@ -12,9 +12,9 @@ extension Collection where Element == TrackedChange {
     /// with its latest key (a later commit's keys were read after an earlier one's). A reset
     /// among them makes the whole a reset (the consumer reloads the result as it is now); a
     /// refetch makes the whole a refetch that reports every row any of them touched. A commit
-    /// that counted the matching rows (the check for rows `REPLACE` removed without naming
-    /// them) can only end a merged commit: its count holds after it, not after later ones,
-    /// so an earlier one makes the whole a refetch.
+    /// with a check (rows `REPLACE` may have removed without naming them) can only end a
+    /// merged commit: its check holds after it, not after later ones, so an earlier one makes
+    /// the whole a refetch. The whole is of this controller's own writes when every part is.
     ///
     /// - Complexity: O(k log k) for k touched rows.
     func mergedIntoOne() -> [TrackedChange] {
@@ -24,25 +24,27 @@ extension Collection where Element == TrackedChange {
         var latestKeys: [RecordID: RowKey?] = [:]
         var position: Int64?
         var needsRefetch = false
+        var origin = ChangeOrigin.ownWrites
         for (offset, change) in changes.enumerated() {
             switch change {
             case .reset:
                 return [.reset]
-            case .refetch(let ids):
+            case .refetch(let ids, let from):
                 touched.formUnion(ids)
                 needsRefetch = true
+                if from != .ownWrites { origin = .elsewhere }
             case .rows(let commit):
                 for row in commit.rows {
                     touched.insert(row.id)
                     latestKeys[row.id] = row.key
                 }
                 if let committed = commit.position { position = Swift.max(position ?? committed, committed) }
-                if commit.expectedCount != nil && offset != changes.count - 1 { needsRefetch = true }
+                if commit.check != nil && offset != changes.count - 1 { needsRefetch = true }
+                if commit.origin != .ownWrites { origin = .elsewhere }
             }
         }
-        if needsRefetch { return [.refetch(touched: touched)] }
-        guard case .rows(let last) = changes[changes.count - 1] else { return [.refetch(touched: touched)] }
+        guard !needsRefetch, case .rows(let last) = changes[changes.count - 1] else { return [.refetch(touched: touched, origin: origin)] }
         let rows = latestKeys.keys.sorted().map { (id: $0, key: latestKeys[$0]!) }
-        return [.rows(CommittedChange(rows: rows, position: position, expectedCount: last.expectedCount))]
+        return [.rows(CommittedChange(rows: rows, position: position, origin: origin, check: last.check))]
     }
 }

@@ -17,6 +17,8 @@ extension RowKey: @unchecked Sendable {} // DatabaseValue holds only values (Int
 final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its state is used only on the writer's queue; `queue` is behind a mutex.
     private let query: KeyQuery
     private let notify: @Sendable () -> Void
+    /// Whether `notify` is called for this connection's own commits too (`Tracking`).
+    private let notifiesOwnWrites: Bool
     /// The rowids the open transaction's events named, in event order, repeats kept (a
     /// commit sorts them once: cheaper than a set's hashing at every event).
     private var touched: [RecordID] = []
@@ -53,17 +55,18 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// How many commits of this connection had their keys read after the commit, in a read
     /// transaction of their own (for tests: `liveResultsWrite` reads them before).
     private(set) var keyReadsAfterCommit = 0
-    /// The connection whose `liveResultsWrite`s reach this tracker; nil until registered.
+    /// The connection whose `liveResultsWrite`s reach this tracker (`OwnWrites`); nil until registered.
     private var registeredConnection: ObjectIdentifier?
 
-    init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, notify: @escaping @Sendable () -> Void) {
+    init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, tracking: Tracking) {
         self.query = query
         self.uniqueColumns = SQLNames(uniqueColumns ?? [])
         self.hasUniqueIndexes = uniqueColumns != nil
         self.tableName = SQLNames([query.tableName])
         self.rowIDColumns = SQLNames(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0] } ?? []))
         self.logPosition = logPosition
-        self.notify = notify
+        self.notify = tracking.notify
+        self.notifiesOwnWrites = tracking.notifiesOwnWrites
         readPosition.store(logPosition ?? 0, ordering: .releasing)
     }
 
@@ -77,31 +80,24 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         return Set(parts.compactMap(\.column))
     }
 
-    // MARK: Keys read before the commit
+    // MARK: Keys read before the commit (OwnWrites)
 
-    /// A tracker, held weakly.
-    private struct WeakTracker: @unchecked Sendable { // Read only under the registry's lock.
-        weak var tracker: ChangeTracker?
-    }
-
-    /// The trackers observing each connection (by its `Database`), for `liveResultsWrite`.
-    private static let registry = Mutex<[ObjectIdentifier: [WeakTracker]]>([:])
+    /// The trackers observing each connection (by its `Database`), which `liveResultsWrite`
+    /// on that connection reaches before its commit.
+    static let ownWrites = OwnWrites<ObjectIdentifier, ChangeTracker>()
 
     /// Lets `liveResultsWrite` on `db`'s connection reach this tracker, which observes it.
     func register(on db: Database) {
         let connection = ObjectIdentifier(db)
         registeredConnection = connection
-        Self.registry.withLock { $0[connection, default: []].append(WeakTracker(tracker: self)) }
+        Self.ownWrites.add(self, under: connection)
     }
 
     /// Undoes `register(on:)`: the tracker no longer observes its connection.
     func unregister() {
         guard let connection = registeredConnection else { return }
         registeredConnection = nil
-        Self.registry.withLock { registry in
-            let kept = (registry[connection] ?? []).filter { $0.tracker != nil && $0.tracker !== self }
-            registry[connection] = kept.isEmpty ? nil : kept
-        }
+        Self.ownWrites.remove(self, under: connection)
     }
 
     deinit {
@@ -111,8 +107,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// Has every tracker observing `db`'s connection read, inside the open transaction, the
     /// keys its commit is about to need. Runs on the writer's queue, last in the transaction.
     static func prepareCommit(of db: Database) {
-        let trackers = registry.withLock { $0[ObjectIdentifier(db)]?.compactMap(\.tracker) ?? [] }
-        for tracker in trackers { tracker.prepareCommit(db) }
+        for tracker in ownWrites.listeners(under: ObjectIdentifier(db)) { tracker.prepareCommit(db) }
     }
 
     /// Reads the keys of the rows the open transaction changed, when its commit would read
@@ -144,7 +139,16 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private func enqueue(_ change: TrackedChange?) {
         guard let change else { return }
         queue.withLock { $0.append(change) }
-        notify()
+        if notifiesOwnWrites || !Self.isOwn(change) { notify() }
+    }
+
+    /// Whether a change is of this connection's own commit (a reset is nobody's: it wakes).
+    private static func isOwn(_ change: TrackedChange) -> Bool {
+        switch change {
+        case .rows(let commit): commit.origin == .ownWrites
+        case .refetch(_, let origin): origin == .ownWrites
+        case .reset: false
+        }
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
@@ -218,15 +222,15 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         }
         guard !ids.isEmpty else { return }
         guard complete else {
-            enqueue(.refetch(touched: Set(ids)))
+            enqueue(.refetch(touched: Set(ids), origin: .ownWrites))
             return
         }
         if let prepared, prepared.ids == ids, !mayHaveReplaced {
             // Read inside the transaction, after its last statement: what the commit made.
-            enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition)))
+            enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition, origin: .ownWrites)))
         } else {
             keyReadsAfterCommit += 1
-            enqueue(readKeys(db, ids: ids, countingMatches: mayHaveReplaced))
+            enqueue(readKeys(db, ids: ids, origin: .ownWrites, countingMatches: mayHaveReplaced))
         }
     }
 
@@ -272,21 +276,21 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         do {
             // Nil: entries were pruned and the log keeps no summary of them.
             guard let ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else { return .reset }
-            return ids.isEmpty ? nil : readKeys(db, ids: ids.sorted(), countingMatches: false)
+            return ids.isEmpty ? nil : readKeys(db, ids: ids.sorted(), origin: .elsewhere, countingMatches: false)
         } catch {
             return .reset
         }
     }
 
-    /// The keys of `ids` (ascending, distinct) now; with `countingMatches`, also how many rows
-    /// match the request.
-    private func readKeys(_ db: Database, ids: [RecordID], countingMatches: Bool) -> TrackedChange {
+    /// The keys of `ids` (ascending, distinct) now, as a change of `origin`; with
+    /// `countingMatches`, also how many rows match the request.
+    private func readKeys(_ db: Database, ids: [RecordID], origin: ChangeOrigin, countingMatches: Bool) -> TrackedChange {
         do {
             let rows = try query.fetchKeys(db, ids: ids)
             let count = countingMatches ? try query.fetchCount(db) : nil
-            return .rows(CommittedChange(rows: rows, position: logPosition, expectedCount: count))
+            return .rows(CommittedChange(rows: rows, position: logPosition, origin: origin, check: count.map(MatchingRowCount.init)))
         } catch {
-            return .refetch(touched: Set(ids))
+            return .refetch(touched: Set(ids), origin: origin)
         }
     }
 

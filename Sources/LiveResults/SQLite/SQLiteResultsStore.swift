@@ -5,18 +5,26 @@ import GRDB
 /// `SQLiteChangeFeed`, and the section cache, whose validity the table's `ChangeLog` decides.
 final class SQLiteResultsStore: ResultsStore {
     let database: any DatabaseWriter
+    /// The section cache file; nil for none.
+    private let cache: SectionCache?
+    /// What the cache must match for the last fetch's request (nil: the table has no change
+    /// log, or there is no cache), and the position the file holds (nil: unknown).
+    private var cacheStamp: CacheStamp?
+    private var savedPosition: Int64?
 
-    init(database: any DatabaseWriter) {
+    init(database: any DatabaseWriter, cache: SectionCache? = nil) {
         self.database = database
+        self.cache = cache
     }
 
-    func fetch(_ query: StoreQuery, tracking: Tracking?, cache file: SectionCache?) throws -> StoreFetch {
+    func fetch(_ query: StoreQuery, tracking: Tracking?) throws -> StoreFetch {
+        let file = cache
         let keys = KeyQuery(query)
         let (fetched, tracker) = try LiveResultsError.readable {
-            try database.writeWithoutTransaction { db -> (StoreFetch, ChangeTracker?) in
+            try database.writeWithoutTransaction { db -> ((fetch: StoreFetch, stamp: CacheStamp?), ChangeTracker?) in
                 try keys.checkColumns(db)
                 let rowIDColumn = try db.primaryKey(query.tableName).rowIDColumn
-                var fetched: (StoreFetch, ChangeTracker?)?
+                var fetched: ((fetch: StoreFetch, stamp: CacheStamp?), ChangeTracker?)?
                 // One snapshot for the log position, the cache check and the rows; on the writer,
                 // so no commit of ours falls between reading and observing.
                 try db.inTransaction(.deferred) {
@@ -27,20 +35,30 @@ final class SQLiteResultsStore: ResultsStore {
                     var tracker: ChangeTracker?
                     if let tracking {
                         let unique = try ChangeTracker.uniqueColumns(of: query.tableName, in: db)
-                        tracker = ChangeTracker(query: keys, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position, notify: tracking.notify)
+                        tracker = ChangeTracker(query: keys, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position, tracking: tracking)
                         db.add(transactionObserver: tracker!, extent: .observerLifetime)
                         tracker!.register(on: db)
                     }
-                    fetched = (StoreFetch(index: index, feed: nil, position: position, cacheStamp: stamp, source: cached == nil ? .database : .cache), tracker)
+                    fetched = ((StoreFetch(index: index, feed: nil, position: position, source: cached == nil ? .database : .cache), stamp), tracker)
                     return .commit
                 }
                 return fetched!
             }
         }
-        guard let tracker, let tracking else { return fetched }
-        var result = fetched
+        cacheStamp = file == nil ? nil : fetched.stamp
+        savedPosition = fetched.fetch.source == .cache ? fetched.fetch.position : nil
+        guard let tracker, let tracking else { return fetched.fetch }
+        var result = fetched.fetch
         result.feed = SQLiteChangeFeed(database: database, tracker: tracker, pollInterval: tracking.pollInterval, minimumLookInterval: tracking.minimumLookInterval)
         return result
+    }
+
+    /// Writes the cache file when the index moved past the one on disk.
+    func keep(_ index: SectionedIndex, at position: Int64?) throws {
+        guard let cache, var stamp = cacheStamp, let position, position != savedPosition else { return }
+        stamp.position = position
+        try cache.save(index, stamp: stamp)
+        savedPosition = position
     }
 
     func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {

@@ -36,16 +36,27 @@ package struct CommittedChange: Sendable {
     package var rows: [(id: RecordID, key: RowKey?)]
     /// The change log position the keys were read at (at least); nil without a log.
     package var position: Int64?
-    /// How many rows matched the request right after the commit, when the commit may have
-    /// removed rows nobody reports (REPLACE conflict resolution on a table without a change
-    /// log); nil when every changed row is in `rows`.
-    package var expectedCount: Int?
+    /// Whether the connection's own writes made the commit, or another connection.
+    package var origin: ChangeOrigin
+    /// A test of the commit against the result before it is applied, when the store cannot
+    /// be sure `rows` names every row the commit removed; nil when it can.
+    package var check: (any CommitCheck)?
 
-    package init(rows: [(id: RecordID, key: RowKey?)], position: Int64? = nil, expectedCount: Int? = nil) {
+    package init(rows: [(id: RecordID, key: RowKey?)], position: Int64? = nil, origin: ChangeOrigin = .elsewhere, check: (any CommitCheck)? = nil) {
         self.rows = rows
         self.position = position
-        self.expectedCount = expectedCount
+        self.origin = origin
+        self.check = check
     }
+}
+
+/// A test a store attaches to a commit whose rows may not name every row it removed: the
+/// controller runs it against its result before applying the commit, and fetches again and
+/// compares when it fails.
+package protocol CommitCheck: Sendable {
+    /// Whether `rows` (the commit's rows and their keys after it) account for the result after
+    /// the commit, given the result before it: `count` rows, `contains` saying which ids.
+    func holds(for rows: [(id: RecordID, key: RowKey?)], count: Int, contains: (RecordID) -> Bool) -> Bool
 }
 
 /// What a change feed hands to its controller.
@@ -53,8 +64,9 @@ package enum TrackedChange: Sendable {
     /// A commit, described row by row.
     case rows(CommittedChange)
     /// The keys after a commit are unknown, but every row whose data changed is among
-    /// `touched` (a rowid changed, or its keys could not be read): refetch, and report those.
-    case refetch(touched: Set<RecordID>)
+    /// `touched` (a rowid changed, or its keys could not be read): refetch, and report those,
+    /// as a batch of `origin`.
+    case refetch(touched: Set<RecordID>, origin: ChangeOrigin = .elsewhere)
     /// Nothing is known of what changed (the change log went back, or was pruned without a
     /// summary): refetch, and tell the delegate to reload.
     case reset

@@ -7,12 +7,19 @@ import GRDB
 /// A store reads keys in exactly the order LiveResults keeps in memory (`SQLiteOrdering`),
 /// reads whole records by id, and starts the `ChangeFeed` that tells what commits changed.
 /// Every method is synchronous and called from the controller's thread.
+///
+/// How a store answers faster is its own business: SQLite's keeps the index between
+/// launches in a section cache, behind `fetch` and `keep(_:at:)`.
 package protocol ResultsStore: AnyObject {
     /// Fetches the whole result and, with `tracking`, starts following its changes from the
-    /// same snapshot, so that no commit falls between the two. With `cache`, the store may
-    /// take the index from that file instead (and must say so in the fetch's `source`), or
-    /// throw when it cannot keep a cache at all.
-    func fetch(_ query: StoreQuery, tracking: Tracking?, cache: SectionCache?) throws -> StoreFetch
+    /// same snapshot, so that no commit falls between the two. A store that kept the result
+    /// of an earlier launch may start from it, and says so in the fetch's `source`.
+    func fetch(_ query: StoreQuery, tracking: Tracking?) throws -> StoreFetch
+
+    /// The controller goes away holding `index`, the result of its last fetch brought up to
+    /// the change log's `position` (nil: no log). A store that keeps results between
+    /// launches saves it for the next fetch; others do nothing.
+    func keep(_ index: SectionedIndex, at position: Int64?) throws
 
     /// A fresh copy of the whole result, in order, for a controller that must catch up by
     /// comparing; and the change log position it reflects, where the store has one.
@@ -26,6 +33,11 @@ package protocol ResultsStore: AnyObject {
     /// in-memory filter (`ResultsFilter`). Throws when the table has no such column.
     func forEachText(inColumn column: String, table: String, ids: [RecordID]?,
                      _ body: (RecordID, UnsafeRawBufferPointer?) throws -> Void) throws
+}
+
+extension ResultsStore {
+    /// Keeps nothing between launches.
+    package func keep(_ index: SectionedIndex, at position: Int64?) throws {}
 }
 
 /// What a store reads: rows of one table that match a predicate, in the order of the sort
@@ -47,6 +59,9 @@ package struct Tracking: Sendable {
     package var pollInterval: Duration
     /// The shortest time between two looks woken by writes.
     package var minimumLookInterval: Duration
+    /// Whether `notify` is called for changes of the connection's own writes
+    /// (`ChangeOrigin.ownWrites`) too; changes from elsewhere always call it.
+    package var notifiesOwnWrites: Bool
 }
 
 /// What a store's fetch returns.
@@ -57,16 +72,13 @@ package struct StoreFetch {
     package var feed: (any ChangeFeed)?
     /// The change log position `index` reflects, where the store has one.
     package var position: Int64?
-    /// The cache stamp of `index`, when a cache file can keep it.
-    package var cacheStamp: CacheStamp?
     /// Where `index` came from.
     package var source: FetchSource
 
-    package init(index: SectionedIndex, feed: (any ChangeFeed)?, position: Int64? = nil, cacheStamp: CacheStamp? = nil, source: FetchSource = .database) {
+    package init(index: SectionedIndex, feed: (any ChangeFeed)?, position: Int64? = nil, source: FetchSource = .database) {
         self.index = index
         self.feed = feed
         self.position = position
-        self.cacheStamp = cacheStamp
         self.source = source
     }
 }

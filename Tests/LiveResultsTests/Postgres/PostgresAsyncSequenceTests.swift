@@ -27,7 +27,7 @@ import TestSupport
                     let now = controller.layout
                     switch change {
                     case .reset: report.resets += 1
-                    case .batch(let batch):
+                    case .batch(let batch, _):
                         report.batches += 1
                         report.problems += batchViolations(old: held, new: now, events: events(of: batch, in: now))
                     }

@@ -7,7 +7,7 @@ enum EventLines {
         switch change {
         case .reset:
             return ["reset"]
-        case .batch(let batch):
+        case .batch(let batch, _):
             let sections = batch.sectionChanges.map { "section \($0.kind) \($0.index) \(quoted($0.name))" }
             let rows = batch.rowChanges.map { change -> String in
                 let from = change.indexPath.map(place) ?? ""

@@ -24,15 +24,15 @@ extension SQLiteResultsStore {
     /// A hash of the whole schema's SQL. (Not `PRAGMA schema_version`: GRDB creates and drops a
     /// table each time it opens a pool without a WAL file, which bumps it at every launch.)
     private static func schemaFingerprint(_ db: Database) throws -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 // FNV-1a
+        var hash = FNV1a()
         let rows = try Row.fetchCursor(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
         while let row = try rows.next() {
             for index in 0..<4 {
-                for byte in ((row[index] as String?) ?? "").utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-                hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01B3
+                hash.combine((row[index] as String?) ?? "")
+                hash.combine(0xFF) // no UTF-8 byte: where one value ends
             }
         }
-        return String(hash, radix: 16)
+        return hash.hex
     }
 
     /// The cached index brought up to `stamp`'s position by replaying the change log, or nil
