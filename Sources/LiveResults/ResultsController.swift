@@ -9,6 +9,10 @@ import GRDB
 /// incrementally when that thread calls `processPendingChanges()`; `onChangesAvailable` says
 /// when there is something to apply.
 ///
+/// Or, with no pumping, iterate `changes()` (or `snapshots()`): the sequence processes the
+/// changes itself on the isolation that iterates it (one thread, task or actor at a time is
+/// what the controller needs), each element a batch of the commits made since the last.
+///
 /// It holds only ids and sort keys for every row; whole records load in batches of
 /// `fetchBatchSize` when they are asked for.
 ///
