@@ -17,16 +17,16 @@ struct WatchTable: AsyncParsableCommand {
             [s,r], move <id> [s,r] -> [s,r], update <id> [s,r] -> [s,r], reset. Ctrl-C stops it.
             """)
 
-    @Argument(help: "The SQLite file (it must exist).")
+    @Argument(help: ArgumentHelp("The SQLite file (it must exist).", valueName: "db"))
     var database: String
 
-    @Argument(help: "The table to watch (it needs an integer primary key or a rowid).")
+    @Argument(help: ArgumentHelp("The table to watch (it needs an integer primary key or a rowid).", valueName: "table"))
     var table: String
 
-    @Option(help: "The column whose value splits the rows into sections (sorted by it first).")
+    @Option(help: ArgumentHelp("The column whose value splits the rows into sections (sorted by it first).", valueName: "column"))
     var section: String?
 
-    @Option(name: .customLong("sort"), help: "A column to sort by, as COLUMN or COLUMN:desc; repeat it to break ties.")
+    @Option(name: .customLong("sort"), help: ArgumentHelp("A column to sort by, ascending unless followed by :desc; repeat it to break ties.", valueName: "column[:desc]"))
     var sorts: [SortTerm] = []
 
     func validate() throws {
