@@ -1,7 +1,7 @@
 import LiveResults
 
 /// The commits of this process that a change feed applied from the writes' own answers
-/// (`PostgresReader.write`), before its log reads reached them, and the rules that keep the
+/// (`PostgresWriter.write`), before its log reads reached them, and the rules that keep the
 /// log's later reports of them from undoing or repeating them.
 ///
 /// A write hands over the rows it committed, with their keys as it wrote them, and its

@@ -1,4 +1,5 @@
 import Foundation
+import LiveResults
 import PostgresNIO
 
 /// An error of LiveResults on PostgreSQL, with one sentence a person can read.
@@ -28,5 +29,35 @@ enum PostgresSQL {
     /// `text` as a string literal (standard_conforming_strings: backslashes are plain).
     static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
+
+/// Turning postgres-nio's errors into LiveResults' one-sentence errors.
+enum PostgresErrors {
+    /// The error as a `LiveResultsError` (an unknown column keeps its kind, as on SQLite).
+    static func readable(_ error: any Error) -> any Error {
+        if error is LiveResultsError { return error }
+        if let error = error as? LiveResultsPostgresError { return LiveResultsError(.database, error.description) }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                // 42703: undefined_column, `column "x" does not exist`.
+                if error.serverInfo?[.sqlState] == "42703", let column = message.split(separator: "\"").dropFirst().first {
+                    return LiveResultsError(.unknownColumn(String(column)), "The fetch request names a column that does not exist: “\(column)”.")
+                }
+                return LiveResultsError(.database, "The database could not run the fetch request: \(message).")
+            }
+            return LiveResultsError(.database, "The PostgreSQL server could not be reached: \(connectionProblem(error)).")
+        }
+        return LiveResultsError(.database, "The PostgreSQL server could not be reached: \(error).")
+    }
+
+    /// A few words on why a connection failed, without the query or the password.
+    static func connectionProblem(_ error: PSQLError) -> String {
+        if let underlying = error.underlying { return String(describing: underlying) }
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection: return "the connection was closed"
+        case .connectionError: return "the connection failed"
+        default: return String(describing: error.code)
+        }
     }
 }

@@ -97,24 +97,6 @@ package struct PostgresKeyQuery: Sendable {
                 + filter + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
         }
 
-        /// How many rows match.
-        func count() throws -> PostgresQuery {
-            let (filter, predicate) = try filter(firstParameter: 1)
-            var bindings = PostgresBindings()
-            predicate?.bind(into: &bindings)
-            return PostgresQuery(unsafeSQL: "SELECT count(*) FROM " + PostgresSQL.identifier(query.tableName) + filter, binds: bindings)
-        }
-
-        /// The id, key and match of each row of `ids` that exists, matching or not.
-        func selectKeys(ids: [RecordID]) throws -> PostgresQuery {
-            let (matches, predicate) = try matches(firstParameter: 2)
-            var bindings = PostgresBindings()
-            bindings.append(ids)
-            predicate?.bind(into: &bindings)
-            return PostgresQuery(unsafeSQL: "SELECT " + selection() + ", " + matches + " FROM " + PostgresSQL.identifier(query.tableName)
-                + " WHERE " + PostgresSQL.identifier(query.idColumn) + " = ANY($1)", binds: bindings)
-        }
-
         /// The whole rows of `ids` that exist.
         func selectRecords(ids: [RecordID]) -> PostgresQuery {
             var bindings = PostgresBindings()
@@ -182,29 +164,96 @@ package struct PostgresKeyQuery: Sendable {
         }
     }
 
-    /// Every matching row, in result order, straight into an index as the rows arrive.
+    /// Every matching row, in result order, straight into an index as the rows arrive, as
+    /// SQLite's fetch builds it: text keys stored from their bytes (postgres-nio reads every
+    /// column in binary form, which for text is its UTF-8), a row of the previous row's
+    /// section recognised from the section cell's bytes, ids mapped once at the end, and no
+    /// count first (the index grows as it goes).
     package func fetchIndex(_ connection: PostgresConnection, statements: Statements, logger: Logger) throws -> SectionedIndex {
-        let count = try Self.running {
-            try connection.query(statements.count(), logger: logger).wait().first?.decode(Int64.self) ?? 0
-        }
-        let builder = IndexBuilder(SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil))
-        builder.index.reserveCapacity(Int(count))
+        let builder = IndexBuilder(IndexAppender(self))
         try Self.running {
             // postgres-nio hands rows over one at a time on its event loop; this thread waits.
             _ = try connection.query(statements.selectAll(), logger: logger) { row in
-                var cells = row.makeIterator()
-                let (id, key) = try statements.decode(&cells)
-                try builder.index.appendSorted(id: id, section: key.section, sectionName: SectionedIndex.sectionName) { key.sort[$0] }
+                try builder.appender.append(row)
             }.wait()
         }
-        builder.index.checkInvariantsInDebug()
-        return builder.index
+        builder.appender.index.mapFetchedIDs()
+        builder.appender.index.checkInvariantsInDebug()
+        return builder.appender.index
     }
 
     /// The index being built by rows arriving on an event loop, while the caller waits.
     private final class IndexBuilder: @unchecked Sendable {
+        /// One property, so that a row costs one exclusivity check of the class's state.
+        var appender: IndexAppender
+        init(_ appender: IndexAppender) { self.appender = appender }
+    }
+
+    /// Appends the rows of `Statements.selection()` (the id, the sort values, the section
+    /// value) to an index, in result order.
+    private struct IndexAppender {
         var index: SectionedIndex
-        init(_ index: SectionedIndex) { self.index = index }
+        private let sortCount: Int
+        private let sectioned: Bool
+        /// The first sort column is the section column (the usual case): its value is the
+        /// section's, so it is neither decoded again nor compared.
+        private let firstValueIsSection: Bool
+        /// The section cell's bytes of the last row that began a section (nil: NULL), once one did.
+        private var lastSection: [UInt8]??
+        /// One row's sort values and text bytes (reused: nothing allocated a row).
+        private var values: [DatabaseValue] = []
+        private var texts: [UnsafeRawBufferPointer?] = []
+
+        init(_ query: PostgresKeyQuery) {
+            index = SectionedIndex(ascending: query.sortDescriptors.map(\.ascending), unsectioned: query.sectionColumn == nil)
+            sortCount = query.sortDescriptors.count
+            sectioned = query.sectionColumn != nil
+            firstValueIsSection = sectioned && query.sortDescriptors.first?.column == query.sectionColumn
+        }
+
+        mutating func append(_ row: PostgresRow) throws {
+            var cells = row.makeIterator()
+            guard let idCell = cells.next(), idCell.bytes != nil else {
+                throw LiveResultsError(.database, "A row of the result has no id.")
+            }
+            let id = try idCell.decode(Int64.self)
+            // Text as its bytes, which stay valid while postgres-nio holds the row (this call);
+            // other values decoded (and checked) now.
+            values.removeAll(keepingCapacity: true)
+            texts.removeAll(keepingCapacity: true)
+            for column in 0..<sortCount {
+                guard let cell = cells.next() else { throw LiveResultsError(.database, "A row of the result lacks a sort value.") }
+                if cell.dataType == .text || cell.dataType == .varchar, let bytes = cell.bytes {
+                    values.append(.null)
+                    texts.append(bytes.withUnsafeReadableBytes { $0 })
+                } else {
+                    values.append(column == 0 && firstValueIsSection ? .null : try PostgresKeyQuery.value(cell))
+                    texts.append(nil)
+                }
+            }
+            let sectionCell = sectioned ? cells.next() : nil
+            let (values, texts) = (self.values, self.texts)
+            func sortValue(_ column: Int) -> DatabaseValue {
+                guard let text = texts[column] else { return values[column] }
+                return String(decoding: text, as: UTF8.self).databaseValue
+            }
+            if let lastSection, Self.bytes(of: sectionCell, equal: lastSection) {
+                index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, mapsID: false,
+                                          sortValues: sortValue, utf8: { texts[$0] })
+            } else {
+                let section = try sectionCell.map(PostgresKeyQuery.value) ?? .null
+                try index.appendSorted(id: id, section: section, sectionName: SectionedIndex.sectionName,
+                                       firstValueIsSection: firstValueIsSection, mapsID: false, sortValues: sortValue)
+                lastSection = .some(sectionCell?.bytes.map { Array($0.readableBytesView) })
+            }
+        }
+
+        /// Whether `cell` (nil: an unsectioned row) holds `bytes` (nil: NULL).
+        private static func bytes(of cell: PostgresCell?, equal bytes: [UInt8]?) -> Bool {
+            guard let cell else { return true }
+            guard let cellBytes = cell.bytes, let bytes else { return cell.bytes == nil && bytes == nil }
+            return cellBytes.readableBytesView.elementsEqual(bytes)
+        }
     }
 
     /// Runs `body`, turning a server's refusal into one sentence; errors of LiveResults pass.

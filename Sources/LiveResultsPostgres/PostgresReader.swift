@@ -5,13 +5,18 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 
-/// A PostgreSQL database as LiveResults reads it: how to reach it, and the connection a
-/// controller reads keys and records with.
+/// A PostgreSQL database as LiveResults reads it: how to reach it, and the one connection its
+/// controllers read keys and records with and their change feeds LISTEN on.
 ///
 /// LiveResults' controller is synchronous (it is called from an app's own loop), and
 /// postgres-nio is asynchronous: the database runs its queries on a SwiftNIO event loop and
 /// waits for them on the calling thread, which must not be an event loop thread. A lost
-/// connection is made again at the next query.
+/// connection is made again at the next query, or by a feed at once.
+///
+/// One connection a reader: a server counts its connections (a hosted one tightly), and
+/// postgres-nio runs queries on a connection that listens. A feed sends its statements only
+/// between the controller's reads (`ReadGate`), so no log read lands inside a fetch's
+/// transaction.
 ///
 /// ```swift
 /// let database = PostgresReader(configuration: .init(host: "db.example", username: "app",
@@ -24,6 +29,8 @@ public final class PostgresReader: Sendable {
     public let configuration: PostgresConnection.Configuration
     /// The event loops the connections run on.
     let eventLoopGroup: any EventLoopGroup
+    /// The event loop of the reader's connection, and of its feeds' state.
+    let eventLoop: any EventLoop
     let logger: Logger
     /// The longest a connection attempt, or one `withConnection` body, may take before the
     /// connection is dropped and the call fails with "… is not answering."; nil: no limit.
@@ -32,11 +39,22 @@ public final class PostgresReader: Sendable {
     /// The longest a connection attempt may take, when it differs from `deadline` (libpq's
     /// `connect_timeout`); nil: `deadline`.
     package let connectDeadline: TimeAmount?
-    /// The change feeds of this reader's controllers, which `write(_:on:)` tells what it committed.
-    let writeListeners = WriteListeners()
-    /// The connection of the controller's reads; nil until the first query or after it closed.
-    private let readConnection = NIOLockedValueBox<PostgresConnection?>(nil)
+    /// The change feeds of this reader's controllers, by table, which a `PostgresWriter` tells
+    /// what it committed.
+    let ownWrites = OwnWrites<String, PostgresChangeFeed>()
+    /// Whether the controller's reads or its feeds' statements have the connection now.
+    let gate = ReadGate()
+    /// The connection, or the attempt to make it; neither until the first query or after it closed.
+    private let shared = NIOLockedValueBox<SharedConnection>(SharedConnection())
     private static let nextConnectionID = NIOLockedValueBox(0)
+
+    private struct SharedConnection {
+        var connection: PostgresConnection?
+        var connecting: EventLoopFuture<PostgresConnection>?
+        /// Whether the server refused the log read's settings at startup (a pooler that knows
+        /// only a few parameters): connections are then made without them.
+        var settingsRefused = false
+    }
 
     /// A database reached with `configuration`. The default event loop group is SwiftNIO's
     /// shared one. `deadline`: how long connecting, or one read, may take (no limit by default);
@@ -47,6 +65,7 @@ public final class PostgresReader: Sendable {
                 deadline: TimeAmount? = nil, connectDeadline: TimeAmount? = nil) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
+        eventLoop = eventLoopGroup.next()
         self.logger = logger
         self.deadline = deadline
         self.connectDeadline = connectDeadline
@@ -63,17 +82,17 @@ public final class PostgresReader: Sendable {
     }
 
     deinit {
-        if let connection = readConnection.withLockedValue({ $0 }) {
+        if let connection = shared.withLockedValue({ $0.connection }) {
             // Kept until closed: postgres-nio asserts a connection is closed before it goes.
             connection.close().whenComplete { _ in _ = connection }
         }
     }
 
-    /// Closes the read connection (a later query opens a new one).
+    /// Closes the connection (a later query, or a feed still following changes, opens a new one).
     public func close() {
-        let connection = readConnection.withLockedValue { connection in
-            defer { connection = nil }
-            return connection
+        let connection = shared.withLockedValue { shared in
+            defer { shared.connection = nil }
+            return shared.connection
         }
         _ = try? connection?.close().wait()
     }
@@ -108,30 +127,58 @@ public final class PostgresReader: Sendable {
         return answered.futureResult
     }
 
-    /// Sends a notification on `channel` from the read connection (a feed's probe), from any
-    /// thread without waiting: with no read connection open, one is made on `eventLoop` and
-    /// kept as the read connection, so that probing costs no connection of its own. A
-    /// failure is not reported: the notification then never arrives, which is what a probe
-    /// finds out anyway. (Inside a read's transaction it is sent at its commit.)
-    func notify(channel: String, payload: String, on eventLoop: any EventLoop) {
+    /// The reader's connection (from any thread): the open one, the attempt under way, or a
+    /// new attempt, on `eventLoop`, with the log read's settings unless the server refused
+    /// them once.
+    func sharedConnection() -> EventLoopFuture<PostgresConnection> {
+        let (future, started) = shared.withLockedValue { shared -> (EventLoopFuture<PostgresConnection>, Bool) in
+            if let connection = shared.connection, !connection.isClosed { return (eventLoop.makeSucceededFuture(connection), false) }
+            if let connecting = shared.connecting { return (connecting, false) }
+            let connecting = makeConnection(settingsRefused: shared.settingsRefused)
+            shared.connecting = connecting
+            return (connecting, true)
+        }
+        if started {
+            future.whenComplete { [shared] result in
+                shared.withLockedValue { shared in
+                    guard shared.connecting === future else { return }
+                    shared.connecting = nil
+                    if case .success(let connection) = result { shared.connection = connection }
+                }
+            }
+        }
+        return future
+    }
+
+    /// A connection with the log read's settings, or without them when the server refuses them.
+    private func makeConnection(settingsRefused: Bool) -> EventLoopFuture<PostgresConnection> {
+        guard !settingsRefused else { return connect(on: eventLoop) }
+        return connect(on: eventLoop, settings: PreparedLogRead.connectionSettings).flatMapError { [shared, eventLoop] error in
+            guard NotificationProbe.refusesStartupParameter(error) else { return eventLoop.makeFailedFuture(error) }
+            shared.withLockedValue { $0.settingsRefused = true }
+            return self.connect(on: eventLoop)
+        }
+    }
+
+    /// Forgets `connection` if it is the reader's (a read that outlived its deadline closes it).
+    private func forget(_ connection: PostgresConnection) {
+        shared.withLockedValue { if $0.connection === connection { $0.connection = nil } }
+    }
+
+    /// Sends a notification on `channel` from a connection of its own, made for it and closed
+    /// after (a feed's probe, which must not come from the connection it tests), from any
+    /// thread without waiting. A failure is not reported: the notification then never
+    /// arrives, which is what a probe finds out anyway.
+    func notify(channel: String, payload: String) {
         var bindings = PostgresBindings()
         bindings.append(channel)
         bindings.append(payload)
         let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings)
         let logger = logger
-        if let connection = readConnection.withLockedValue({ $0 }), !connection.isClosed {
-            connection.query(query, logger: logger).whenComplete { _ in }
-            return
-        }
-        connect(on: eventLoop).whenSuccess { [readConnection] connection in
-            let kept = readConnection.withLockedValue { current in
-                guard current?.isClosed ?? true else { return false }
-                current = connection
-                return true
-            }
+        connect(on: eventLoop).whenSuccess { connection in
             connection.query(query, logger: logger).whenComplete { _ in
                 // Kept until closed: postgres-nio asserts a connection is closed before it goes.
-                if !kept { connection.close().whenComplete { _ in _ = connection } }
+                connection.close().whenComplete { _ in _ = connection }
             }
         }
     }
@@ -161,60 +208,24 @@ public final class PostgresReader: Sendable {
     /// thread (not an event loop's), and throws postgres-nio's errors as they are: for a
     /// caller that tells a lost connection (`isClosed` afterwards) from a refused statement
     /// itself. With a `deadline`, a body that outlives it has its connection closed and fails
-    /// with `notAnswering`.
+    /// with `notAnswering`. The feeds send nothing while it runs.
     package func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let connection = try currentConnection()
-        guard let deadline else { return try body(connection) }
-        let expired = NIOLockedValueBox(false)
-        let watchdog = connection.eventLoop.scheduleTask(in: deadline) { [readConnection] in
-            expired.withLockedValue { $0 = true }
-            // Forgotten at once: the next call connects anew instead of finding it half closed.
-            readConnection.withLockedValue { if $0 === connection { $0 = nil } }
-            connection.close().whenComplete { _ in }
-        }
-        defer { watchdog.cancel() }
-        do {
-            return try body(connection)
-        } catch {
-            throw expired.withLockedValue { $0 } ? notAnswering : error
-        }
-    }
-
-    /// The open read connection, connecting when there is none.
-    private func currentConnection() throws -> PostgresConnection {
-        if let connection = readConnection.withLockedValue({ $0 }), !connection.isClosed { return connection }
-        let connection = try connect().wait()
-        readConnection.withLockedValue { $0 = connection }
-        return connection
-    }
-}
-
-/// Turning postgres-nio's errors into LiveResults' one-sentence errors.
-enum PostgresErrors {
-    /// The error as a `LiveResultsError` (an unknown column keeps its kind, as on SQLite).
-    static func readable(_ error: any Error) -> any Error {
-        if error is LiveResultsError { return error }
-        if let error = error as? LiveResultsPostgresError { return LiveResultsError(.database, error.description) }
-        if let error = error as? PSQLError {
-            if let message = error.serverInfo?[.message] {
-                // 42703: undefined_column, `column "x" does not exist`.
-                if error.serverInfo?[.sqlState] == "42703", let column = message.split(separator: "\"").dropFirst().first {
-                    return LiveResultsError(.unknownColumn(String(column)), "The fetch request names a column that does not exist: “\(column)”.")
-                }
-                return LiveResultsError(.database, "The database could not run the fetch request: \(message).")
+        try gate.read {
+            let connection = try sharedConnection().wait()
+            guard let deadline else { return try body(connection) }
+            let expired = NIOLockedValueBox(false)
+            let watchdog = connection.eventLoop.scheduleTask(in: deadline) { [self] in
+                expired.withLockedValue { $0 = true }
+                // Forgotten at once: the next call connects anew instead of finding it half closed.
+                forget(connection)
+                connection.close().whenComplete { _ in }
             }
-            return LiveResultsError(.database, "The PostgreSQL server could not be reached: \(connectionProblem(error)).")
-        }
-        return LiveResultsError(.database, "The PostgreSQL server could not be reached: \(error).")
-    }
-
-    /// A few words on why a connection failed, without the query or the password.
-    static func connectionProblem(_ error: PSQLError) -> String {
-        if let underlying = error.underlying { return String(describing: underlying) }
-        switch error.code {
-        case .serverClosedConnection, .clientClosedConnection: return "the connection was closed"
-        case .connectionError: return "the connection failed"
-        default: return String(describing: error.code)
+            defer { watchdog.cancel() }
+            do {
+                return try body(connection)
+            } catch {
+                throw expired.withLockedValue { $0 } ? notAnswering : error
+            }
         }
     }
 }

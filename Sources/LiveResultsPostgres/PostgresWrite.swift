@@ -1,8 +1,7 @@
 import LiveResults
-import NIOConcurrencyHelpers
 import PostgresNIO
 
-/// A statement that changes rows of one table, for `PostgresReader.write(_:on:)`: the
+/// A statement that changes rows of one table, for `PostgresWriter.write(_:on:)`: the
 /// controllers of this process over that table learn what it committed from its own answer,
 /// as SQLite's controllers learn of their process's commits, without waiting for the change
 /// log's notification and read.
@@ -29,53 +28,6 @@ public struct PostgresWrite: Sendable {
         self.statement = statement
         self.returning = returning
         self.deletes = deletes
-    }
-}
-
-extension PostgresReader {
-    /// Runs `write` on `connection`, which must not be inside a transaction (no BEGIN on it
-    /// before: the statement must commit on its own, and a write handed over is taken as
-    /// committed), and hands the rows it changed, with their keys as written, to the
-    /// change feeds of this reader's controllers over its table before returning: their next
-    /// `processPendingChanges()` delivers it. Returns the rows, with the caller's
-    /// `returning` columns first (decode them with `row.decode(…)`).
-    ///
-    /// Nothing is handed over when the statement fails or the connection drops (the log still
-    /// brings whatever committed). The statement's errors are
-    /// postgres-nio's, as they are (so a caller can tell a lost connection from a refusal). Other processes, and this
-    /// one's controllers too, still learn of the commit through the change log; a feed drops
-    /// what its log reads already covered, and its log reads skip what it applied here, so
-    /// each change is delivered once. Call it from any thread but an event loop's.
-    ///
-    /// ```swift
-    /// let rows = try reader.write(PostgresWrite(table: "team",
-    ///     "UPDATE team SET wins = wins + 1 WHERE id = \(id)", returning: "wins"), on: connection)
-    /// let wins = try rows.first?.decode(Int32.self)
-    /// ```
-    public func write(_ write: PostgresWrite, on connection: PostgresConnection) throws -> [PostgresRow] {
-        try self.write(write, on: connection, beforeHandOff: {})
-    }
-
-    /// `write(_:on:)`, running `beforeHandOff` between the statement's answer and the
-    /// hand-over (for tests: a log read that overtakes the hand-over).
-    func write(_ write: PostgresWrite, on connection: PostgresConnection, beforeHandOff: () throws -> Void) throws -> [PostgresRow] {
-        let feeds = writeListeners.feeds(of: write.table)
-        let handOffs = feeds.map { $0.beginWrite() }
-        var written: WrittenRows?
-        // Ended whatever happens, so the feeds do not hold notifications for it.
-        defer {
-            for (index, feed) in feeds.enumerated() {
-                feed.endWrite(written.map { ($0.xid, $0.rows[index]) }, sentAfter: handOffs[index])
-            }
-        }
-        let query = try WrittenRows.query(write, feeds: feeds)
-        let rows = try connection.query(query, logger: logger).wait()
-        try beforeHandOff()
-        // Committed: a row the feeds cannot read is left to the log, never reported as a failure.
-        if !feeds.isEmpty {
-            written = try? WrittenRows(rows, feeds: feeds, deletes: write.deletes)
-        }
-        return Array(rows)
     }
 }
 
@@ -124,28 +76,5 @@ struct WrittenRows {
         }
         guard let xid else { return nil }
         self.xid = xid
-    }
-}
-
-/// The change feeds of a reader's controllers, by table, for `PostgresReader.write`. Holds
-/// them weakly: a feed goes when its controller refetches or goes.
-final class WriteListeners: Sendable {
-    private struct Weak {
-        weak var feed: PostgresChangeFeed?
-    }
-
-    private let feedsByTable = NIOLockedValueBox<[String: [Weak]]>([:])
-
-    /// Adds `feed`, of the controller over `table`.
-    func add(_ feed: PostgresChangeFeed, table: String) {
-        feedsByTable.withLockedValue { feeds in
-            feeds[table, default: []].removeAll { $0.feed == nil }
-            feeds[table, default: []].append(Weak(feed: feed))
-        }
-    }
-
-    /// The live feeds over `table`.
-    func feeds(of table: String) -> [PostgresChangeFeed] {
-        feedsByTable.withLockedValue { $0[table]?.compactMap(\.feed) ?? [] }
     }
 }

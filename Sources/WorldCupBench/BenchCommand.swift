@@ -20,7 +20,7 @@ public struct BenchCommand: ParsableCommand {
         subcommands: [FanoutCommand.self, RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self, FanoutViewerCommand.self]
     )
 
-    @Option(help: ArgumentHelp("Where the scoreboard lives: sqlite (default) or postgres (a throwaway server, or --postgres-url). On postgres, the controller's taps go through PostgresReader.write (the commit handed to the controller from the UPDATE's own answer), and the notified path (a plain UPDATE, heard by NOTIFY and read from the log) is measured too.", valueName: "store"))
+    @Option(help: ArgumentHelp("Where the scoreboard lives: sqlite (default) or postgres (a throwaway server, or --postgres-url). On postgres, the controller's taps go through PostgresWriter.write (the commit handed to the controller from the UPDATE's own answer), and the notified path (a plain UPDATE, heard by NOTIFY and read from the log) is measured too.", valueName: "store"))
     var store: BenchStore = .sqlite
 
     @Option(name: .customLong("postgres-url"), help: ArgumentHelp("With --store postgres, the server to use instead of a throwaway one: postgres://user:password@host:port/database or postgres://user@/database?host=/socket/dir. The user must be allowed to create databases: each size gets one, dropped afterwards.", valueName: "url"))

@@ -1,5 +1,6 @@
 import Foundation
 import LiveResults
+import PostgresNIO
 import ThrowawayPostgres
 import WorldCup
 
@@ -58,6 +59,7 @@ struct FanoutBenchmark {
         for index in children.indices { try children[index].waitUntilReady() }
         Progress.say("\(label) every viewer fetched \(rows) teams and listens (\(Report.format(Monotonic.milliseconds(from: setupStart, to: Monotonic.now()) / 1000, decimals: 1)) s)")
 
+        let backends = try Self.clientBackends(board: board)
         let idleStart = (Monotonic.now(), cluster?.cpuSeconds())
         Thread.sleep(forTimeInterval: Self.idleSeconds)
         let idleCPU = cluster.flatMap { cluster in idleStart.1.map { cluster.cpuSeconds() - $0 } }
@@ -92,8 +94,21 @@ struct FanoutBenchmark {
         result.serverCPUPercent = serverCPU.map { 100 * $0 / tapWindow }
         result.serverIdleCPUPercent = idleCPU.map { 100 * $0 / idleWindow }
         result.serverMemoryMB = serverMemory
+        result.backendsPerViewer = Double(backends) / Double(viewers)
         Progress.say("\(label) \(result.summary)")
         return result
+    }
+
+    /// The client connections the server counts on the board's database (`pg_stat_activity`),
+    /// but the one asking.
+    static func clientBackends(board: PostgresBoard) throws -> Int {
+        try PG.withConnection(board.url) { connection in
+            let rows = try connection.query("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()
+                """, logger: PostgresBoard.logger).wait()
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
     }
 
     /// `count` different teams of 1...rows in a random order (a team tapped twice in a run

@@ -18,7 +18,7 @@ public struct FanoutCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: ArgumentHelp("How many viewers, one run for each number given.", valueName: "n"))
     var viewers: [Int] = [10, 100, 1_000]
 
-    @Option(name: .customLong("postgres-url"), help: ArgumentHelp("The server to use instead of a throwaway one (a postgres:// URL); the user must be allowed to create databases, and the server must accept two connections per viewer.", valueName: "url"))
+    @Option(name: .customLong("postgres-url"), help: ArgumentHelp("The server to use instead of a throwaway one (a postgres:// URL); the user must be allowed to create databases, and the server must accept a connection per viewer.", valueName: "url"))
     var postgresURL: String?
 
     @Option(help: ArgumentHelp("Measured taps of each run (each a different team), after 3 warm-up taps.", valueName: "n"))

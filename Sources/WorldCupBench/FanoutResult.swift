@@ -39,6 +39,9 @@ struct FanoutResult: Equatable {
     var serverIdleCPUPercent: Double?
     /// The server's memory (the proportional set sizes of its processes) with every viewer connected.
     var serverMemoryMB: Double?
+    /// The server's client connections to the board's database while the viewers watched,
+    /// per viewer (counted by the server in `pg_stat_activity`).
+    var backendsPerViewer: Double?
     /// The viewer processes' resident memory, together.
     var viewersMemoryMB = 0.0
 
@@ -118,6 +121,7 @@ struct FanoutResult: Equatable {
             ("server_cpu_percent", serverCPUPercent.map { Report.format($0, decimals: 1) }),
             ("server_idle_cpu_percent", serverIdleCPUPercent.map { Report.format($0, decimals: 1) }),
             ("server_pss_mb", serverMemoryMB.map { Report.format($0, decimals: 0) }),
+            ("backends_per_viewer", backendsPerViewer.map { Report.format($0, decimals: 2) }),
             ("viewers_rss_mb", Report.format(viewersMemoryMB, decimals: 0)),
         ]
     }
@@ -129,6 +133,7 @@ struct FanoutResult: Equatable {
             + "missed \(missed), duplicated \(duplicated), unexpected \(unexpected), not converged \(notConverged), resets \(resets); "
             + "commit p50 \(Report.format(commitP50Ms, decimals: 2)) ms; server CPU \(serverCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")"
             + " (idle \(serverIdleCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")), server memory \(serverMemoryMB.map { Report.format($0, decimals: 0) + " MB" } ?? "n/a")"
+            + ", \(backendsPerViewer.map { Report.format($0, decimals: 2) } ?? "n/a") server connections a viewer"
     }
 
     /// Whether every tap reached every viewer exactly once, and every viewer ended as a fresh fetch.

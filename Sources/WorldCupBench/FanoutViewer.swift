@@ -10,7 +10,7 @@ import WorldCupApp
 
 /// One process of viewers of the fan-out benchmark: `count` headless scoreboards, each a
 /// `ResultsController<Team>` on the scoreboard's request over a `PostgresReader` of its own
-/// (so a read connection and the feed's listening connection each), all drained by this
+/// (so one server connection each, for its reads and its feed's LISTEN), all drained by this
 /// process's main thread as the app's loop would drain its one controller.
 ///
 /// It speaks with the benchmark through lines: `ready <count>` once every viewer has fetched;
@@ -80,7 +80,7 @@ final class FanoutViewers {
         return report
     }
 
-    /// Closes every viewer's read connection (the feeds close theirs as the controllers go).
+    /// Closes every viewer's connection.
     func close() {
         for viewer in viewers { viewer.reader.close() }
     }

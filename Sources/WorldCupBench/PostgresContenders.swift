@@ -14,10 +14,10 @@ enum PostgresTap {
         guard result.metadata.rows == 1 else { throw BenchError("A tap updated \(result.metadata.rows ?? 0) teams instead of team \(id).") }
     }
 
-    /// The same UPDATE through `reader.write`, which hands the row it committed to the
+    /// The same UPDATE through a `PostgresWriter`, which hands the row it committed to the
     /// controllers of `reader` from the statement's own answer.
     static func run(_ writer: PostgresConnection, id: Int64, through reader: PostgresReader) throws {
-        let rows = try reader.write(PostgresWrite(table: "team", statement(id), returning: "id"), on: writer)
+        let rows = try PostgresWriter(handingOverTo: reader).write(PostgresWrite(table: "team", statement(id), returning: "id"), on: writer)
         guard rows.count == 1 else { throw BenchError("A tap updated \(rows.count) teams instead of team \(id).") }
     }
 
@@ -28,13 +28,13 @@ enum PostgresTap {
 
 /// Our contender on PostgreSQL: `ResultsController<Team>` over a `PostgresReader`, woken by
 /// `onChangesAvailable`, applying each commit on this thread. Its taps go through the reader
-/// (`PostgresReader.write`), which hands each commit to the feed from the UPDATE's own answer;
+/// (`PostgresWriter.write`), which hands each commit to the feed from the UPDATE's own answer;
 /// or, on the notified path, on a plain connection, which the feed hears of by NOTIFY and
 /// reads from the log.
 enum PostgresControllerContender {
     /// How the controller learns of the contender's taps.
     enum Path {
-        /// `PostgresReader.write`: from the UPDATE's answer, in the writer's process.
+        /// `PostgresWriter.write`: from the UPDATE's answer, in the writer's process.
         case written
         /// A plain UPDATE: NOTIFY, then the feed's log read (as a tap of another process).
         case notified
@@ -206,5 +206,29 @@ enum PostgresFloorContender {
         }
         for id in warmUp { _ = try tap(id) }
         return try taps.map(tap)
+    }
+}
+
+/// The floor of a cold `performFetch` on PostgreSQL: the key query's shape,
+/// `SELECT id, <sort keys>, <section> FROM team ORDER BY …` (`PostgresBoard.keyQuerySQL`), on a
+/// fresh connection (as each cold fetch makes one), streamed to this process, with only the
+/// ids kept: no controller, no decoding of the keys, no index.
+enum PostgresBareSelect {
+    /// Milliseconds of one bare select per run, each on a new connection, connecting included.
+    static func times(board: PostgresBoard, rows: Int, runs: Int) throws -> [Double] {
+        final class IDs: @unchecked Sendable { var ids: [Int64] = [] } // Written on the event loop, read after the wait.
+        return try (0..<runs).map { _ in
+            let collected = IDs()
+            collected.ids.reserveCapacity(rows)
+            let start = Monotonic.now()
+            try PG.withConnection(board.url) { connection in
+                _ = try connection.query(PostgresQuery(unsafeSQL: PostgresBoard.keyQuerySQL), logger: PostgresBoard.logger) { row in
+                    collected.ids.append(try row.decode(Int64.self))
+                }.wait()
+            }
+            let end = Monotonic.now()
+            guard collected.ids.count == rows else { throw BenchError("The bare select read \(collected.ids.count) ids instead of \(rows).") }
+            return Monotonic.milliseconds(from: start, to: end)
+        }
     }
 }

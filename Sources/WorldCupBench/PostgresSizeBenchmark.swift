@@ -4,7 +4,7 @@ import WorldCup
 
 /// Every measurement of one size on PostgreSQL, on a database built for it on `server` and
 /// dropped afterwards: the controller against LISTEN + refetch + diff, the bare UPDATE (the
-/// floor), the cold fetch and the memory of a process holding the controller.
+/// floor), the cold fetch against the bare select of its keys, and the memory of a process holding the controller.
 struct PostgresSizeBenchmark {
     var rows: Int
     var taps: Int
@@ -29,14 +29,17 @@ struct PostgresSizeBenchmark {
             }
         }
 
+        let bareTimes = try PostgresBareSelect.times(board: board, rows: rows, runs: SizeBenchmark.fetchRuns)
+        let bareSelect = Percentiles(bareTimes).median ?? 0
+        Progress.say("\(label) bare SELECT id, <sort keys> … ORDER BY, streamed here (new connection): \(bareTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(bareSelect, decimals: 1)) ms")
         let fetchTimes = try PostgresControllerContender.fetchTimes(board: board, rows: rows, runs: SizeBenchmark.fetchRuns)
         let fetchCold = Percentiles(fetchTimes).median ?? 0
-        Progress.say("\(label) performFetch cold (new connection): \(fetchTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(fetchCold, decimals: 1)) ms")
+        Progress.say("\(label) performFetch cold (new connection): \(fetchTimes.map { Report.format($0, decimals: 1) }.joined(separator: ", ")) ms; median \(Report.format(fetchCold, decimals: 1)) ms, \(Report.format(fetchCold / max(bareSelect, 0.001), decimals: 2))× the bare select")
 
         let plan = BenchDatabase.tapPlan(rows: rows, count: max(taps, peerTaps), seed: seed &+ 1)
         let warmUp = BenchDatabase.tapPlan(rows: rows, count: SizeBenchmark.warmUpTaps, seed: seed &+ 2)
 
-        Progress.say("\(label) controller, taps through PostgresReader.write (the commit handed over from the UPDATE's answer): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
+        Progress.say("\(label) controller, taps through PostgresWriter.write (the commit handed over from the UPDATE's answer): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
         let oursRun = try PostgresControllerContender.measure(board: board, rows: rows, warmUp: warmUp, taps: Array(plan.prefix(taps)), path: .written)
         let ours = Percentiles(oursRun.latencies)
         let oursP50 = ours.median ?? 0
@@ -74,6 +77,7 @@ struct PostgresSizeBenchmark {
             peerP99: peer.p99 ?? 0,
             speedup: oursP50 > 0 ? peerP50 / oursP50 : 0,
             fetchColdMs: fetchCold,
+            bareSelectMs: bareSelect,
             fetchCachedMs: nil,
             rssMB: rssMB,
             crossProcessP50Ms: nil,

@@ -38,6 +38,8 @@ enum Report {
             ("floor_p50_us", result.map { format($0.floorP50, decimals: 1) }),
             ("floor_p99_us", result.map { format($0.floorP99, decimals: 1) }),
             ("vs_floor", result.map { format($0.floorP50 > 0 ? $0.incrementalP50 / $0.floorP50 : 0, decimals: 2) }),
+            ("floor_log_p50_us", result?.floorLogP50.map { format($0, decimals: 1) }),
+            ("vs_floor_log", result.flatMap { result in result.floorLogP50.map { format($0 > 0 ? result.incrementalP50 / $0 : 0, decimals: 2) } }),
         ]
     }
 

@@ -16,8 +16,9 @@ struct SizeResult {
     var peerP99: Double
     var speedup: Double
     var fetchColdMs: Double
-    /// The bare `SELECT id … ORDER BY` of the board's order, on the same database (`BareSelect`).
-    var bareSelectMs: Double? // SQLite only
+    /// The bare select of the board's order, on the same database: `SELECT id … ORDER BY` on
+    /// SQLite (`BareSelect`), the key query's columns streamed on PostgreSQL (`PostgresBareSelect`).
+    var bareSelectMs: Double?
     /// From a valid section cache (SQLite only).
     var fetchCachedMs: Double?
     var rssMB: Double
@@ -29,6 +30,9 @@ struct SizeResult {
     /// the lower of two measurements, one before the controller's and one after everything.
     var floorP50: Double
     var floorP99: Double
+    /// The floor's commit with the change log's trigger, still with no controller or observer,
+    /// in µs (SQLite only): the README's "floor + log".
+    var floorLogP50: Double? = nil
 }
 
 /// Every measurement of one size, on one database built for it and deleted afterwards.
@@ -132,7 +136,8 @@ struct SizeBenchmark {
                 crossProcessP50Ms: cross.median ?? 0,
                 crossProcessP99Ms: cross.p99 ?? 0,
                 floorP50: floor.median ?? 0,
-                floorP99: floor.p99 ?? 0
+                floorP99: floor.p99 ?? 0,
+                floorLogP50: withLog
             )
         }
     }

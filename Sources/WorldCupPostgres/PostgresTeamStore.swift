@@ -12,7 +12,7 @@ import WorldCup
 /// brings its schema up to date and seeds it once, and changes teams.
 ///
 /// Every change is one short statement or transaction. Taps, adds and deletes go through the
-/// controllers' reader (`PostgresReader.write`), so this process's boards show them from the
+/// controllers' reader (`PostgresWriter`), so this process's boards show them from the
 /// statement's own answer, without waiting for the change log's notification. A tap records its own id (a UUID) in
 /// the `tap` table in the same statement as its win, so a tap whose connection died on the way
 /// is sent again with the same id and counts exactly once. Connecting and every statement
@@ -190,7 +190,7 @@ public final class PostgresTeamStore: TeamStore {
     /// Runs `change` on `connection`, handing the rows it committed to the controllers this
     /// store made (their reader's feeds), and returns its rows.
     private func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
-        try controllerDatabase.write(change, on: connection)
+        try PostgresWriter(handingOverTo: controllerDatabase).write(change, on: connection)
     }
 
     /// Deletes tap ids older than `tapRetention`, once per store (an index range scan on the

@@ -108,6 +108,27 @@ import Testing
         }
     }
 
+    /// The index a fetch streams rows into (texts stored from their bytes, sections
+    /// recognised from theirs) holds the rows of `fetchAll`, in its order; its invariant checks
+    /// (debug builds) compare every stored key with the next.
+    @Test(arguments: [
+        (sort: [SortColumn("zone"), SortColumn("name", ascending: false)], section: "zone"),
+        (sort: [SortColumn("score"), SortColumn("name")], section: "score"),
+        (sort: [SortColumn("name"), SortColumn("ratio", ascending: false), SortColumn("flag"), SortColumn("tag")], section: nil),
+    ] as [(sort: [SortColumn], section: String?)])
+    func theStreamedIndexHoldsTheKeyQuerysRowsInOrder(sort: [SortColumn], section: String?) async throws {
+        try await withDatabase { connect in
+            let connection = try await connect()
+            try await fill(connection)
+            let query = PostgresKeyQuery(tableName: "names", sortDescriptors: sort, sectionColumn: section)
+            let fetched = try query.fetchAll(connection)
+            let statements = try query.prepare(connection)
+            let index = try query.fetchIndex(connection, statements: statements, logger: Logger(label: "test"))
+            #expect(index.allIDs == fetched.map(\.id))
+            #expect(index.allIDs.count == Self.names.count)
+        }
+    }
+
     @Test func keysFeedTheSectionedIndex() async throws {
         try await withDatabase { connect in
             let connection = try await connect()

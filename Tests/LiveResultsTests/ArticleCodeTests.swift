@@ -96,7 +96,8 @@ func changeLogMigration() {
 
 /// PostgreSQL: a write of this process.
 func postgresWrite(database: PostgresReader, connection: PostgresConnection, id: Int64) throws {
-    let rows = try database.write(PostgresWrite(table: "player",
+    let writer = PostgresWriter(handingOverTo: database)
+    let rows = try writer.write(PostgresWrite(table: "player",
         "UPDATE player SET score = score + 1 WHERE id = \(id)", returning: "score"), on: connection)
     print("score:", try rows.first?.decode(Int32.self) ?? 0)
 }

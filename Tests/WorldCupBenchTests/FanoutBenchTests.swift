@@ -43,6 +43,7 @@ struct FanoutBenchTests {
         #expect(result.batchesPerTap > 0 && result.batchesPerTap <= 1)
         #expect(result.fanoutMaxMs >= result.fanoutP99Ms && result.fanoutP99Ms >= result.fanoutP50Ms && result.fanoutP50Ms > 0)
         #expect(result.viewersMemoryMB > 0)
+        #expect(result.backendsPerViewer == 1, "one server connection a viewer, counted by the server")
     }
 
     static func tap(_ id: Int64, at start: UInt64) -> FanoutTap {

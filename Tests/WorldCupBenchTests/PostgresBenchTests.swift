@@ -96,9 +96,9 @@ struct PostgresBenchTests {
 
     static func result(_ store: BenchStore) -> SizeResult {
         SizeResult(store: store, rows: 1000, incrementalP50: 300, incrementalP99: 900, peerP50: 3000, peerP99: 9000, speedup: 10,
-                   fetchColdMs: 5, fetchCachedMs: store == .sqlite ? 2 : nil, rssMB: 20,
+                   fetchColdMs: 5, bareSelectMs: 2.5, fetchCachedMs: store == .sqlite ? 2 : nil, rssMB: 20,
                    crossProcessP50Ms: store == .sqlite ? 1 : nil, crossProcessP99Ms: store == .sqlite ? 2 : nil,
-                   floorP50: 150, floorP99: 400)
+                   floorP50: 150, floorP99: 400, floorLogP50: store == .sqlite ? 200 : nil)
     }
 
     /// The keys of the JSON object of one report, in order, with their raw values.
@@ -115,7 +115,8 @@ struct PostgresBenchTests {
         #expect(Set(sqlite.keys) == Set(postgres.keys))
         for key in ["store", "rows", "incremental_p50_us", "incremental_p99_us", "peer_p50_us", "peer_p99_us", "speedup",
                     "fetch_cold_ms", "fetch_cached_ms", "rss_mb", "cross_process_p50_ms", "cross_process_p99_ms",
-                    "floor_p50_us", "floor_p99_us", "vs_floor", "terminal_launch_ms"] {
+                    "floor_p50_us", "floor_p99_us", "vs_floor", "floor_log_p50_us", "vs_floor_log", "bare_select_ms",
+                    "cold_vs_bare", "terminal_launch_ms"] {
             #expect(sqlite.keys.contains(key), "\(key)")
         }
         #expect(sqlite["store"] as? String == "sqlite")
@@ -124,6 +125,9 @@ struct PostgresBenchTests {
         #expect(postgres["vs_floor"] as? Double == 2 && postgres["speedup"] as? Double == 10)
         #expect(postgres["fetch_cached_ms"] is NSNull && postgres["cross_process_p50_ms"] is NSNull, "not measured on PostgreSQL")
         #expect(sqlite["fetch_cached_ms"] as? Double == 2)
+        #expect(postgres["bare_select_ms"] as? Double == 2.5 && postgres["cold_vs_bare"] as? Double == 2, "the cold fetch against the bare select on both stores")
+        #expect(sqlite["floor_log_p50_us"] as? Double == 200 && sqlite["vs_floor_log"] as? Double == 1.5)
+        #expect(postgres["floor_log_p50_us"] is NSNull, "the floor with the log's trigger is SQLite's")
     }
 
     @Test("The table names the store and shows both ratios: ours/floor and peer/ours")

@@ -100,7 +100,7 @@ package struct SectionedIndex {
 
     /// Adds a row after all others, in the same section as the last row (the caller knows).
     /// `utf8`: text values as their bytes; `mapsID` as in `appendSorted` (`KeyStore.store`).
-    mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> DatabaseValue,
+    package mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> DatabaseValue,
                                       utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }) {
         let last = sections.count - 1
         let slot = store.store(id: id, section: sections[last].number, firstValueIsSection: firstValueIsSection, sortValues: sortValues, utf8: utf8,
@@ -110,7 +110,7 @@ package struct SectionedIndex {
 
     /// Maps the ids of the rows appended with `mapsID: false` to their slots, once a fetch's
     /// rows are all in (`KeyStore.mapAppendedIDs()`).
-    mutating func mapFetchedIDs() {
+    package mutating func mapFetchedIDs() {
         store.mapAppendedIDs()
     }
 

@@ -13,7 +13,7 @@ import Synchronization
 /// - SQLite: the connection (GRDB's `Database`). `liveResultsWrite` has the trackers of its
 ///   connection read the changed rows' keys inside the transaction, just before it commits.
 ///   This registry is process-wide, because GRDB's connection keeps nothing of ours.
-/// - PostgreSQL: the table, in a registry of the `PostgresReader` whose `write(_:on:)` hands
+/// - PostgreSQL: the table, in a registry of the `PostgresReader` to which a `PostgresWriter` hands
 ///   the feeds the rows its statement returned.
 ///
 /// Listeners are held weakly: a feed whose controller refetched or went away drops out by

@@ -20,7 +20,7 @@ import Testing
 // SQLite orders it. A failure names the seed and the step.
 //
 // With `early`, about half of the autocommitted statements go through the controller's
-// `PostgresReader.write`, which hands their rows to the feed from the statement's own answer,
+// `PostgresWriter.write`, which hands their rows to the feed from the statement's own answer,
 // racing the feed's log reads of them and of the other writers' commits.
 //
 // Environment: LIVERESULTS_MODEL_SEED runs one seed only (decimal or 0x hex).
@@ -32,7 +32,7 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
     /// Log entries kept: a small log is pruned past the controller now and then.
     var retained: Int = PostgresChangeLog.defaultRetained
     var steps = 150
-    /// Whether some writes go through `PostgresReader.write`.
+    /// Whether some writes go through `PostgresWriter.write`.
     var early = false
 
     var testDescription: String {
@@ -164,7 +164,7 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
             } else if modelCase.early, random.chance(0.5) {
                 let sql = Self.statement(&random, writer, rows: rows)
                 let write = PostgresWrite(table: "item", PostgresQuery(unsafeSQL: sql), deletes: sql.hasPrefix("DELETE"))
-                _ = try database.database.write(write, on: writer.connection)
+                _ = try PostgresWriter(handingOverTo: database.database).write(write, on: writer.connection)
                 earlyWrites += 1
             } else {
                 try await writer.run(Self.statement(&random, writer, rows: rows))
@@ -202,7 +202,7 @@ struct PostgresModelCase: CustomTestStringConvertible, Sendable {
             }
         }
         if earlyWrites > 0 {
-            let handedOver = database.database.writeListeners.feeds(of: "item").first?.handOffsAccepted ?? 0
+            let handedOver = database.database.ownWrites.listeners(under: "item").first?.handOffsAccepted ?? 0
             #expect(handedOver > 0, "\(modelCase.testDescription): none of \(earlyWrites) writes was handed over early")
         }
         // Refetching is the fallback for what the log cannot say row by row: a TRUNCATE, or a

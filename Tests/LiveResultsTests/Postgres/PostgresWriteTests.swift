@@ -6,7 +6,7 @@ import PostgresNIO
 import PostgresSupport
 import Testing
 
-/// `PostgresReader.write`: the controllers of this process learn of its commit from the
+/// `PostgresWriter.write`: the controllers of this process learn of its commit from the
 /// statement's own answer, the log confirms it later without repeating or undoing it, and
 /// everyone else still learns of it from the log.
 @Suite struct PostgresWriteTests {
@@ -26,7 +26,7 @@ import Testing
     @discardableResult
     func write(_ database: PostgresItems, _ sql: String, returning: String = "", deletes: Bool = false,
                beforeHandOff: () throws -> Void = {}) throws -> [PostgresRow] {
-        try database.database.write(PostgresWrite(table: "item", PostgresQuery(unsafeSQL: sql), returning: returning, deletes: deletes),
+        try PostgresWriter(handingOverTo: database.database).write(PostgresWrite(table: "item", PostgresQuery(unsafeSQL: sql), returning: returning, deletes: deletes),
                                     on: database.writer, beforeHandOff: beforeHandOff)
     }
 
@@ -59,7 +59,7 @@ import Testing
 
     /// The feed of the reader's one controller over `item`.
     func feed(_ database: PostgresItems) throws -> PostgresChangeFeed {
-        try #require(database.database.writeListeners.feeds(of: "item").first)
+        try #require(database.database.ownWrites.listeners(under: "item").first)
     }
 
     @Test func theNotificationOfAHandedOverWriteAsksForNoReadAtOnce() async throws {
@@ -191,7 +191,7 @@ import Testing
             // The connection dropped mid-statement.
             let doomed = try await TestServer.connect(database.configuration)
             #expect(throws: (any Error).self) {
-                try database.database.write(PostgresWrite(table: "item", """
+                try PostgresWriter(handingOverTo: database.database).write(PostgresWrite(table: "item", """
                     UPDATE item SET score = 9 WHERE id = \(ids[0]) AND pg_terminate_backend(pg_backend_pid())
                     """), on: doomed)
             }

@@ -1,0 +1,82 @@
+import LiveResults
+import NIOCore
+import PostgresNIO
+
+// Listening on the reader's connection, and listening again once it is lost.
+extension PostgresChangeFeed {
+    /// Listens on the reader's connection (connecting when there is none): adds the handlers,
+    /// LISTENs, then reads, and sends the connection's probe; the future ends with the probe's
+    /// verdict, so that a fetch after it never runs while the probe is out.
+    func connect() -> EventLoopFuture<Void> {
+        eventLoop.preconditionInEventLoop()
+        generation += 1
+        let generation = generation
+        return database.sharedConnection().hop(to: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
+            guard generation == self.generation else { return self.eventLoop.makeSucceededVoidFuture() }
+            let probe = NotificationProbe(on: self.eventLoop)
+            for listener in self.listeners { listener.stop() }
+            self.listeners = [
+                connection.addListener(channel: self.channel) { [weak self] _, notification in
+                    self?.notified(by: UInt64(notification.payload))
+                },
+                connection.addListener(channel: probe.channel) { [weak self] _, notification in
+                    self?.probeReturned(notification.payload, generation: generation)
+                },
+            ]
+            let logger = self.database.logger
+            // Sent only between the controller's reads: a LISTEN inside a transaction that
+            // rolled back would be undone with it.
+            return self.database.gate.whenOpen(on: self.eventLoop).flatMap {
+                connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel)), logger: logger)
+            }.flatMap { _ in
+                connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(probe.channel)), logger: logger)
+            }.flatMap { _ -> EventLoopFuture<Void> in
+                // Only a connection that listens is watched: one that failed before is closed
+                // here, and the caller tries again.
+                connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
+                self.connection = connection
+                self.probe = probe
+                self.notificationsHeard.withLockedValue { $0 = nil }
+                self.backoff = Self.firstBackoff
+                self.live.withLockedValue { $0 = true }
+                self.notify()
+                self.requestRead(now: true)
+                self.send(probe, generation: generation)
+                return probe.verdict.futureResult
+            }.flatMapError { error in
+                probe.verdict.succeed()
+                return connection.close().flatMapThrowing { throw error }
+            }
+        }
+    }
+
+    /// The connection closed: listen again after the backoff.
+    func lost(_ generation: Int) {
+        guard generation == self.generation else { return }
+        connection = nil
+        reading = nil
+        unansweredSince = nil
+        probe?.verdict.succeed()
+        probe = nil
+        live.withLockedValue { $0 = false }
+        notify()
+        for waiter in waitingForThisRead + waitingForNextRead { waiter.succeed() }
+        waitingForThisRead = []
+        waitingForNextRead = []
+        reconnect()
+    }
+
+    private func reconnect() {
+        let delay = backoff
+        backoff = min(backoff * 2, Self.longestBackoff)
+        eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self, self.connection == nil else { return }
+            self.connect().whenFailure { [weak self] _ in self?.reconnect() }
+        }
+    }
+
+    /// A connection of a feed, with the log read's settings (what `PostgresReader` makes).
+    static func connection(to database: PostgresReader, on eventLoop: any EventLoop) -> EventLoopFuture<PostgresConnection> {
+        database.connect(on: eventLoop, settings: PreparedLogRead.connectionSettings)
+    }
+}

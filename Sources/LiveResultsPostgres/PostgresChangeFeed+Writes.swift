@@ -1,0 +1,78 @@
+import LiveResults
+import NIOCore
+
+// Writes of this process through `PostgresWriter.write`, which hand their rows over at once
+// (`endWrite`); `EarlyWrites` keeps the log from undoing or repeating them. Their
+// notifications (which name the writing transaction) then ask for no read at once: the log
+// is read a little later, or with the next other notification, whichever comes first.
+extension PostgresChangeFeed {
+    /// The controller's key query: what a write returns for this feed.
+    var keys: PostgresKeyQuery.Statements { read.keys }
+
+    /// How many writes' hand-overs the feed has applied so far: a write notes it before it
+    /// is sent, so its hand-over can tell which applied writes it may have raced.
+    var handOffsAccepted: Int { handOffs.withLockedValue { $0 } }
+
+    /// Notes a write of this process about to be sent; returns `handOffsAccepted` for its
+    /// `endWrite`. Until the write ends, notifications wait, so that the feed can tell whether
+    /// they are of this write (whose rows the write hands over) or of another transaction.
+    func beginWrite() -> Int {
+        writesInFlight.withLockedValue { $0 += 1 }
+        return handOffsAccepted
+    }
+
+    /// Ends a write `beginWrite` noted: applies the rows its transaction `xid` committed, as
+    /// its answer gave them (nil: it failed, or there is nothing to hand over), unless
+    /// `EarlyWrites` says the log has them already or they may be stale; returns once done
+    /// (the change is then pending). `sentAfter`: what `beginWrite` returned.
+    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)])?, sentAfter: Int) {
+        let done = eventLoop.submit {
+            let stillInFlight = self.writesInFlight.withLockedValue { count in
+                count -= 1
+                return count
+            }
+            if let written, let cursor = self.cursor {
+                let sequence = self.handOffs.withLockedValue { $0 } + 1
+                if self.early.accept(xid: written.xid, ids: Set(written.rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) {
+                    self.handOffs.withLockedValue { $0 = sequence }
+                    self.enqueue(.rows(CommittedChange(rows: written.rows, origin: .ownWrites)))
+                }
+            }
+            if stillInFlight == 0 {
+                let held = self.heldNotifications
+                self.heldNotifications = []
+                for transaction in held { self.notified(by: transaction) }
+            }
+        }
+        try? done.wait()
+    }
+
+    /// A notification of `transaction` (nil: it named none). A write of this process whose
+    /// rows were handed over needs no read now; the log is still read a little later
+    /// (`settlingDelay`, two poll intervals), for rows of that transaction the write did not
+    /// return (another statement of it, or a WITH that changed the table too) and so that the
+    /// cursor moves on.
+    func notified(by transaction: UInt64?) {
+        guard writesInFlight.withLockedValue({ $0 }) == 0 else {
+            heldNotifications.append(transaction)
+            return
+        }
+        if let transaction, let settlingDelay, early.isApplied(transaction) {
+            settleLater(in: settlingDelay)
+        } else {
+            requestRead(now: false)
+        }
+    }
+
+    /// Reads the log `delay` from now, unless a read begins before then.
+    private func settleLater(in delay: TimeAmount) {
+        guard !settlingScheduled else { return }
+        settlingScheduled = true
+        let asked = NIODeadline.now()
+        eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self else { return }
+            self.settlingScheduled = false
+            if self.lastReadStart < asked { self.requestRead(now: false) }
+        }
+    }
+}
