@@ -11,7 +11,8 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         tmux:/usr/bin/tmux \
         postgresql:/usr/lib/postgresql/15/bin/initdb \
         openssl:/usr/bin/openssl \
-        pgbouncer:/usr/sbin/pgbouncer
+        pgbouncer:/usr/sbin/pgbouncer \
+        sqlite3:/usr/bin/sqlite3
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin/worldcup, its man page and its
 # shell completions. DESTDIR is for packagers (a staging folder); PREFIX is where it will live.
@@ -24,19 +25,25 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 INSTALLED := $(BINDIR)/worldcup $(MAN1DIR)/worldcup.1 $(BASHDIR)/worldcup $(ZSHDIR)/_worldcup $(FISHDIR)/worldcup.fish
 
-.PHONY: run test build release deps bench clean fuzz install uninstall
+.PHONY: run test build release deps bench clean fuzz install uninstall docs example
 
 run: deps build
 	.build/debug/worldcup $(ARGS)
 
-# The tests, then a short libFuzzer run of each fuzz target (about a minute with its build).
-test: deps
+# The tests (with Examples/WatchTable built: a test runs it), then a short libFuzzer run of each
+# fuzz target (about a minute with its build).
+test: deps example
 	$(SWIFT) build
 	$(SWIFT) test
 	$(MAKE) fuzz FUZZ_FLAGS=-runs=50000
 
 build:
 	$(SWIFT) build
+
+# Examples/WatchTable, a package of its own that depends on this one by path (it builds GRDB
+# again, in its own .build).
+example: deps
+	$(SWIFT) build --package-path Examples/WatchTable
 
 release: deps
 	$(SWIFT) build -c release
@@ -73,6 +80,15 @@ fuzz: deps
 	  SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)/release/fuzz-$$target $(FUZZ_FLAGS) -max_len=4096 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/crash-$$target- $(FUZZ_BUILD)/corpus/$$target Fuzz/Corpus/$$target \
 	    || exit 1; \
+	done
+
+# The DocC documentation of LiveResults and LiveResultsPostgres (swift-docc-plugin), as static
+# sites in .build/docs/LiveResults and .build/docs/LiveResultsPostgres; a warning fails it.
+DOCS := .build/docs
+docs:
+	@mkdir -p $(DOCS) && for target in LiveResults LiveResultsPostgres; do \
+	  $(SWIFT) package --allow-writing-to-directory $(DOCS) generate-documentation --target $$target \
+	    --output-path $(DOCS)/$$target --transform-for-static-hosting --warnings-as-errors || exit 1; \
 	done
 
 deps:

@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // What postgres-nio builds its TLS with: the contexts of libpq's sslmodes.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
+        // `make docs`: the DocC documentation of LiveResults and LiveResultsPostgres.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

@@ -5,13 +5,23 @@ public typealias RecordID = Int64
 
 /// The kind of one change, with Core Data's meaning.
 public enum ChangeKind: Hashable, Sendable {
-    case insert, delete, move, update
+    /// The row (or section) is in the new result only.
+    case insert
+    /// The row (or section) is in the old result only.
+    case delete
+    /// The row changed and its order relative to the unchanged rows changed.
+    case move
+    /// The row changed and kept its order relative to the unchanged rows.
+    case update
 }
 
 /// A section inserted (at its index in the new result) or deleted (at its index in the old one).
 public struct SectionChange: Hashable, Sendable {
+    /// `.insert` or `.delete`.
     public var kind: ChangeKind
+    /// The section's index: in the new result for an insert, in the old one for a delete.
     public var index: Int
+    /// The section's name.
     public var name: String
 }
 
@@ -22,9 +32,13 @@ public struct SectionChange: Hashable, Sendable {
 /// equal for a move (the row passed others while rows around it came or went) and may differ
 /// for an update (it kept its order, but rows before it came or went).
 public struct RowChange: Hashable, Sendable {
+    /// What happened to the row.
     public var kind: ChangeKind
+    /// The row's id.
     public var id: RecordID
+    /// The row's place in the old result; nil for an insert.
     public var indexPath: IndexPath?
+    /// The row's place in the new result; nil for a delete.
     public var newIndexPath: IndexPath?
 }
 

@@ -7,11 +7,13 @@ extension ResultsController {
     func deliverReset() {
         onSnapshot?(snapshot(reloading: Set(result.shown.allIDs)))
         delegate?.controllerDidResetContent(self)
+        streams.deliver(.reset)
     }
 
     /// Hands one batch to the snapshot subscriber and the delegate: row by row, then whole.
     func deliver(_ batch: ChangeBatch, from origin: ChangeOrigin) {
         guard !batch.isEmpty else { return }
+        streams.deliver(.batch(batch, origin: origin))
         if let onSnapshot {
             let reloaded = batch.rowChanges.filter { $0.kind == .update || $0.kind == .move }.map(\.id)
             onSnapshot(snapshot(reloading: Set(reloaded)))

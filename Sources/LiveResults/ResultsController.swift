@@ -9,6 +9,10 @@ import GRDB
 /// incrementally when that thread calls `processPendingChanges()`; `onChangesAvailable` says
 /// when there is something to apply.
 ///
+/// Or, with no pumping, iterate `changes()` (or `snapshots()`): the sequence processes the
+/// changes itself on the isolation that iterates it (one thread, task or actor at a time is
+/// what the controller needs), each element a batch of the commits made since the last.
+///
 /// It holds only ids and sort keys for every row; whole records load in batches of
 /// `fetchBatchSize` when they are asked for.
 ///
@@ -81,6 +85,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// How many times the result was fetched again to catch up: a fallback that still reports
     /// exact events, so only this count shows (in tests) that the row-by-row path was missed.
     var refetchCount = 0
+    /// The async sequences iterating the controller (`changes()`, `snapshots()`).
+    let streams = ChangeStreams()
 
     /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
     public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
@@ -126,9 +132,11 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             throw LiveResultsError(.missingSortDescriptor, "The fetch request has no sort descriptor: a result needs at least one to have an order.")
         }
         let notify = onChangesAvailable
-        let tracking = delegate == nil ? nil : Tracking(
-            notify: { notify?() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval,
-            notifiesOwnWrites: notifiesOwnWrites)
+        let streams = streams
+        // A sequence waits for every commit, its own process's too.
+        let tracking = delegate == nil && !streams.hasSubscribers ? nil : Tracking(
+            notify: { [weak streams] in notify?(); streams?.wake() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval,
+            notifiesOwnWrites: notifiesOwnWrites || streams.hasSubscribers)
         let fetched = try store.fetch(storeQuery(request), tracking: tracking)
         feed = fetched.feed
         result = LiveResult(index: fetched.index, limit: request.fetchLimit)
@@ -159,6 +167,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// the change log is read at the heartbeat. `onChangesAvailable` is called when it changes.
     public var changesPollInterval: Duration? { feed?.pollInterval }
 
+    /// Stops following commits and closes the feed's connections (the last sequence ended).
+    func stopTracking() { feed = nil }
+
     /// Looks for commits of other connections now, without waiting for the poller, then
     /// processes every pending change.
     ///
@@ -183,7 +194,9 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         try applyPreparedFilter()
         guard let feed else { return }
         var changes = feed.takeChanges()[...]
-        guard delegate != nil else { return }
+        guard delegate != nil || streams.hasSubscribers else { return }
+        // A sequence's consumer asks for one batch covering every commit since it last looked.
+        if streams.hasSubscribers { changes = changes.mergedIntoOne()[...] }
         do {
             if recovery.needsRefetch { try refetch() }
             while let change = changes.popFirst() {

@@ -11,6 +11,7 @@ import GRDB
 /// the batch, inserts and new places to the result after it. Every method has a default
 /// that does nothing.
 public protocol ResultsControllerDelegate<Record>: AnyObject {
+    /// The record type of the controllers it receives changes from.
     associatedtype Record: FetchableRecord & TableRecord
 
     /// A batch begins.

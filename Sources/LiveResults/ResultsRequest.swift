@@ -10,6 +10,7 @@ public struct SortColumn: Hashable, Sendable {
     /// True for ascending order (the default), false for descending.
     public var ascending: Bool
 
+    /// Orders by `column`, ascending unless `ascending` is false.
     public init(_ column: String, ascending: Bool = true) {
         self.column = column
         self.ascending = ascending
@@ -31,6 +32,8 @@ public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
     /// that move into the limit as others leave are reported without a query.
     public var fetchLimit: Int
 
+    /// A request for the rows of `Record`'s table that match `predicate`, in the order of
+    /// `sortDescriptors` (at least one).
     public init(predicate: SQL? = nil, sortDescriptors: [SortColumn], fetchLimit: Int = 0, fetchBatchSize: Int = 0) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors

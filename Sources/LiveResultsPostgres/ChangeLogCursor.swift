@@ -119,9 +119,12 @@ public struct ChangeLogSnapshot: Hashable, Sendable {
 
 /// What pruning deleted: entries at or below `position`, of transactions up to `xid`.
 public struct PrunedMark: Hashable, Sendable {
+    /// The highest position pruning deleted.
     public var position: Int64
+    /// The newest transaction whose entries pruning deleted.
     public var xid: UInt64
 
+    /// A mark of entries pruned through `position`, of transactions up to `xid`.
     public init(position: Int64, xid: UInt64) {
         self.position = position
         self.xid = xid

@@ -215,8 +215,9 @@ public enum ChangeLog {
 
     // MARK: - Reading
 
-    /// True when the log records changes of `table`.
-    static func isInstalled(on table: String, in db: Database) throws -> Bool {
+    /// True when the log records changes of `table`: a program that installs the log itself,
+    /// instead of in a migration, installs it when this is false.
+    public static func isInstalled(on table: String, in db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT COUNT(*) = 3 FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)",
                           arguments: [triggerName(table, "insert"), triggerName(table, "update"), triggerName(table, "delete")]) ?? false
     }

@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+import LiveResults
+import LiveResultsPostgres
+import Logging
+import PostgresNIO
+import Testing
+import TestSupport
+
+// The code of the documentation's articles, compiled here: each function's body is an
+// article's block (imports at the top of this file), and `articleCodeIsHere` checks that every
+// block of the catalogs still reads as it does here.
+
+/// The record of the PostgreSQL article (Getting Started declares its own, in its code).
+struct Player: Decodable, FetchableRecord, TableRecord {
+    var id: Int64
+    var name: String
+    var team: String
+    var score: Int
+}
+
+/// Getting Started: the whole program of `main.swift`.
+@MainActor func gettingStarted() async throws {
+    /// One row of the table. LiveResults keeps only ids and sort keys in memory, and reads whole
+    /// records when you ask for them.
+    struct Player: Decodable, FetchableRecord, TableRecord {
+        var id: Int64
+        var name: String
+        var team: String
+        var score: Int
+    }
+
+    let database = try DatabasePool(path: "players.sqlite")
+    // Once per table: triggers that log every commit, so other processes' commits reach us.
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("live player") { db in try ChangeLog.install(on: "player", in: db) }
+    try migrator.migrate(database)
+
+    let controller = ResultsController(
+        database: database,
+        fetchRequest: ResultsRequest<Player>(sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false)]),
+        sectionNameKeyPath: "team")
+    let changes = controller.changes() // made before the fetch, so that the fetch starts tracking
+    try controller.performFetch()
+    for (s, section) in controller.sections.enumerated() {
+        print(section.name, try controller.objects(inSection: s).map(\.name))
+    }
+    for try await change in changes {
+        guard case .batch(let batch, _) = change else { print("reset: reload everything"); continue }
+        for row in batch.rowChanges {
+            let player = try row.newIndexPath.map { try controller.object(at: $0) }
+            print(row.kind, row.id, row.indexPath.map { "\($0)" } ?? "-", "->", player?.name ?? "gone")
+        }
+    }
+}
+
+/// The landing page of LiveResults.
+@MainActor func landingPage(_ controller: ResultsController<Player>) async throws {
+    let changes = controller.changes()
+    try controller.performFetch()
+    for try await change in changes {
+        // The events of one or more commits; controller.sections is already the new result.
+        print(change)
+    }
+}
+
+/// Changes from Other Processes: the migration.
+func changeLogMigration() {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("live player") { db in
+        try ChangeLog.install(on: "player", in: db)
+    }
+}
+
+/// PostgreSQL: the set-up.
+@MainActor func postgresSetUp() async throws {
+    let configuration = PostgresConnection.Configuration(
+        host: "db.example", username: "app", password: "secret", database: "league", tls: .disable)
+    let logger = Logger(label: "players")
+    // Once, in a migration (idempotent): the table's change log, and its notifications.
+    let migration = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    try await PostgresChangeLog.install(on: "player", connection: migration)
+    try await migration.close()
+
+    let database = PostgresReader(configuration: configuration, deadline: .seconds(5))
+    let controller = ResultsController(
+        database: database,
+        fetchRequest: ResultsRequest<Player>(sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false)]),
+        sectionNameKeyPath: "team") // idColumn: "id"
+    let changes = controller.changes()
+    try controller.performFetch() // never on an event loop thread
+    for try await change in changes {
+        print(change) // as on SQLite
+    }
+}
+
+/// PostgreSQL: a write of this process.
+func postgresWrite(database: PostgresReader, connection: PostgresConnection, id: Int64) throws {
+    let writer = PostgresWriter(handingOverTo: database)
+    let rows = try writer.write(PostgresWrite(table: "player",
+        "UPDATE player SET score = score + 1 WHERE id = \(id)", returning: "score"), on: connection)
+    print("score:", try rows.first?.decode(Int32.self) ?? 0)
+}
+
+@Suite struct ArticleCodeTests {
+    @Test("Every Swift block of the articles is compiled here, as written")
+    func articleCodeIsHere() throws {
+        let here = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let compiled = Self.lines(here)
+        var blocks = 0
+        for catalog in ["Sources/LiveResults/LiveResults.docc", "Sources/LiveResultsPostgres/LiveResultsPostgres.docc"] {
+            let folder = Repository.root.appendingPathComponent(catalog)
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".md") {
+                let article = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+                for block in Self.swiftBlocks(article) {
+                    // Package.swift lines are the manifest's (Examples/WatchTable builds with them).
+                    if block.contains(".product(name:") { continue }
+                    blocks += 1
+                    let expected = Self.lines(block).filter { !$0.hasPrefix("import ") }
+                    #expect(Self.contains(compiled, expected), "\(name): this block is not compiled in ArticleCodeTests.swift:\n\(block)")
+                }
+            }
+        }
+        #expect(blocks >= 5)
+    }
+
+    /// The Swift code blocks of a Markdown text.
+    static func swiftBlocks(_ text: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n"))
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// The non-empty lines of a text, without their indentation.
+    static func lines(_ text: String) -> [String] {
+        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Whether `part` appears in `whole` as consecutive lines.
+    static func contains(_ whole: [String], _ part: [String]) -> Bool {
+        guard !part.isEmpty, part.count <= whole.count else { return part.isEmpty }
+        return (0...(whole.count - part.count)).contains { Array(whole[$0..<$0 + part.count]) == part }
+    }
+}

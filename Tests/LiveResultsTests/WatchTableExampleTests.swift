@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+import TestSupport
+
+/// Examples/WatchTable, built by `make test` (`make example`), run as a person runs it: on a
+/// file that the sqlite3 shell changes, then stopped with Ctrl-C.
+@Suite struct WatchTableExampleTests {
+    static let binary = Repository.root.appendingPathComponent("Examples/WatchTable/.build/debug/watch-table")
+
+    /// A file with the player table of the Getting Started article.
+    func makePlayers() throws -> String {
+        let file = try TemporaryFolder(prefix: "watch-table").file("players.sqlite")
+        let queue = try DatabaseQueue(path: file.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, team TEXT, score INTEGER);
+                INSERT INTO player (name, team, score) VALUES ('Ada', 'Red', 3), ('Bob', 'Blue', 5), ('Cy', 'Red', 1);
+                """)
+        }
+        return file.path
+    }
+
+    @Test("watch-table prints the result, then each commit of another process as exact event lines, and stops at Ctrl-C")
+    func watchesAnotherProcess() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path),
+                     "Examples/WatchTable is not built: run `make example` (make test does).")
+        let file = try makePlayers()
+        let arguments = [file, "player", "--section", "team", "--sort", "score:desc", "--sort", "name"]
+        let watcher = try RunningProgram(Self.binary, arguments)
+        defer { watcher.stop() }
+        try await watcher.waitFor(error: "Ctrl-C stops.")
+        #expect(watcher.error.contains("Installed LiveResults' change log on “player”"))
+        // Standard output and error are read by two threads: the result may come in after the
+        // line on standard error that the program wrote after it.
+        var expected = """
+            section 0 "Blue" (1 row)
+              [0,0] 2 team="Blue" score=5 name="Bob"
+            section 1 "Red" (2 rows)
+              [1,0] 1 team="Red" score=3 name="Ada"
+              [1,1] 3 team="Red" score=1 name="Cy"
+
+            """
+        try await watcher.waitFor(output: expected)
+        let steps: [(sql: String, lines: [String])] = [
+            ("UPDATE player SET score = 9 WHERE name = 'Cy'", ["move 3 [1,1] -> [1,0]"]),
+            ("INSERT INTO player (name, team, score) VALUES ('Dee', 'Green', 2)", ["section insert 1 \"Green\"", "insert 4 -> [1,0]"]),
+            ("DELETE FROM player WHERE name = 'Bob'", ["section delete 0 \"Blue\"", "delete 2 [0,0]"]),
+            ("UPDATE player SET name = 'Al' WHERE name = 'Ada'", ["update 1 [1,1] -> [1,1]"]),
+        ]
+        for step in steps {
+            try await runSQLite3(on: file, script: step.sql)
+            expected += step.lines.map { $0 + "\n" }.joined()
+            try await watcher.waitFor(output: expected)
+        }
+        watcher.interrupt()
+        let status = try await watcher.exitStatus()
+        #expect(status == 0)
+
+        // The second time, the log is there: nothing installed, nothing said.
+        let again = try RunningProgram(Self.binary, arguments)
+        defer { again.stop() }
+        try await again.waitFor(error: "Ctrl-C stops.")
+        #expect(!again.error.contains("Installed"))
+        again.interrupt()
+        #expect(try await again.exitStatus() == 0)
+    }
+
+    @Test("watch-table refuses a missing file, a missing table and a missing column in one sentence, creating nothing")
+    func badInput() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path),
+                     "Examples/WatchTable is not built: run `make example` (make test does).")
+        let file = try makePlayers()
+        let missing = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("typo.sqlite").path
+        for (arguments, message) in [
+            ([missing, "player", "--sort", "score"], "There is no file at \(missing)"),
+            ([file, "players", "--sort", "score"], "There is no table “players”"),
+            ([file, "player", "--sort", "points"], "“points”"),
+        ] {
+            let (status, out, err) = try Executable.run(arguments, executable: Self.binary)
+            #expect(status == 1, "\(arguments)")
+            #expect(out.isEmpty)
+            #expect(err.hasPrefix("watch-table: ") && err.contains(message) && err.hasSuffix(".\n"), "\(err)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+}
+
+/// Text a reading thread appends to and the test reads.
+final class SharedText: Sendable {
+    private let text = Mutex("")
+    func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+    var value: String { text.withLock { $0 } }
+}
+
+/// A program running while the test talks to it: its standard output and error as they come.
+final class RunningProgram {
+    private let process: Process
+    private let outputText = SharedText()
+    private let errorText = SharedText()
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        for (pipe, text) in [(out, outputText), (err, errorText)] {
+            let handle = pipe.fileHandleForReading
+            Thread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { return }
+                    text.append(data)
+                }
+            }.start()
+        }
+    }
+
+    var output: String { outputText.value }
+    var error: String { errorText.value }
+
+    /// Waits (10 s at most) until standard output is exactly `text`.
+    func waitFor(output text: String) async throws {
+        try await waitUntil("standard output to be:\n\(text)") { output == text }
+    }
+
+    /// Waits (10 s at most) until standard error contains `text`.
+    func waitFor(error text: String) async throws {
+        try await waitUntil("standard error to contain \(text)") { error.contains(text) }
+    }
+
+    private func waitUntil(_ what: String, _ done: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done() {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                Issue.record("Waited for \(what)\nstdout:\n\(output)\nstderr:\n\(error)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Ctrl-C.
+    func interrupt() {
+        kill(process.processIdentifier, SIGINT)
+    }
+
+    /// The exit status, once it ended (10 s at most).
+    func exitStatus() async throws -> Int32 {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("The program did not end.")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return process.terminationStatus
+    }
+
+    /// Kills it if it still runs.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
