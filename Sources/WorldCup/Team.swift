@@ -45,7 +45,7 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     }
 
     /// Reads a row by column name; a value of the wrong type throws. (Written out: the
-    /// `Decodable` way costs a tap about 4 µs.)
+    /// `Decodable` way builds a decoder for every row, on the tap's path.)
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
         teamName = try row.decode(forColumn: "teamName")

@@ -35,7 +35,7 @@ public final class ScoreboardScreen {
     /// The filter's effect, held back while a run of keys only edits the filter's text.
     private var pendingFilter: BoardEffect?
     /// From how many teams the filter's names are read in the background when it opens
-    /// (`prepareFilter`); a smaller board reads them at once (under 10 ms for 20,000 teams).
+    /// (`prepareFilter`); a smaller board reads them at once, faster than a key's frame.
     var backgroundFilterMinimumTeams = 20_000
     /// The team the cursor should be on once the filter, waiting for the names it reads,
     /// applies (`ResultsController.isFilterPending`); nil when nothing waits.

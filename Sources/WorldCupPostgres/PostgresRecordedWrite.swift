@@ -3,7 +3,7 @@ import LiveResultsPostgres
 import PostgresNIO
 import WorldCup
 
-/// One change of the teams and its history entry, as one statement (PostgresReader.write
+/// One change of the teams and its history entry, as one statement (PostgresWriter.write
 /// takes one statement that commits on its own):
 ///
 ///     WITH guarded AS (the team as the change expects it, locked; or a new id),
@@ -62,7 +62,7 @@ struct PostgresRecordedWrite {
     /// of its history entry, so the store knows its own entries (`ownEntries`).
     static let returning = PostgresSchema.teamColumns + #", (SELECT "entryID" FROM recorded)"#
 
-    /// The statement, for `PostgresReader.write`.
+    /// The statement, for `PostgresWriter.write`.
     var write: PostgresWrite {
         var text = Text()
         let guardSQL: String

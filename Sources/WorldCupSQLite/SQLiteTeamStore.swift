@@ -69,8 +69,8 @@ public final class SQLiteTeamStore: TeamStore {
     }
 
     /// Whether a seed was ever imported, or teams exist anyway: `EXISTS`, not a count of the
-    /// teams, which reads a whole index at every launch (at ten million teams 70 ms from memory,
-    /// seconds from disk).
+    /// teams, which reads a whole index at every launch (its time grows with the board, and
+    /// from a cold disk it is the launch's longest wait).
     private static func isSeeded(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM seedImport) OR EXISTS (SELECT 1 FROM team)") ?? false
     }

@@ -7,7 +7,7 @@ extension Team {
 
     /// The team in the row a statement stands on, whose columns are `columnsInOrder`, read
     /// with SQLite's C API where the statement stands. (A GRDB `Row` would first map every
-    /// column's lowercased name: 5 % of a tap's instructions.) Nil when a value has the
+    /// column's lowercased name, for every row of every tap.) Nil when a value has the
     /// wrong type.
     init?(currentRowOf statement: Statement) {
         let raw = statement.sqliteStatement
