@@ -33,7 +33,7 @@ enum PostgresSQL {
 }
 
 /// Turning postgres-nio's errors into LiveResults' one-sentence errors.
-enum PostgresErrors {
+package enum PostgresErrors {
     /// The error as a `LiveResultsError` (an unknown column keeps its kind, as on SQLite).
     static func readable(_ error: any Error) -> any Error {
         if error is LiveResultsError { return error }
@@ -49,6 +49,13 @@ enum PostgresErrors {
             return LiveResultsError(.database, "The PostgreSQL server could not be reached: \(connectionProblem(error)).")
         }
         return LiveResultsError(.database, "The PostgreSQL server could not be reached: \(error).")
+    }
+
+    /// Whether the server said the error ends the connection (FATAL: terminated by an
+    /// administrator, shutting down), before the connection is seen closed.
+    package static func endsConnection(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let info = error.serverInfo else { return false }
+        return info[.severity] == "FATAL" || info[.severity] == "PANIC" || info[.sqlState]?.hasPrefix("08") == true
     }
 
     /// A few words on why a connection failed, without the query or the password.

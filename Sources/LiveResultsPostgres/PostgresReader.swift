@@ -212,7 +212,7 @@ public final class PostgresReader: Sendable {
     package func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try gate.read {
             let connection = try sharedConnection().wait()
-            guard let deadline else { return try body(connection) }
+            guard let deadline else { return try forgettingEnded(connection) { try body(connection) } }
             let expired = NIOLockedValueBox(false)
             let watchdog = connection.eventLoop.scheduleTask(in: deadline) { [self] in
                 expired.withLockedValue { $0 = true }
@@ -222,10 +222,25 @@ public final class PostgresReader: Sendable {
             }
             defer { watchdog.cancel() }
             do {
-                return try body(connection)
+                return try forgettingEnded(connection) { try body(connection) }
             } catch {
                 throw expired.withLockedValue { $0 } ? notAnswering : error
             }
+        }
+    }
+
+    /// Runs `body`; when the server said its error ends `connection`, forgets the connection at
+    /// once, before postgres-nio sees it closed: a statement sent on it in that moment would
+    /// never be answered, so the next call must connect anew.
+    private func forgettingEnded<T>(_ connection: PostgresConnection, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            if PostgresErrors.endsConnection(error) {
+                forget(connection)
+                connection.close().whenComplete { _ in }
+            }
+            throw error
         }
     }
 }

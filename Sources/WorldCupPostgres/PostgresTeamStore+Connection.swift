@@ -25,16 +25,9 @@ extension PostgresTeamStore {
                 return try body(connection)
             })
         } catch {
-            let lost = used != nil && (error is LiveResultsPostgresError || used?.isClosed == true || Self.endsConnection(error))
+            let lost = used != nil && (error is LiveResultsPostgresError || used?.isClosed == true || PostgresErrors.endsConnection(error))
             return .failure(Failure(sentence: Self.sentence(for: error, at: place, connected: used != nil), began: used != nil, lost: lost))
         }
-    }
-
-    /// Whether the server said the error ends the connection (FATAL: terminated by an
-    /// administrator, shutting down), before the connection is seen closed.
-    static func endsConnection(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, let info = error.serverInfo else { return false }
-        return info[.severity] == "FATAL" || info[.severity] == "PANIC" || info[.sqlState]?.hasPrefix("08") == true
     }
 
     /// Runs `body`, which only reads or does nothing twice, once more when the connection
