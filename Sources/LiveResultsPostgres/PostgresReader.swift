@@ -238,7 +238,8 @@ public final class PostgresReader: Sendable {
         } catch {
             if PostgresErrors.endsConnection(error) {
                 forget(connection)
-                connection.close().whenComplete { _ in }
+                // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+                connection.close().whenComplete { _ in _ = connection }
             }
             throw error
         }
