@@ -28,8 +28,25 @@ public struct TCPRelay {
     }
 
     /// Sends a signal: SIGSTOP freezes every connection (no FIN, no RST), SIGCONT resumes them.
+    /// SIGSTOP returns once every thread of the relay has stopped: `kill` only asks, and on a
+    /// busy machine a thread can still forward what it had read.
     public func signal(_ number: Int32) {
         Glibc.kill(process.processIdentifier, number)
+        guard number == SIGSTOP else { return }
+        let deadline = Date().addingTimeInterval(5)
+        while !everyThreadStopped(), Date() < deadline { usleep(1_000) }
+    }
+
+    /// Whether every thread of the relay is stopped (state T in /proc).
+    private func everyThreadStopped() -> Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return false }
+        return threads.allSatisfy { thread in
+            // The state follows the command's closing parenthesis: "pid (comm) T ...".
+            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first == "T"
+        }
     }
 
     /// Kills the relay: its connections are reset.
