@@ -3,10 +3,10 @@ import GRDB
 import WorldCup
 import WorldCupSQLite
 
-/// The floor: what SQLite alone costs for a tap. The same single-row `UPDATE … RETURNING`
-/// commit as `SQLiteTeamStore.tap`, on the same database file, with the same settings (WAL,
-/// `synchronous = NORMAL`), but with no controller, no transaction observer and no
-/// change-log trigger. It drops the change log's triggers of the file while it runs (so no
+/// The floor: what SQLite alone costs for a tap. The same commit as `SQLiteTeamStore.tap`
+/// (the single-row `UPDATE … RETURNING` and the history entry that says who tapped), on the
+/// same database file, with the same settings (WAL, `synchronous = NORMAL`), but with no
+/// controller, no transaction observer and no change-log trigger. It drops the change log's triggers of the file while it runs (so no
 /// controller may be open on the file meanwhile), and puts them back.
 ///
 /// It first times the same taps with the change log's triggers in place (still no controller
@@ -21,8 +21,16 @@ enum FloorContender {
         let pool = try DatabasePool(path: databasePath, configuration: configuration)
         func tap(_ id: Int64) throws -> Double {
             let start = Monotonic.now()
-            let wins = try pool.write { db in
-                try Int.fetchOne(db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING wins"), arguments: [id])
+            let wins = try pool.write { db -> Int? in
+                let row = try Row.fetchOne(db.cachedStatement(sql: """
+                    UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING teamName, qualifyingZone, imageName, wins
+                    """), arguments: [id])
+                guard let row else { return nil }
+                try db.cachedStatement(sql: """
+                    INSERT INTO history (author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins, newName, newZone, newImage, newWins, undid)
+                    VALUES (?, 'tap', ?, ?, NULL, NULL, NULL, NULL, ?, ?, ?, ?, NULL)
+                    """).execute(arguments: ["floor@bench", id, row[0], row[0], row[1], row[2], row[3]])
+                return row[3]
             }
             let end = Monotonic.now()
             guard wins != nil else { throw BenchError("The floor's tap found no team \(id).") }

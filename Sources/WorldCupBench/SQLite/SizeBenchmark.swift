@@ -89,7 +89,7 @@ struct SizeBenchmark {
         // The floor twice, before the controller and after everything, and the lower of the two
         // kept: one measurement of it swings by half on this kind of machine, and a high one
         // would flatter the controller.
-        Progress.say("\(label) floor (the bare UPDATE commit), first time: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
+        Progress.say("\(label) floor (the bare commit: the UPDATE and its history entry), first time: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
         let firstFloor = try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps)))
 
         Progress.say("\(label) controller: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
@@ -114,7 +114,7 @@ struct SizeBenchmark {
         let rssMB = Double(memory.rssKB) / 1024
         Progress.say("\(label) memory probe: \(Report.format(rssMB, decimals: 1)) MB resident holding the controller (\(Report.format(Double(memory.baselineKB) / 1024, decimals: 1)) MB before opening the database, peak \(Report.format(Double(memory.peakKB) / 1024, decimals: 1)) MB)")
 
-        Progress.say("\(label) floor (the bare UPDATE commit), second time: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
+        Progress.say("\(label) floor (the bare commit: the UPDATE and its history entry), second time: \(Self.warmUpTaps) warm-up taps, then \(taps) measured")
         let secondFloor = try FloorContender.measure(databasePath: databaseURL.path, warmUp: warmUp, taps: Array(plan.prefix(taps)))
         let floors = [firstFloor, secondFloor].map { (run: $0, bare: Percentiles($0.bare)) }
         let floor = floors.min { ($0.bare.median ?? 0) < ($1.bare.median ?? 0) }!.bare
