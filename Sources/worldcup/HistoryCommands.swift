@@ -19,7 +19,8 @@ extension WorldCupCommand {
         @Option(help: "The team's new qualifying zone (a new zone becomes a new section).")
         var zone: String?
 
-        @Option(help: "The team's number of wins.")
+        // Unconditional: `--wins -1` is a number the rules refuse, not a missing value.
+        @Option(parsing: .unconditional, help: "The team's number of wins.")
         var wins: Int?
 
         func run() throws {
@@ -56,7 +57,7 @@ extension WorldCupCommand {
         @Flag(help: "Print a JSON array: at (ISO 8601, UTC), by, action (tap, add, delete, edit, undo), team, and old and new values (name, zone, wins) where there are some; undid for an undo, undone for a change taken back.")
         var json = false
 
-        @Option(help: "How many changes to print, newest first.")
+        @Option(parsing: .unconditional, help: "How many changes to print, newest first.")
         var limit = 20
 
         func run() throws {

@@ -43,6 +43,13 @@ struct WorldCupCommand: ParsableCommand {
         defaultSubcommand: Board.self
     )
 
+    /// Parses the arguments with the shared options before a command's name moved after it
+    /// (`OptionOrder`), then runs the command.
+    static func main() {
+        let commands = Set(configuration.subcommands.map { $0._commandName } + ["help"])
+        main(OptionOrder.arranged(Array(CommandLine.arguments.dropFirst()), commands: commands))
+    }
+
     /// What `worldcup --version` prints. Raise it with each release.
     static let version = "1.0.0"
 }

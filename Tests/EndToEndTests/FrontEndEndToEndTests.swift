@@ -42,6 +42,30 @@ struct FrontEndEndToEndTests {
         #expect(!terminal.inAlternateScreen)
     }
 
+    @Test("The filter folds accents as the board's order does: /cote, /emoji and /ÉMOJI, the match underlined")
+    func slashFoldsAccents() throws {
+        let database = temporaryDatabase()
+        for (name, zone) in [("C\u{F4}te d\u{2019}Ivoire", "Africa"), ("\u{C9}moji", "Asia")] {
+            let added = try Executable.run(["add", name, "--zone", zone, "--database", database])
+            try #require(added.status == 0, "\(added.err)")
+        }
+        let terminal = try TmuxTerminal(command: ["env", "TERM=xterm-256color", Executable.worldcup.path, "--database", database])
+        try #require(terminal.waitFor("34 teams"))
+        for (typed, name) in [("cote", "C\u{F4}te d\u{2019}Ivoire"), ("emoji", "\u{C9}moji"), ("\u{C9}MOJI", "\u{C9}moji")] {
+            try terminal.send("/")
+            try terminal.send(typed, literal: true)
+            try #require(terminal.waitFor("/\(typed): 1 match"), "/\(typed)")
+            #expect(terminal.screen.contains(name))
+            // The letters found are underlined where they are: "Côte" in "Côte d’Ivoire".
+            let drawn = try terminal.tmux(["capture-pane", "-e", "-p", "-t", "0"])
+            if typed == "cote" { #expect(drawn.contains("4mC\u{F4}te"), "\(drawn.debugDescription)") }
+            try terminal.send("Escape")
+            try #require(terminal.waitFor("34 teams"))
+        }
+        try terminal.send("q")
+        #expect(terminal.waitFor("[exited 0]"))
+    }
+
     @Test func aClickSelectsADoubleClickTapsTheIndexJumpsAndTheWheelScrolls() throws {
         let terminal = try start()
         #expect(terminal.mouseReporting, "the program asks for mouse reports")

@@ -42,7 +42,8 @@ extension HistoryEntry {
 
     /// The entry as `worldcup history --json` writes it: `at` (ISO 8601, UTC), `by`,
     /// `action`, `team` (its name at that change), and what changed: `old` and `new` (name,
-    /// zone, wins) where there were values before and after; `undid` for an undo.
+    /// zone, wins: a number, for a tap too) where there were values before and after; `undid`
+    /// for an undo.
     public var jsonObject: [String: Any] {
         var object: [String: Any] = [
             "at": ISO8601DateFormatter.string(from: at, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime]),
@@ -53,12 +54,9 @@ extension HistoryEntry {
         func values(_ team: Team) -> [String: Any] {
             ["name": team.teamName, "zone": team.qualifyingZone, "wins": team.wins]
         }
-        switch change.action {
-        case .tap: object["wins"] = "+1"
-        default:
-            if let before = change.before { object["old"] = values(before) }
-            if let after = change.after { object["new"] = values(after) }
-        }
+        // Every action the same way, a tap too (its wins n → n + 1): `wins` is always a number.
+        if let before = change.before { object["old"] = values(before) }
+        if let after = change.after { object["new"] = values(after) }
         if let undid = change.undid { object["undid"] = undid.rawValue }
         if undoneBy != nil { object["undone"] = true }
         return object

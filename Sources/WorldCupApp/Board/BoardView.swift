@@ -29,7 +29,7 @@ struct BoardView {
         // status line and the footer's keys share one column, centred.
         let column = BoardModel.contentColumn(width: width)
         drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, column: column, into: &grid)
-        model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position)) }
+        model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position), filter: model.filter) }
         if model.table.rowCount == 0 {
             let empty = !(model.filter?.keepsEverything ?? true)
                 ? "No team matches “\(model.filter?.text ?? "")”: Esc clears the filter."
@@ -189,12 +189,13 @@ struct BoardView {
         return "pooler: updates every \(shown)"
     }
 
-    /// A team's row: its badge, its name and its wins.
-    private func cell(_ team: Team?) -> TableCell {
+    /// A team's row: its badge, its name (what the filter found in it highlighted) and its wins.
+    private func cell(_ team: Team?, filter: NameFilter?) -> TableCell {
         guard let team else { return TableCell(title: "…") }
         let badge = badges.spans(of: FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)) {
             $0.spans(colors: theme.colors, style: flagStyle)
         }
-        return TableCell(badge: badge, title: team.teamName, detail: "Wins: \(team.wins)")
+        // What the filter found in the name, highlighted where it is.
+        return TableCell(badge: badge, title: team.teamName, detail: "Wins: \(team.wins)", emphasis: filter?.match(in: team.teamName))
     }
 }
