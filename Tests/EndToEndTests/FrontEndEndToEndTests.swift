@@ -66,6 +66,24 @@ struct FrontEndEndToEndTests {
         #expect(terminal.waitFor("[exited 0]"))
     }
 
+    @Test("At 40×10 a dialog's frame is whole, its bottom-right corner too, and the cursor shows only in its field")
+    func dialogAtTheSmallestSize() throws {
+        let terminal = try TmuxTerminal(command: ["env", "TERM=xterm-256color", Executable.worldcup.path, "--database", temporaryDatabase()], width: 40, height: 10)
+        try #require(terminal.waitFor("32 teams"))
+        #expect(terminal.format("#{cursor_flag}") == "0", "no cursor on the board")
+        try terminal.send("+")
+        try #require(terminal.waitFor("Secret Team"))
+        try #require(terminal.waitFor("┘"), "the bottom-right corner is drawn")
+        let rows = terminal.screen.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(rows.count >= 10 && rows[9].hasPrefix("└") && rows[9].hasSuffix("┘"), "\(rows)")
+        #expect(terminal.format("#{cursor_flag}") == "1" && terminal.format("#{cursor_y}") == "2", "the cursor is in the name's field")
+        try terminal.send("Escape")
+        try #require(terminal.waitFor("No team added."))
+        #expect(terminal.format("#{cursor_flag}") == "0", "no cursor once the dialog is gone")
+        try terminal.send("q")
+        #expect(terminal.waitFor("[exited 0]"))
+    }
+
     @Test func aClickSelectsADoubleClickTapsTheIndexJumpsAndTheWheelScrolls() throws {
         let terminal = try start()
         #expect(terminal.mouseReporting, "the program asks for mouse reports")

@@ -107,7 +107,7 @@ struct LibpqSettingsTests {
         chmod(folder.file(".pgpass").path, 0o640)
         let loose = try location("postgres://ana@db.example:5433/cup", home: folder)
         #expect(loose.url.password == nil)
-        #expect(loose.warnings == ["The password file “\(folder.file(".pgpass").path)” can be read by others, so it was ignored: run chmod 600 “\(folder.file(".pgpass").path)”."])
+        #expect(loose.warnings == ["The password file “\(folder.file(".pgpass").path)” can be read by others, so it was ignored: run chmod 600 \(WorldCupError.shellQuoted(folder.file(".pgpass").path))."])
     }
 
     @Test func theFieldsOfAPasswordFileLine() {

@@ -2,6 +2,7 @@ import Foundation
 import PostgresSupport
 import Testing
 import TestSupport
+import WorldCup
 
 /// The built `worldcup` on servers that accept only TLS (`TLSServer`) or offer none: libpq's
 /// sslmodes, its variables and files, client certificates, and each refusal in one sentence.
@@ -130,7 +131,7 @@ import TestSupport
         let loose = try await worldcup(["list", "--database", server.url(query: "sslmode=require")])
         #expect(loose.status != 0)
         #expect(loose.err == """
-            Warning: The password file “\(pgpass.path)” can be read by others, so it was ignored: run chmod 600 “\(pgpass.path)”.
+            Warning: The password file “\(pgpass.path)” can be read by others, so it was ignored: run chmod 600 \(WorldCupError.shellQuoted(pgpass.path)).
             Error: The PostgreSQL server at localhost:\(server.port) asks the user “app” for a password, and none was given (in the URL, PGPASSWORD or the password file).
 
             """)
@@ -157,7 +158,7 @@ import TestSupport
         // A key others may read is refused, as libpq refuses it.
         chmod(key, 0o644)
         expectRefused(try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")]),
-                      "The client key file “\(key)” can be read by others (permissions 0644), so it was not used: run chmod 600 “\(key)”, as libpq also requires.")
+                      "The client key file “\(key)” can be read by others (permissions 0644), so it was not used: run chmod 600 \(WorldCupError.shellQuoted(key)), as libpq also requires.")
     }
 
     @Test func filesAndParametersThatCannotBeUsedAreOneSentence() async throws {

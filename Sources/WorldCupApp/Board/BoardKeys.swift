@@ -13,7 +13,7 @@ extension BoardModel {
         case .adding(let form):
             return handleAddDialog(key, form: form, data: data, now: now)
         case .editing(let form, let team):
-            return handleEditDialog(key, form: form, team: team, now: now)
+            return handleEditDialog(key, form: form, team: team, data: data, now: now)
         case .help(let panel):
             handleHelp(key, panel: panel)
             return []

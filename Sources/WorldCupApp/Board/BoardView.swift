@@ -29,7 +29,16 @@ struct BoardView {
         // status line and the footer's keys share one column, centred.
         let column = BoardModel.contentColumn(width: width)
         drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, column: column, into: &grid)
-        model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position), filter: model.filter) }
+        // A status sentence longer than the line takes the lines above it, never cut: the table
+        // gives them up while it shows (a copy laid out shorter, which keeps the cursor in view).
+        let statusLines = model.isEditingFilter ? [] : model.status.map { Self.statusLines($0.text, width: column.width - 1, height: height) } ?? []
+        var table = model.table
+        if statusLines.count > 1 {
+            var area = BoardModel.tableArea(width: width, height: height)
+            area.height -= statusLines.count - 1
+            table.layout(in: area)
+        }
+        table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position), filter: model.filter) }
         if model.table.rowCount == 0 {
             let empty = !(model.filter?.keepsEverything ?? true)
                 ? "No team matches “\(model.filter?.text ?? "")”: Esc clears the filter."
@@ -40,7 +49,9 @@ struct BoardView {
         if let filter = model.filter, model.isEditingFilter {
             caret = drawFilterPrompt(filter, column: column, into: &grid)
         } else if let status = model.status {
-            grid.write(DisplayText.truncate(status.text, toWidth: column.width - 1), x: column.x + 1, y: height - 2, style: status.isError ? theme.error : theme.status)
+            for (index, line) in statusLines.enumerated() {
+                grid.write(line, x: column.x + 1, y: height - 1 - statusLines.count + index, style: status.isError ? theme.error : theme.status)
+            }
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
         grid.write(DisplayText.glyphs(Self.footer(footerKeys(model), width: column.width - 2)), x: column.x + 1, y: height - 1, style: theme.footer)
@@ -77,6 +88,20 @@ struct BoardView {
         }
         let text = (shown + kept).joined(separator: "  ")
         return DisplayText.width(text) <= width ? text : DisplayText.truncate(text, toWidth: width).map(\.text).joined()
+    }
+
+    /// The most lines a status sentence takes, from the status line up.
+    static let maximumStatusLines = 3
+
+    /// A status sentence as the lines it takes in a column this wide: wrapped at spaces, on as
+    /// many lines as it needs, up to `maximumStatusLines` and leaving the table three lines on a
+    /// screen this high; only a sentence longer than that is cut, at the end of its last line.
+    static func statusLines(_ text: String, width: Int, height: Int) -> [String] {
+        let lines = DisplayText.wrap(text, toWidth: max(1, width))
+        let room = max(1, min(maximumStatusLines, height - 5))
+        guard lines.count > room else { return lines }
+        let rest = lines[(room - 1)...].joined(separator: " ")
+        return Array(lines.prefix(room - 1)) + [DisplayText.truncate(rest, toWidth: width).map(\.text).joined()]
     }
 
     /// The filter being typed, on the status line; returns where the caret goes.

@@ -13,7 +13,7 @@ extension PostgresLocation {
     /// The `createdb` command that makes the database `name` on this server, as this user.
     public func createdbCommand(_ name: String) -> String {
         let host = url.socketDirectory ?? url.host
-        return "createdb -h \(WorldCupError.shellQuoted(host)) -p \(url.port) -U \(WorldCupError.shellQuoted(url.user)) \(WorldCupError.shellQuoted(name))"
+        return WorldCupError.shellCommand("createdb", "-h", host, "-p", String(url.port), "-U", url.user, name)
     }
 
     /// The sentence that refuses to make a board in one of the server's own databases.
