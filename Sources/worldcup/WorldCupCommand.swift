@@ -65,7 +65,7 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .customLong("read-only"), help: "Only watch: the board follows every change but makes none (Enter, +, d, e and u are refused, and so are tap, add, delete, edit, undo and reset); nothing is written, not even to set up a new database. Also when WORLDCUP_READ_ONLY=1. A PostgreSQL user that may only read gets such a board without it.")
     var readOnlyFlag = false
 
-    @Option(help: ArgumentHelp("The name your changes are recorded under, in the history and on other boards (default: WORLDCUP_AUTHOR, else $USER@hostname).", valueName: "name"))
+    @Option(help: ArgumentHelp("The name your changes are recorded under, in the history and on other boards (default: WORLDCUP_AUTHOR, else $USER@hostname, with $LOGNAME, else someone, when USER is not set).", valueName: "name"))
     var author: String?
 
     /// Whether the board only watches: `--read-only`, or `WORLDCUP_READ_ONLY` set (not 0).
