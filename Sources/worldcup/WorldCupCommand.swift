@@ -21,6 +21,13 @@ struct WorldCupCommand: ParsableCommand {
             unless --database (or WORLDCUP_DATABASE) says otherwise; every open scoreboard shows \
             changes made by the others and by these commands at once.
 
+            worldcup [--database PATH|URL] [--seed PATH] [--read-only] [--author NAME] \
+            [--no-color] [--flags badges|emoji] [--theme light|dark|auto] opens the board; \
+            --database, --seed, --read-only and --author go before or after a command's name \
+            (worldcup --database X list, worldcup list --database X); backup and check take \
+            --database only. Your changes are recorded under --author, else WORLDCUP_AUTHOR, \
+            else $USER@hostname (someone@hostname when neither USER nor LOGNAME is set).
+
             To share one scoreboard across machines, give every one the same PostgreSQL \
             database (14 or later): --database postgres://user:password@host:5432/worldcup \
             (postgresql:// too; postgres:///worldcup?host=/run/postgresql for a Unix socket; \

@@ -42,9 +42,11 @@ struct FrontEndEndToEndTests {
         #expect(!terminal.inAlternateScreen)
     }
 
-    @Test("The filter folds accents as the board's order does: /cote, /emoji and /ÉMOJI, the match underlined")
-    func slashFoldsAccents() throws {
-        let database = temporaryDatabase()
+    @Test("The filter folds accents as the board's order does: /cote, /emoji and /ÉMOJI, the match underlined",
+          arguments: ["sqlite", "postgres"])
+    func slashFoldsAccents(store: String) throws {
+        let server = store == "postgres" ? try SharedServer() : nil
+        let database = server?.url() ?? temporaryDatabase()
         for (name, zone) in [("C\u{F4}te d\u{2019}Ivoire", "Africa"), ("\u{C9}moji", "Asia")] {
             let added = try Executable.run(["add", name, "--zone", zone, "--database", database])
             try #require(added.status == 0, "\(added.err)")
