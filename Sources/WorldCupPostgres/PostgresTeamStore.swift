@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LiveResults
 import LiveResultsPostgres
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 import Synchronization
@@ -36,6 +37,9 @@ public final class PostgresTeamStore: TeamStore {
     public let ownEntries = OwnEntries()
     /// Whether the connections are encrypted, once asked of the server (`isEncrypted`).
     let encrypted = Mutex<Bool?>(nil)
+    /// The name of the server's certificate that matched the host, for `sslmode=verify-full`
+    /// (`HostCheckedChannel`), once connected.
+    let matchedName = NIOLockedValueBox<String?>(nil)
     /// Why the board is read-only, as found when it opened (nil: it may be changed).
     private let access = Mutex<ReadOnlyBoard?>(nil)
 
@@ -74,8 +78,16 @@ public final class PostgresTeamStore: TeamStore {
         // libpq's connect_timeout=0 is no limit; NIO needs one, so a day stands for it.
         let connectLimit = location.connectTimeoutSeconds.map { TimeAmount.seconds(Int64($0 == 0 ? 86_400 : $0)) }
         let configuration = try location.connectionConfiguration()
-        database = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit)
-        controllerDatabase = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit)
+        var makeChannel: PostgresReader.ChannelMaker?
+        if location.tls.verification == .chainAndHostName, location.url.socketDirectory == nil, let context = configuration.tls.sslContext {
+            // libpq's host check, made here: swift-nio-ssl's would accept the address connected to.
+            let channel = HostCheckedChannel(host: location.url.host, port: location.url.port, context: context, matched: matchedName)
+            makeChannel = { channel.connect(on: $0, deadline: $1) }
+        }
+        database = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit,
+                                  makeChannel: makeChannel)
+        controllerDatabase = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit,
+                                            makeChannel: makeChannel)
     }
 
     public var location: String { place.description }
