@@ -5,7 +5,10 @@ import PostgresNIO
 /// `?host=/socket/dir` (a Unix socket's directory), port (5432), database (`postgres`).
 ///
 /// `postgres://app:secret@db.example:5433/worldcup`, `postgresql://postgres@/bench?host=/tmp/pg`.
-public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
+///
+/// Its password is never printed: `description` (and what `print`, interpolation, `dump` and
+/// the debugger show) masks it; only `connectionString`, asked for by name, spells it out.
+public struct PostgresURL: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var user: String
     public var password: String?
     /// The TCP host; ignored when `socketDirectory` is set.
@@ -56,13 +59,24 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
             user = url.user.flatMap { $0.isEmpty ? nil : $0 }
             password = url.password
             host = url.host.flatMap { $0.isEmpty ? nil : $0 }
+            // libpq's spellings of a host: `[::1]` (an IPv6 address, brackets off) and
+            // `%2Frun%2Fpostgresql` (a socket's directory, percent-encoded).
+            if let bracketed = host, bracketed.hasPrefix("["), bracketed.hasSuffix("]") { host = String(bracketed.dropFirst().dropLast()) }
+            if let path = host, path.hasPrefix("/") {
+                socketDirectory = path
+                host = nil
+            }
             port = url.port
             database = url.path.count > 1 ? String(url.path.dropFirst()) : nil
             for item in url.queryItems ?? [] {
                 let value = item.value ?? ""
                 switch item.name {
-                case "host" where value.hasPrefix("/"): socketDirectory = value
-                case "host": host = value
+                case "host" where value.hasPrefix("/"):
+                    socketDirectory = value
+                    host = nil
+                case "host":
+                    host = value
+                    socketDirectory = nil
                 case "port":
                     guard let number = Int(value) else { return nil }
                     port = number
@@ -84,8 +98,24 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
         return .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
     }
 
-    /// The URL, which `init(string:)` reads back as this value.
+    /// The URL with its password masked (`postgres://app:***@db.example:5432/worldcup`).
     public var description: String {
+        var shown = self
+        if shown.password != nil { shown.password = "***" }
+        return shown.connectionString
+    }
+
+    public var debugDescription: String { description }
+
+    /// The parts, the password masked.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "password": password.map { _ in "***" } as Any, "host": host,
+                                "socketDirectory": socketDirectory as Any, "port": port, "database": database])
+    }
+
+    /// The URL, password included, which `init(string:)` reads back as this value: for handing
+    /// to another process (its arguments), never for printing.
+    public var connectionString: String {
         func encoded(_ text: String, _ allowed: CharacterSet) -> String {
             text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
         }

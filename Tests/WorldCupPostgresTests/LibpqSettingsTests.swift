@@ -143,8 +143,17 @@ struct LibpqSettingsTests {
         #expect(throws: WorldCupError("The service “nowhere” is not defined in “\(folder.file(".pg_service.conf").path)” or “\(folder.file("system/pg_service.conf").path)”: add a [nowhere] section, or check PGSERVICE.")) {
             try location("postgres://?service=nowhere", home: folder, system)
         }
-        #expect(throws: WorldCupError("Line 3 of the service file “\(folder.file("bad.conf").path)” is not a setting worldcup knows: “sslcompression=1”.")) {
+        #expect(throws: WorldCupError("Line 3 of the service file “\(folder.file("bad.conf").path)” sets “sslcompression”, which is not a setting worldcup knows.")) {
             try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("bad.conf").path]) { $1 })
+        }
+        // A misspelt keyword's value may be a password: only the keyword is quoted.
+        try "[cup]\npasword=hunter2-secret\n".write(to: folder.file("typo.conf"), atomically: true, encoding: .utf8)
+        #expect(throws: WorldCupError("Line 2 of the service file “\(folder.file("typo.conf").path)” sets “pasword”, which is not a setting worldcup knows.")) {
+            try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("typo.conf").path]) { $1 })
+        }
+        try "[cup]\nhunter2-secret\n".write(to: folder.file("bare.conf"), atomically: true, encoding: .utf8)
+        #expect(throws: WorldCupError("Line 2 of the service file “\(folder.file("bare.conf").path)” is not a keyword=value setting.")) {
+            try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("bare.conf").path]) { $1 })
         }
     }
 

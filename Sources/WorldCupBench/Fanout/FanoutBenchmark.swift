@@ -147,7 +147,7 @@ private struct ViewerProcess {
     init(url: PostgresURL, viewers: Int, executable: URL?) throws {
         input = Pipe()
         output = Pipe()
-        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.description, "--viewers", String(viewers)],
+        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.connectionString, "--viewers", String(viewers)],
                                              output: output, input: input, executable: executable)
         lines = LineReader(descriptor: output.fileHandleForReading.fileDescriptor)
         self.viewers = viewers
