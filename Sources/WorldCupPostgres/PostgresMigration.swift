@@ -41,6 +41,10 @@ struct PostgresMigration {
         try checkMayCreate(found)
         try PostgresTeamStore.transaction(connection) {
             try query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
+            // A board in a schema of its own (`options=-c search_path=…`) makes the schema first.
+            if let schema = location.schema {
+                try query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSchema.identifier(schema))"))
+            }
             let found = try state()
             try check(found)
             try migrate(from: found.version ?? 0)

@@ -11,13 +11,13 @@ import WorldCupSQLite
 /// processes tapping one team at once.
 @Suite(.serialized) struct CommandLineTests {
     /// Runs the built worldcup with `environment` added to this process's.
-    private func worldcup(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+    func worldcup(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         try Executable.run(environment.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments,
                            executable: URL(fileURLWithPath: "/usr/bin/env"))
     }
 
     /// Whether a failed run printed one sentence on stderr and nothing on stdout.
-    private func failedInOneSentence(_ result: (status: Int32, out: String, err: String)) -> Bool {
+    func failedInOneSentence(_ result: (status: Int32, out: String, err: String)) -> Bool {
         result.status != 0 && result.out.isEmpty && result.err.hasPrefix("Error: ") && result.err.hasSuffix("\n")
             && isOneSentence(result.err.dropFirst("Error: ".count).dropLast())
     }

@@ -103,6 +103,10 @@ struct LibpqSettingsTests {
         // PGPASSFILE names another file; a missing one is no error.
         let elsewhere = try location("postgres://ana@db.example:5433/cup", home: folder, ["PGPASSFILE": folder.file("none").path])
         #expect(elsewhere.url.password == nil && elsewhere.warnings.isEmpty)
+        // The passfile parameter names it too, and wins over PGPASSFILE, as in libpq.
+        let named = try location("postgres://ana@db.example:5433/cup?passfile=\(folder.file(".pgpass").path)", home: folder,
+                                 ["PGPASSFILE": folder.file("none").path, "HOME": "/nonexistent"])
+        #expect(named.url.password == "first")
         // Readable by others: ignored, with a warning.
         chmod(folder.file(".pgpass").path, 0o640)
         let loose = try location("postgres://ana@db.example:5433/cup", home: folder)

@@ -47,6 +47,51 @@ struct PostgresLocationTests {
         #expect(bare.url.socketDirectory == PostgresLocation.defaultSocketDirectory)
     }
 
+    @Test func libpqsOtherSpellingsOfTheHost() throws {
+        // A bracketed IPv6 address, as libpq writes it in a URL.
+        let v6 = try PostgresLocation(url: "postgres://app@[::1]:5433/worldcup", environment: [:])
+        #expect(v6.url.host == "::1")
+        #expect(v6.url.socketDirectory == nil)
+        #expect(v6.server == "[::1]:5433")
+        #expect(v6.url.connectionString == "postgres://app@[::1]:5433/worldcup")
+        // A socket's directory, percent-encoded as the host.
+        let socket = try PostgresLocation(url: "postgres://app@%2Frun%2Fpostgresql/worldcup", environment: [:])
+        #expect(socket.url.socketDirectory == "/run/postgresql")
+        #expect(socket.server == "/run/postgresql/.s.PGSQL.5432")
+        // ?host= wins over the authority's host, either way.
+        #expect(try PostgresLocation(url: "postgres://%2Ftmp/w?host=db.example", environment: [:]).url.socketDirectory == nil)
+        #expect(try PostgresLocation(url: "postgres://db.example/w?host=/tmp", environment: [:]).url.socketDirectory == "/tmp")
+    }
+
+    @Test func optionsNameTheBoardsSchema() throws {
+        let schema = try PostgresLocation(url: "postgres://app@h/postgres?options=-c%20search_path%3Dworldcup", environment: [:])
+        #expect(schema.options == "-c search_path=worldcup")
+        #expect(schema.schema == "worldcup")
+        // A board in a schema of its own may live in the database hosted servers hand out.
+        #expect(!schema.isServersOwnDatabase)
+        #expect(try PostgresLocation(url: "postgres://app@h/postgres", environment: [:]).isServersOwnDatabase)
+        #expect(try PostgresLocation(url: "postgres://app@h/template1?options=-csearch_path%3Dcup", environment: [:]).isServersOwnDatabase)
+        let variable = try PostgresLocation(url: "postgres://app@h/postgres", environment: ["PGOPTIONS": "--search_path=\"Cup\",public"])
+        #expect(variable.schema == "Cup")
+        // The default schemas are no schema of its own.
+        #expect(try PostgresLocation(url: "postgres://app@h/postgres", environment: ["PGOPTIONS": "-c search_path=public"]).isServersOwnDatabase)
+        #expect(try PostgresLocation(url: "postgres://app@h/postgres", environment: ["PGOPTIONS": "-c statement_timeout=5s"]).schema == nil)
+        let configuration = try schema.connectionConfiguration()
+        #expect(configuration.options.additionalStartupParameters.contains { $0 == "options" && $1 == "-c search_path=worldcup" })
+    }
+
+    @Test func nothingPrintedHoldsThePassword() throws {
+        let location = try PostgresLocation(url: "postgres://app:hunter2@db.example/cup", environment: [:])
+        for shown in ["\(location)", "\(location.url)", String(reflecting: location.url), String(reflecting: location),
+                      location.description, location.url.description] {
+            #expect(!shown.contains("hunter2"), "\(shown)")
+        }
+        var dumped = ""
+        dump(location, to: &dumped)
+        #expect(!dumped.contains("hunter2"), "\(dumped)")
+        #expect(location.url.connectionString == "postgres://app:hunter2@db.example:5432/cup")
+    }
+
     @Test func queryParametersAsLibpqReadsThem() throws {
         let location = try PostgresLocation(url: "postgres://h/?dbname=cup&user=ana&port=7000&sslmode=disable", environment: [:])
         #expect(location.url == PostgresURL(user: "ana", host: "h", port: 7000, database: "cup"))

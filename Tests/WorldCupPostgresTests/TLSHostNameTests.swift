@@ -64,6 +64,13 @@ extension TLSCommandLineTests {
                 expectRefused(check, "The PostgreSQL server's certificate does not name the host “\(bare)” (it names \(names)): connect with a host name the certificate holds, or use sslmode=verify-ca to check only that “\(target.caFile)” vouches for it.")
             }
         }
+        if TLSServer.hasIPv6Loopback {
+            // A bracketed IPv6 address, as libpq writes it.
+            let v6 = server.url(host: "[::1]", password: password, query: "sslmode=require")
+            let list = try await worldcup(["list", "--database", v6])
+            #expect(list.status == 0, "\(list.err)")
+            #expect(try await psqlConnects(v6))
+        }
         // verify-ca checks the chain only, whatever the host, as libpq.
         let chainOnly = byAddress.url(host: "localhost", password: password, query: "sslmode=verify-ca&sslrootcert=\(byAddress.caFile)")
         #expect(try await worldcup(["check", "--database", chainOnly]).status == 0)
