@@ -63,6 +63,14 @@ struct PostgresLocationTests {
         #expect(try PostgresLocation(url: "postgres://db.example/w?host=/tmp", environment: [:]).url.socketDirectory == "/tmp")
     }
 
+    @Test func severalHostsAreRefusedByName() {
+        let sentence = "The database URL names several hosts (“h1:5432,h2:5432”), which worldcup does not follow yet: give the primary's host, or a name or proxy that follows it."
+        #expect(throws: WorldCupError(sentence)) {
+            try PostgresLocation(url: "postgres://app:hunter2@h1:5432,h2:5432/worldcup?target_session_attrs=read-write", environment: [:])
+        }
+        #expect(throws: WorldCupError(sentence)) { try PostgresLocation(url: "postgres:///worldcup?host=h1:5432,h2:5432", environment: [:]) }
+    }
+
     @Test func optionsNameTheBoardsSchema() throws {
         let schema = try PostgresLocation(url: "postgres://app@h/postgres?options=-c%20search_path%3Dworldcup", environment: [:])
         #expect(schema.options == "-c search_path=worldcup")

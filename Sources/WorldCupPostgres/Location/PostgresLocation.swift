@@ -57,9 +57,11 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Reads a postgres:// URL, filling what it leaves out from `environment`. Throws one
     /// sentence, which never repeats the URL (it may hold a password), when it is malformed.
     public init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        if let hosts = Self.severalHosts(in: text) { throw Self.severalHostsRefusal(hosts) }
         guard let parts = PostgresURL.Parts(string: text) else {
             throw WorldCupError("The database URL is not a valid PostgreSQL URL (postgres://user:password@host:port/database).")
         }
+        if let host = parts.host, host.contains(",") { throw Self.severalHostsRefusal(host) }
         if let unknown = parts.otherParameters.keys.sorted().first(where: { Self.parameters[$0] == nil }) {
             throw WorldCupError("The database URL has a parameter worldcup does not know: “\(WorldCupError.quotable(unknown))”.")
         }
@@ -134,6 +136,20 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         if let applicationName { configuration.options.additionalStartupParameters.append(("application_name", applicationName)) }
         if let options { configuration.options.additionalStartupParameters.append(("options", options)) }
         return configuration
+    }
+
+    /// The hosts of a URL that names several (`postgres://h1:5432,h2:5432/db`, libpq's form),
+    /// as written between the `@` and the path; nil for one host.
+    private static func severalHosts(in text: String) -> String? {
+        guard let scheme = text.range(of: "://") else { return nil }
+        let authority = text[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hosts = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        return hosts.contains(",") ? String(hosts) : nil
+    }
+
+    /// The sentence that refuses several hosts (never quoting the URL: it may hold a password).
+    private static func severalHostsRefusal(_ hosts: String) -> WorldCupError {
+        WorldCupError("The database URL names several hosts (“\(WorldCupError.quotable(hosts))”), which worldcup does not follow yet: give the primary's host, or a name or proxy that follows it.")
     }
 
     /// Throws one sentence for a `channel_binding` postgres-nio cannot honour.
