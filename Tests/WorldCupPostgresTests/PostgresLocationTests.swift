@@ -63,12 +63,20 @@ struct PostgresLocationTests {
         #expect(try PostgresLocation(url: "postgres://db.example/w?host=/tmp", environment: [:]).url.socketDirectory == "/tmp")
     }
 
-    @Test func severalHostsAreRefusedByName() {
-        let sentence = "The database URL names several hosts (“h1:5432,h2:5432”), which worldcup does not follow yet: give the primary's host, or a name or proxy that follows it."
-        #expect(throws: WorldCupError(sentence)) {
-            try PostgresLocation(url: "postgres://app:hunter2@h1:5432,h2:5432/worldcup?target_session_attrs=read-write", environment: [:])
+    @Test func severalHostsAsLibpqReadsThem() throws {
+        let pair = try PostgresLocation(url: "postgres://app:hunter2@h1:5432,h2:5433,[::1]/worldcup?target_session_attrs=read-write", environment: [:])
+        #expect(pair.url == PostgresURL(user: "app", password: "hunter2", host: "h1", port: 5432, database: "worldcup"))
+        #expect(pair.otherURLs.map { "\($0.host):\($0.port)" } == ["h2:5433", "::1:5432"])
+        #expect(pair.otherURLs.allSatisfy { $0.password == "hunter2" && $0.database == "worldcup" })
+        #expect(pair.targetSession == .readWrite)
+        let query = try PostgresLocation(url: "postgres:///worldcup?host=h1,/tmp/pg&port=5432,5434", environment: [:])
+        #expect(query.url.host == "h1" && query.url.port == 5432)
+        #expect(query.otherURLs.map(\.socketDirectory) == ["/tmp/pg"] && query.otherURLs.map(\.port) == [5434])
+        #expect(throws: WorldCupError("The target_session_attrs “standby” (target_session_attrs) is not one worldcup follows: a board writes, so it follows a primary; use any, read-write or primary.")) {
+            try PostgresLocation(url: "postgres://h1,h2/worldcup?target_session_attrs=standby", environment: [:])
         }
-        #expect(throws: WorldCupError(sentence)) { try PostgresLocation(url: "postgres:///worldcup?host=h1:5432,h2:5432", environment: [:]) }
+        // As many ports as hosts, or the URL is malformed.
+        #expect(throws: WorldCupError.self) { try PostgresLocation(url: "postgres:///w?host=h1,h2&port=1,2,3", environment: [:]) }
     }
 
     @Test func optionsNameTheBoardsSchema() throws {

@@ -42,6 +42,11 @@ public final class PostgresReader: Sendable {
     /// Makes the channel a connection logs in on (a TLS channel whose host was checked), when
     /// postgres-nio is not to make it from `configuration`.
     package let makeChannel: ChannelMaker?
+    /// The servers tried in turn when connecting to the one before fails or `checkSession`
+    /// refuses it (libpq's several hosts), after `configuration`'s.
+    package let otherServers: [Server]
+    /// Accepts or refuses each new connection (nil: any is accepted).
+    package let checkSession: SessionCheck?
     /// The change feeds of this reader's controllers, by table, which a `PostgresWriter` tells
     /// what it committed.
     let ownWrites = OwnWrites<String, PostgresChangeFeed>()
@@ -62,6 +67,26 @@ public final class PostgresReader: Sendable {
     /// Makes a connection's channel on an event loop within a deadline.
     package typealias ChannelMaker = @Sendable (_ eventLoop: any EventLoop, _ deadline: TimeAmount) -> EventLoopFuture<any Channel>
 
+    /// Accepts a new connection to the server named (`host:port`), or fails with why not
+    /// (libpq's `target_session_attrs`: a standby when writes are wanted).
+    package typealias SessionCheck = @Sendable (_ connection: PostgresConnection, _ server: String) -> EventLoopFuture<Void>
+
+    /// A server to connect to, and how its channel is made (nil: by postgres-nio).
+    package struct Server: Sendable {
+        package var configuration: PostgresConnection.Configuration
+        package var makeChannel: ChannelMaker?
+
+        package init(configuration: PostgresConnection.Configuration, makeChannel: ChannelMaker?) {
+            self.configuration = configuration
+            self.makeChannel = makeChannel
+        }
+
+        /// The server as a person names it: `host:port`, or the Unix socket's path.
+        var name: String {
+            configuration.unixSocketPath ?? "\(configuration.host ?? "localhost"):\(configuration.port ?? 5432)"
+        }
+    }
+
     /// How long connecting, or one read, may take when the caller does not say.
     public static let defaultDeadline = TimeAmount.seconds(30)
 
@@ -74,14 +99,16 @@ public final class PostgresReader: Sendable {
                             logger: Logger = Logger(label: "LiveResultsPostgres"),
                             deadline: TimeAmount? = nil, connectDeadline: TimeAmount? = nil) {
         self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger, deadline: deadline,
-                  connectDeadline: connectDeadline, makeChannel: nil)
+                  connectDeadline: connectDeadline, makeChannel: nil, otherServers: [], checkSession: nil)
     }
 
-    /// As the public initialiser, with the channel made by `makeChannel` (nil: by postgres-nio).
+    /// As the public initialiser, with the channel made by `makeChannel` (nil: by
+    /// postgres-nio), `otherServers` tried in turn, and each connection `checkSession`'s to accept.
     package init(configuration: PostgresConnection.Configuration,
                  eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                  logger: Logger = Logger(label: "LiveResultsPostgres"),
-                 deadline: TimeAmount?, connectDeadline: TimeAmount?, makeChannel: ChannelMaker?) {
+                 deadline: TimeAmount?, connectDeadline: TimeAmount?, makeChannel: ChannelMaker?,
+                 otherServers: [Server] = [], checkSession: SessionCheck? = nil) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         eventLoop = eventLoopGroup.next()
@@ -89,6 +116,8 @@ public final class PostgresReader: Sendable {
         self.deadline = deadline ?? Self.defaultDeadline
         self.connectDeadline = connectDeadline
         self.makeChannel = makeChannel
+        self.otherServers = otherServers
+        self.checkSession = checkSession
     }
 
     /// The server as a person names it: `host:port`, or the Unix socket's path.
@@ -126,17 +155,30 @@ public final class PostgresReader: Sendable {
     /// value) for its whole session, sent with the startup message. An attempt that outlives
     /// the deadline fails with `notAnswering` (and a connection made after that is closed).
     func connect(on eventLoop: (any EventLoop)? = nil, settings: [(String, String)] = []) -> EventLoopFuture<PostgresConnection> {
+        let servers = [Server(configuration: configuration, makeChannel: makeChannel)] + otherServers
+        return connect(to: servers[...], on: eventLoop ?? eventLoopGroup.next(), settings: settings)
+    }
+
+    /// The first of `servers` that connects and that `checkSession` accepts, in order, as
+    /// libpq tries several hosts; the last one's error when none does.
+    private func connect(to servers: ArraySlice<Server>, on eventLoop: any EventLoop, settings: [(String, String)]) -> EventLoopFuture<PostgresConnection> {
+        let attempt = connect(to: servers.first!, on: eventLoop, settings: settings)
+        guard servers.count > 1 else { return attempt }
+        return attempt.flatMapError { _ in self.connect(to: servers.dropFirst(), on: eventLoop, settings: settings) }
+    }
+
+    /// A connection to `server`, checked by `checkSession`, within the connect deadline.
+    private func connect(to server: Server, on eventLoop: any EventLoop, settings: [(String, String)]) -> EventLoopFuture<PostgresConnection> {
         let id = Self.nextConnectionID.withLockedValue { id in
             id += 1
             return id
         }
-        let eventLoop = eventLoop ?? eventLoopGroup.next()
-        var configuration = configuration
+        var configuration = server.configuration
         let deadline = connectDeadline ?? deadline
         configuration.options.connectTimeout = deadline
         configuration.options.additionalStartupParameters += settings
-        let connecting: EventLoopFuture<PostgresConnection>
-        if let makeChannel {
+        var connecting: EventLoopFuture<PostgresConnection>
+        if let makeChannel = server.makeChannel {
             connecting = makeChannel(eventLoop, deadline).flatMap { [logger, configuration] channel in
                 var established = PostgresConnection.Configuration(establishedChannel: channel, username: configuration.username,
                                                                    password: configuration.password, database: configuration.database)
@@ -145,6 +187,14 @@ public final class PostgresReader: Sendable {
             }
         } else {
             connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
+        }
+        if let checkSession {
+            let name = server.name
+            connecting = connecting.flatMap { connection in
+                checkSession(connection, name).map { connection }.flatMapError { error in
+                    connection.close().flatMapThrowing { throw error }
+                }
+            }
         }
         let answered = eventLoop.makePromise(of: PostgresConnection.self)
         let timeout = eventLoop.scheduleTask(in: deadline) { [notAnswering] in answered.fail(notAnswering) }

@@ -27,6 +27,11 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     public let tls: PostgresTLS
     /// The `application_name` the server shows for the connections, if any.
     public let applicationName: String?
+    /// The servers after `url`'s of a URL that names several hosts, tried in turn (their
+    /// port, when not given, is `url`'s).
+    public let otherURLs: [PostgresURL]
+    /// What a server must be to be kept (`target_session_attrs`).
+    public let targetSession: TargetSession
     /// The server settings sent at startup (`options`), if any.
     public let options: String?
     /// The schema `options` puts first in the search path (`-c search_path=worldcup`), where
@@ -41,7 +46,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     static let parameters = ["sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
                              "application_name": "PGAPPNAME", "connect_timeout": "PGCONNECT_TIMEOUT",
                              "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE", "passfile": "PGPASSFILE",
-                             "options": "PGOPTIONS"]
+                             "options": "PGOPTIONS", "target_session_attrs": "PGTARGETSESSIONATTRS"]
     /// What a service file may set: the URL's parts and `parameters` (but another service).
     static let keywords = Set(["host", "port", "user", "password", "dbname"] + parameters.keys).subtracting(["service"])
 
@@ -57,11 +62,9 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Reads a postgres:// URL, filling what it leaves out from `environment`. Throws one
     /// sentence, which never repeats the URL (it may hold a password), when it is malformed.
     public init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        if let hosts = Self.severalHosts(in: text) { throw Self.severalHostsRefusal(hosts) }
         guard let parts = PostgresURL.Parts(string: text) else {
             throw WorldCupError("The database URL is not a valid PostgreSQL URL (postgres://user:password@host:port/database).")
         }
-        if let host = parts.host, host.contains(",") { throw Self.severalHostsRefusal(host) }
         if let unknown = parts.otherParameters.keys.sorted().first(where: { Self.parameters[$0] == nil }) {
             throw WorldCupError("The database URL has a parameter worldcup does not know: “\(WorldCupError.quotable(unknown))”.")
         }
@@ -106,6 +109,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         }
         applicationName = setting("application_name")?.value
         options = setting("options")?.value
+        targetSession = try setting("target_session_attrs").map(TargetSession.init(parsing:)) ?? .any
         connectTimeoutSeconds = try setting("connect_timeout").map(Self.connectTimeout)
         var warnings: [String] = []
         if url.password == nil, let passwordFile = setting("passfile")?.value ?? home.map({ "\($0)/.pgpass" }) {
@@ -116,6 +120,12 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         }
         self.url = url
         self.warnings = warnings
+        otherURLs = parts.otherHosts.map { other in
+            var next = url
+            if other.host.hasPrefix("/") { (next.socketDirectory, next.host) = (other.host, "localhost") } else { (next.host, next.socketDirectory) = (other.host, nil) }
+            next.port = other.port ?? url.port
+            return next
+        }
     }
 
     /// A location already filled in, without TLS.
@@ -124,6 +134,8 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         tls = .disabled
         applicationName = nil
         options = nil
+        otherURLs = []
+        targetSession = .any
         connectTimeoutSeconds = nil
         warnings = []
     }
@@ -131,25 +143,16 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// postgres-nio's configuration of a connection: the URL's, with TLS and the application's
     /// name. Throws one sentence when a certificate or key file cannot be used.
     public func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        var configuration = url.configuration
-        if url.socketDirectory == nil { configuration.tls = try tls.connectionTLS() }
+        try connectionConfiguration(for: url)
+    }
+
+    /// The configuration of a connection to `server` (`url` or one of `otherURLs`).
+    func connectionConfiguration(for server: PostgresURL) throws -> PostgresConnection.Configuration {
+        var configuration = server.configuration
+        if server.socketDirectory == nil { configuration.tls = try tls.connectionTLS() }
         if let applicationName { configuration.options.additionalStartupParameters.append(("application_name", applicationName)) }
         if let options { configuration.options.additionalStartupParameters.append(("options", options)) }
         return configuration
-    }
-
-    /// The hosts of a URL that names several (`postgres://h1:5432,h2:5432/db`, libpq's form),
-    /// as written between the `@` and the path; nil for one host.
-    private static func severalHosts(in text: String) -> String? {
-        guard let scheme = text.range(of: "://") else { return nil }
-        let authority = text[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hosts = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        return hosts.contains(",") ? String(hosts) : nil
-    }
-
-    /// The sentence that refuses several hosts (never quoting the URL: it may hold a password).
-    private static func severalHostsRefusal(_ hosts: String) -> WorldCupError {
-        WorldCupError("The database URL names several hosts (“\(WorldCupError.quotable(hosts))”), which worldcup does not follow yet: give the primary's host, or a name or proxy that follows it.")
     }
 
     /// Throws one sentence for a `channel_binding` postgres-nio cannot honour.
