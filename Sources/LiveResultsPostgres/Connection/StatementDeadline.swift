@@ -22,6 +22,12 @@ package struct StatementDeadline: Sendable {
         self.error = error
     }
 
+    /// A deadline `amount` from now for a tool's own long statements (a benchmark building
+    /// millions of rows), which no reader's deadline fits.
+    package static func long(_ amount: TimeAmount) -> StatementDeadline {
+        StatementDeadline(in: amount, error: LiveResultsPostgresError("The PostgreSQL server did not answer within \(amount)."))
+    }
+
     /// The deadline a wait outside any read or write keeps to.
     static func outside() -> StatementDeadline {
         StatementDeadline(in: PostgresReader.defaultDeadline,

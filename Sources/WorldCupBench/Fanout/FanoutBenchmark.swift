@@ -109,7 +109,7 @@ struct FanoutBenchmark {
             let rows = try connection.query("""
                 SELECT count(*) FROM pg_stat_activity
                 WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()
-                """, logger: PostgresBoard.logger).wait()
+                """, logger: PostgresBoard.logger).waitWithin(.long(.minutes(30)))
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         }
     }
