@@ -110,6 +110,11 @@ public final class PostgresReader: Sendable {
         LiveResultsPostgresError("The PostgreSQL server at \(serverName) is not answering.")
     }
 
+    /// The longest connecting may take: the connect deadline for each server tried.
+    package var connectingDeadline: TimeAmount {
+        (connectDeadline ?? deadline) * Int64(otherServers.count + 1)
+    }
+
     /// The deadline of one statement from now, failing with `notAnswering`.
     package func statementDeadline() -> StatementDeadline {
         StatementDeadline(in: deadline, error: notAnswering)
@@ -128,7 +133,7 @@ public final class PostgresReader: Sendable {
             defer { shared.connection = nil }
             return shared.connection
         }
-        _ = try? connection?.close().waitWithin(StatementDeadline(in: deadline, error: notAnswering))
+        _ = try? connection?.close().waitWithin(statementDeadline())
     }
 
     /// The reader's connection (from any thread): the open one, the attempt under way, or a
@@ -215,7 +220,7 @@ public final class PostgresReader: Sendable {
     /// `notAnswering`, each of its waits (`waitWithinDeadline`) given up then. The feeds send
     /// nothing while it runs.
     package func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let connecting = StatementDeadline(in: connectDeadline ?? deadline, error: notAnswering)
+        let connecting = StatementDeadline(in: connectingDeadline, error: notAnswering)
         return try gate.read(within: connecting) {
             let connection = try sharedConnection().waitWithin(connecting)
             let limit = StatementDeadline(in: deadline, error: notAnswering)

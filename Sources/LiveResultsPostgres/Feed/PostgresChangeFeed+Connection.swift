@@ -17,7 +17,7 @@ extension PostgresChangeFeed {
         let generation = generation
         let connecting = database.sharedConnection()
         let bounded = eventLoop.makePromise(of: Void.self)
-        let patience = (database.connectDeadline ?? database.deadline) + database.deadline
+        let patience = database.connectingDeadline + database.deadline
         let timer = eventLoop.scheduleTask(in: patience) { [weak self] in
             guard let self, generation == self.generation, self.connection == nil else { return }
             self.generation += 1
