@@ -52,7 +52,8 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible, CustomD
         public var otherParameters: [String: String] = [:]
         /// The hosts after the first of a URL that names several, in order (libpq's
         /// `postgres://h1:5432,h2:5433/db`, or `?host=h1,h2&port=5432,5433`); a host that is a
-        /// path is a socket's directory, a port not given is the first host's.
+        /// path is a socket's directory; a port not given is the default one (libpq's rule), or
+        /// the one `?port=` gives for every host.
         public var otherHosts: [HostAndPort] = []
 
         /// One host of several, and its port if given.
@@ -98,6 +99,7 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible, CustomD
             port = url.port
             database = url.path.count > 1 ? String(url.path.dropFirst()) : nil
             var ports: [Int]?
+            var queryPort: Int?
             for item in url.queryItems ?? [] {
                 var value = item.value ?? ""
                 switch item.name {
@@ -120,6 +122,7 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible, CustomD
                 case "port":
                     guard let number = Int(value) else { return nil }
                     port = number
+                    queryPort = number
                 case "user": user = value
                 case "password": password = value
                 case "dbname": database = value
@@ -127,6 +130,9 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible, CustomD
                 }
             }
             // A port list gives each host its own (libpq: as many as hosts, or one for all).
+            if let queryPort, ports == nil {
+                for index in otherHosts.indices { otherHosts[index].port = queryPort }
+            }
             if let ports {
                 guard ports.count == otherHosts.count + 1 else { return nil }
                 for index in otherHosts.indices { otherHosts[index].port = ports[index + 1] }

@@ -67,6 +67,10 @@ struct PostgresLocationTests {
         let pair = try PostgresLocation(url: "postgres://app:hunter2@h1:5432,h2:5433,[::1]/worldcup?target_session_attrs=read-write", environment: [:])
         #expect(pair.url == PostgresURL(user: "app", password: "hunter2", host: "h1", port: 5432, database: "worldcup"))
         #expect(pair.otherURLs.map { "\($0.host):\($0.port)" } == ["h2:5433", "::1:5432"])
+        // A host without its port has the default one, as in libpq; ?port= alone is every host's.
+        let defaults = try PostgresLocation(url: "postgres://h1:6000,h2/w", environment: ["PGPORT": "7000"])
+        #expect(defaults.url.port == 6000 && defaults.otherURLs.map(\.port) == [7000])
+        #expect(try PostgresLocation(url: "postgres:///w?host=h1,h2&port=6000", environment: [:]).otherURLs.map(\.port) == [6000])
         #expect(pair.otherURLs.allSatisfy { $0.password == "hunter2" && $0.database == "worldcup" })
         #expect(pair.targetSession == .readWrite)
         let query = try PostgresLocation(url: "postgres:///worldcup?host=h1,/tmp/pg&port=5432,5434", environment: [:])

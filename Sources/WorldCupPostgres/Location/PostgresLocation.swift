@@ -89,16 +89,19 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
                 socketDirectory = Self.defaultSocketDirectory
             }
         }
-        var port = parts.port
-        if port == nil, let pgPort = service["port"] ?? variable("PGPORT") {
+        // The port of a host that gives none: the service's, PGPORT, or 5432.
+        var defaultPort = 5432
+        let needsDefault = parts.port == nil || parts.otherHosts.contains { $0.port == nil }
+        if needsDefault, let pgPort = service["port"] ?? variable("PGPORT") {
             guard let number = Int(pgPort), (1...65535).contains(number) else {
                 throw WorldCupError("\(service["port"] == nil ? "PGPORT" : "The service's port") is not a port number: “\(WorldCupError.quotable(pgPort))”.")
             }
-            port = number
+            defaultPort = number
         }
+        let port = parts.port ?? defaultPort
         let user = parts.user ?? service["user"] ?? variable("PGUSER") ?? Self.loginName()
         var url = PostgresURL(user: user, password: parts.password ?? service["password"] ?? variable("PGPASSWORD"), host: host ?? "localhost",
-                              socketDirectory: host == nil ? socketDirectory : nil, port: port ?? 5432,
+                              socketDirectory: host == nil ? socketDirectory : nil, port: port,
                               database: parts.database ?? service["dbname"] ?? variable("PGDATABASE") ?? user)
         if url.socketDirectory == nil {
             tls = try PostgresTLS(setting: setting, home: home)
@@ -123,7 +126,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         otherURLs = parts.otherHosts.map { other in
             var next = url
             if other.host.hasPrefix("/") { (next.socketDirectory, next.host) = (other.host, "localhost") } else { (next.host, next.socketDirectory) = (other.host, nil) }
-            next.port = other.port ?? url.port
+            next.port = other.port ?? defaultPort
             return next
         }
     }
