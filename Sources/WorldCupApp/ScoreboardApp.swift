@@ -1,8 +1,9 @@
 import TerminalUI
 import WorldCup
 
-/// The interactive program: one loop that reads keys, signals and database wake-ups,
-/// updates the one screen model, and draws it.
+/// The interactive program: one loop that reads keys, signals and wake-ups (commits of
+/// others, writes of its own finished off the loop), updates the one screen model, and draws
+/// it. The loop never waits on the store's writes.
 public enum ScoreboardApp {
     /// The shortest time between two frames drawn for changes of other programs.
     static let frameInterval = 1.0 / 60
@@ -22,7 +23,7 @@ public enum ScoreboardApp {
         let session = try TerminalSession(color: color)
         defer { session.end() }
         let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, background: background, flags: flags,
-                                          onChangesAvailable: session.wakeUp,
+                                          onChangesAvailable: session.wakeUp, onWorkFinished: session.wakeUp,
                                           cacheName: ScoreboardScreen.cacheName(for: scoreboard))
         var status: Int32 = 0
         // Commits of other programs are shown at most once a frame (60 a second): in a storm of
@@ -47,9 +48,13 @@ public enum ScoreboardApp {
             }
             let deadlines = [screen.nextDeadline, changesWaiting ? lastFrame + frameInterval : nil].compactMap { $0 }
             let timeout = deadlines.min().map { max(0.001, $0 - now) }
+            let events = session.nextEvents(timeout: timeout)
+            // The outcomes of writes that finished (and who made others' changes) come first:
+            // a key that follows sees its team's change saved.
+            if screen.deliverFinishedWork() { needsFrame = true }
             // Keys that arrived together are handled together (a typed filter fetches once).
             var keys: [Key] = []
-            for event in session.nextEvents(timeout: timeout) {
+            for event in events {
                 if case .key(let key) = event, key != .resize {
                     keys.append(key)
                     continue

@@ -29,7 +29,10 @@ struct BoardView {
         // status line and the footer's keys share one column, centred.
         let column = BoardModel.contentColumn(width: width)
         drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, column: column, into: &grid)
-        model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position)) }
+        model.table.draw(into: &grid, theme: theme.table, now: now) { position in
+            let team = data.team(at: position)
+            return cell(team, saving: team?.id.map(model.isSaving(teamID:)) ?? false)
+        }
         if model.table.rowCount == 0 {
             let empty = !(model.filter?.keepsEverything ?? true)
                 ? "No team matches “\(model.filter?.text ?? "")”: Esc clears the filter."
@@ -41,6 +44,8 @@ struct BoardView {
             caret = drawFilterPrompt(filter, column: column, into: &grid)
         } else if let status = model.status {
             grid.write(DisplayText.truncate(status.text, toWidth: column.width - 1), x: column.x + 1, y: height - 2, style: status.isError ? theme.error : theme.status)
+        } else if let saving = model.savingNote {
+            grid.write(DisplayText.truncate(saving, toWidth: column.width - 1), x: column.x + 1, y: height - 2, style: theme.status)
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
         grid.write(DisplayText.glyphs(Self.footer(footerKeys(model), width: column.width - 2)), x: column.x + 1, y: height - 1, style: theme.footer)
@@ -58,11 +63,15 @@ struct BoardView {
         switch model.filter {
         case .some where model.isEditingFilter: return ["type to filter", "↑↓ move", "Enter keep", "Esc clear"]
         case .some where model.readOnly != nil: return ["↑↓/jk move", "/ filter", "Esc clear filter", "? help", "q quit"]
-        case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter", "? help", "q quit"]
+        case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter"] + Self.undoKeys + ["? help", "q quit"]
         case nil where model.readOnly != nil: return ["↑↓/jk move", "Tab zone", "/ filter", "? help", "q quit"]
-        case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter", "? help", "q quit"]
+        case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter"] + Self.undoKeys + ["? help", "q quit"]
         }
     }
+
+    /// Edit, undo and redo: after the keys of every board, shown where there is room (from
+    /// 100 columns on a board that is not filtered).
+    static let undoKeys = ["e edit", "u/^R undo/redo"]
 
     /// The keys that fit in `width` cells, two spaces apart: the last two ("? help", "q quit")
     /// always, the others in order while they fit, so that help and quit show down to the
@@ -189,12 +198,15 @@ struct BoardView {
         return "pooler: updates every \(shown)"
     }
 
-    /// A team's row: its badge, its name and its wins.
-    private func cell(_ team: Team?) -> TableCell {
+    /// What a row says beside the wins while a change of its team is being saved.
+    static let savingMark = "saving…"
+
+    /// A team's row: its badge, its name and its wins (and `savingMark` while `saving`).
+    private func cell(_ team: Team?, saving: Bool) -> TableCell {
         guard let team else { return TableCell(title: "…") }
         let badge = badges.spans(of: FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)) {
             $0.spans(colors: theme.colors, style: flagStyle)
         }
-        return TableCell(badge: badge, title: team.teamName, detail: "Wins: \(team.wins)")
+        return TableCell(badge: badge, title: team.teamName, detail: (saving ? Self.savingMark + "  " : "") + "Wins: \(team.wins)")
     }
 }
