@@ -22,20 +22,21 @@ struct PendingWriteEndToEndTests {
         try other.inDatabase { try $0.execute(sql: "BEGIN EXCLUSIVE") }
         var locked = true
         defer { if locked { try? other.inDatabase { try $0.execute(sql: "ROLLBACK") } } }
+        // Well within the file's busy timeout (10 s), after which a write that waited on the loop gave up.
         try board.send("Enter")
-        #expect(board.waitFor("Saving Ghana…"), "the board says the tap is being saved")
+        #expect(board.waitFor("Saving Ghana…", seconds: 2), "the board says the tap is being saved")
         #expect(board.line(containing: "Ghana")?.contains("saving…") == true, "\(board.screen)")
         try board.send("Down")
-        #expect(board.waitForCursor(on: "Ivory Coast"), "the board scrolls while the tap waits")
+        #expect(board.waitForCursor(on: "Ivory Coast", seconds: 1), "the board scrolls while the tap waits")
         try board.send("/")
         try board.send("nig", literal: true)
-        #expect(board.waitFor("/nig: 1 match"), "the board filters while the tap waits")
+        #expect(board.waitFor("/nig: 1 match", seconds: 1), "the board filters while the tap waits")
         try board.send("Escape")
-        #expect(board.waitFor("32 teams"))
+        #expect(board.waitFor("32 teams", seconds: 1))
         try board.send("Up")
-        #expect(board.waitForCursor(on: "Ghana"))
+        #expect(board.waitForCursor(on: "Ghana", seconds: 1))
         try board.send("Enter")
-        #expect(board.waitFor("Ghana's last change is still being saved: try again when it is."))
+        #expect(board.waitFor("Ghana's last change is still being saved: try again when it is.", seconds: 1))
         try other.inDatabase { try $0.execute(sql: "COMMIT") }
         locked = false
         #expect(board.waitFor("Ghana: 1 win."), "the tap's outcome arrives once the lock goes")
