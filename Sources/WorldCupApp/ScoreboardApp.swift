@@ -7,6 +7,10 @@ import WorldCup
 public enum ScoreboardApp {
     /// The shortest time between two frames drawn for changes of other programs.
     static let frameInterval = 1.0 / 60
+    /// How long the frame answering a key waits for the write the key asked for: a write saved
+    /// within it shows in that one frame; a slower one shows that it is being saved, then its
+    /// outcome. Keys are read meanwhile, as always.
+    static let writeGrace = 0.01
 
     /// Runs the scoreboard until the user quits or a signal ends it. The terminal is restored
     /// on every path out.
@@ -31,6 +35,13 @@ public enum ScoreboardApp {
         var changesWaiting = false
         var needsFrame = true
         var lastFrame = -Double.infinity
+        // The frame is held back until then for the outcome of a write a key asked for.
+        var heldUntil: Double?
+        func handle(_ keys: [Key]) {
+            let asked = screen.writesAsked
+            screen.handle(keys)
+            if screen.writesAsked != asked { heldUntil = ScoreboardScreen.monotonicSeconds() + writeGrace }
+        }
         while !screen.wantsToQuit {
             var now = ScoreboardScreen.monotonicSeconds()
             if changesWaiting, now - lastFrame >= frameInterval {
@@ -38,7 +49,8 @@ public enum ScoreboardApp {
                 screen.processChanges()
                 needsFrame = true
             }
-            if needsFrame {
+            if let held = heldUntil, now >= held || !screen.isSaving { heldUntil = nil }
+            if needsFrame, heldUntil == nil {
                 let size = session.size
                 let frame = screen.render(width: size.width, height: size.height)
                 if screen.damage != nil { break }
@@ -46,7 +58,7 @@ public enum ScoreboardApp {
                 lastFrame = now
                 needsFrame = false
             }
-            let deadlines = [screen.nextDeadline, changesWaiting ? lastFrame + frameInterval : nil].compactMap { $0 }
+            let deadlines = [screen.nextDeadline, changesWaiting ? lastFrame + frameInterval : nil, heldUntil].compactMap { $0 }
             let timeout = deadlines.min().map { max(0.001, $0 - now) }
             let events = session.nextEvents(timeout: timeout)
             // The outcomes of writes that finished (and who made others' changes) come first:
@@ -59,7 +71,7 @@ public enum ScoreboardApp {
                     keys.append(key)
                     continue
                 }
-                screen.handle(keys)
+                handle(keys)
                 keys.removeAll()
                 switch event {
                 case .key: session.invalidate() // resize
@@ -78,7 +90,7 @@ public enum ScoreboardApp {
                     changesWaiting = false
                     screen.processChanges()
                 }
-                screen.handle(keys)
+                handle(keys)
                 needsFrame = true
             }
             now = ScoreboardScreen.monotonicSeconds()

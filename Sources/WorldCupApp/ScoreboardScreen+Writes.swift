@@ -18,6 +18,7 @@ extension ScoreboardScreen {
         }
         if let refusal = model.refusalWhilePending(effect) { return send(.failed(refusal)) }
         model.beginWrite(effect, data: data)
+        writesAsked += 1
         let screen = Handed(self)
         work.run { .written(effect, Result(catching: { try screen.value.write(effect) })) }
         if work.isInline { deliverFinishedWork() }
@@ -90,5 +91,5 @@ extension ScoreboardScreen {
     }
 
     /// Whether changes of this board are being saved.
-    var isSaving: Bool { !model.pendingWrites.isEmpty }
+    public var isSaving: Bool { !model.pendingWrites.isEmpty }
 }

@@ -54,6 +54,8 @@ public final class ScoreboardScreen {
     var lastNaming = -Double.infinity
     /// When the next read of who made others' changes may begin, while one waits for it.
     var namingDue: Double?
+    /// How many writes this screen has asked of the store.
+    public internal(set) var writesAsked = 0
     /// Errors met while reading teams for drawing, which the board's data cannot throw.
     private let readFailures = ReadFailures()
     /// The database file turned out to be damaged: the program must end and say so (this
