@@ -37,11 +37,6 @@ public enum ScoreboardApp {
         var lastFrame = -Double.infinity
         // The frame is held back until then for the outcome of a write a key asked for.
         var heldUntil: Double?
-        func handle(_ keys: [Key]) {
-            let asked = screen.writesAsked
-            screen.handle(keys)
-            if screen.writesAsked != asked { heldUntil = ScoreboardScreen.monotonicSeconds() + writeGrace }
-        }
         while !screen.wantsToQuit {
             var now = ScoreboardScreen.monotonicSeconds()
             if changesWaiting, now - lastFrame >= frameInterval {
@@ -61,6 +56,7 @@ public enum ScoreboardApp {
             let deadlines = [screen.nextDeadline, changesWaiting ? lastFrame + frameInterval : nil, heldUntil].compactMap { $0 }
             let timeout = deadlines.min().map { max(0.001, $0 - now) }
             let events = session.nextEvents(timeout: timeout)
+            let asked = screen.writesAsked
             // The outcomes of writes that finished (and who made others' changes) come first:
             // a key that follows sees its team's change saved.
             if screen.deliverFinishedWork() { needsFrame = true }
@@ -71,7 +67,7 @@ public enum ScoreboardApp {
                     keys.append(key)
                     continue
                 }
-                handle(keys)
+                screen.handle(keys)
                 keys.removeAll()
                 switch event {
                 case .key: session.invalidate() // resize
@@ -90,12 +86,13 @@ public enum ScoreboardApp {
                     changesWaiting = false
                     screen.processChanges()
                 }
-                handle(keys)
+                screen.handle(keys)
                 needsFrame = true
             }
             now = ScoreboardScreen.monotonicSeconds()
             if let deadline = screen.nextDeadline, deadline <= now { needsFrame = true }
             screen.tick()
+            if screen.writesAsked != asked { heldUntil = now + writeGrace }
         }
         if let damage = screen.damage { throw damage }
         return status

@@ -79,6 +79,7 @@ extension ScoreboardScreen {
                 nameOthers()
             }
         }
+        if !outcomes.isEmpty { handleWaitingKeys() }
         return !outcomes.isEmpty
     }
 

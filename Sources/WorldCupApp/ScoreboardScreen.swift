@@ -36,6 +36,12 @@ public final class ScoreboardScreen {
     private var selectionBeforeChanges: RecordID?
     /// The filter's effect, held back while a run of keys only edits the filter's text.
     private var pendingFilter: BoardEffect?
+    /// Keys not handled yet, waiting for a change of this board being saved (`handleWaitingKeys`).
+    private var waitingKeys: [Key] = []
+    /// Since when the first of `waitingKeys` waits (`clock`).
+    private var keyWaitStart: Double?
+    /// The longest a key that would change a team waits for this board's change being saved.
+    static let keyWait = 0.05
     /// From how many teams the filter's names are read in the background when it opens
     /// (`prepareFilter`); a smaller board reads them at once, faster than a key's frame.
     var backgroundFilterMinimumTeams = 20_000
@@ -231,7 +237,39 @@ public final class ScoreboardScreen {
     /// Handles keys that arrived together (fast typing, a paste): the filter's text is
     /// fetched once for the run of edits, not once per character, so typing stays fluid
     /// when each fetch takes a while (a million teams).
+    /// A key that would change a team while a change of this board is being saved waits for
+    /// its outcome, up to `keyWait` (`waitingKeys`): a burst of taps on one team counts each.
     public func handle(_ keys: [Key]) {
+        waitingKeys += keys
+        handleWaitingKeys()
+    }
+
+    /// Handles the keys that wait, in order, but for one that would change a team while a
+    /// change of this board is being saved: that key and those after it wait for its outcome
+    /// (`deliverFinishedWork()` hands them on), or until `keyWait` is over (`tick()`), when it
+    /// goes anyway and a second change of the same team is refused. The keys around it are
+    /// never held longer: the board goes on while a write waits on a lock or a server.
+    func handleWaitingKeys() {
+        var ready: [Key] = []
+        while let key = waitingKeys.first {
+            if isSaving, model.mayAskForWrite(key) {
+                let since = keyWaitStart ?? clock()
+                keyWaitStart = since
+                if clock() < since + Self.keyWait { break }
+            }
+            keyWaitStart = nil
+            ready.append(waitingKeys.removeFirst())
+            // Handled one by one: the next key must see whether this one asked for a write.
+            if model.mayAskForWrite(key) {
+                handleNow(ready)
+                ready = []
+            }
+        }
+        handleNow(ready)
+    }
+
+    private func handleNow(_ keys: [Key]) {
+        guard !keys.isEmpty else { return }
         for key in keys {
             let editsFilter = model.editsFilterText(key)
             // Any other key must see the filtered table first.
@@ -266,7 +304,7 @@ public final class ScoreboardScreen {
     /// When the screen next changes by itself (a flash ending, a message fading, others'
     /// changes to name), if ever.
     public var nextDeadline: Double? {
-        [model.nextDeadline, namingDue].compactMap { $0 }.min()
+        [model.nextDeadline, namingDue, keyWaitStart.map { $0 + Self.keyWait }].compactMap { $0 }.min()
     }
 
     /// Lets time pass: flashes that are over end, and so do messages; others' changes whose
@@ -274,6 +312,7 @@ public final class ScoreboardScreen {
     public func tick() {
         send(.tick)
         nameOthers()
+        handleWaitingKeys()
     }
 
     // MARK: - Drawing

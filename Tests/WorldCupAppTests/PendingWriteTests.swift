@@ -34,6 +34,14 @@ struct PendingWriteTests {
         deinit { try? release() }
     }
 
+    /// Presses a key that waits for the change being saved (`ScoreboardScreen.keyWait`), and
+    /// lets that wait pass.
+    func pressPastTheWait(_ key: Key, on fixture: ScreenFixture) {
+        fixture.press(key)
+        fixture.clock.now += ScoreboardScreen.keyWait
+        fixture.screen.tick()
+    }
+
     @Test("A tap on a locked file: the board scrolls and filters meanwhile, says the tap is being saved, and shows it once the lock goes")
     func tapWaitsForTheLock() throws {
         let fixture = try ScreenFixture(writesOffTheLoop: true)
@@ -55,9 +63,13 @@ struct PendingWriteTests {
         fixture.press(.escape)
         fixture.press(.home)
         #expect(fixture.screen.selectedTeam?.teamName == "Algeria")
-        // Another team's change goes to the store behind it.
+        // Another team's change waits a moment for the first, then goes to the store behind it.
         fixture.press(.down)
         fixture.press(.enter)
+        #expect(fixture.screen.model.pendingWrites.count == 1)
+        #expect(fixture.screen.nextDeadline == fixture.clock.now + ScoreboardScreen.keyWait, "the loop wakes when the wait is over")
+        fixture.clock.now += ScoreboardScreen.keyWait
+        fixture.screen.tick()
         #expect(lines(fixture.render())[22] == " Saving Algeria and 1 other change…")
         try lock.release()
         fixture.screen.finishWork()
@@ -75,14 +87,14 @@ struct PendingWriteTests {
         _ = fixture.render()
         let lock = try Lock(fixture)
         fixture.press(.enter)
-        fixture.press(.enter)
+        pressPastTheWait(.enter, on: fixture)
         #expect(fixture.screen.status == BoardModel.StatusMessage(
             text: "Algeria's last change is still being saved: try again when it is.", isError: true,
             expiry: fixture.clock.now + BoardModel.errorSeconds))
-        fixture.press(.character("d"))
-        fixture.press(.character("y"))
+        pressPastTheWait(.character("d"), on: fixture)
+        pressPastTheWait(.character("y"), on: fixture)
         #expect(fixture.screen.status?.text == "Algeria's last change is still being saved: try again when it is.")
-        fixture.press(.character("u"))
+        pressPastTheWait(.character("u"), on: fixture)
         #expect(fixture.screen.status?.text == "Algeria's change is still being saved: undo and redo wait until it is.")
         #expect(fixture.screen.model.pendingWrites.map(\.effect) == [.tap(1)], "only the first tap was asked for")
         try lock.release()
@@ -95,6 +107,18 @@ struct PendingWriteTests {
         fixture.press(.character("u"))
         fixture.screen.finishWork()
         #expect(fixture.screen.status?.text == "Undid: Algeria +1 win.")
+    }
+
+    @Test("A burst of taps on one team counts each: a tap waits for the one before to be saved, then goes")
+    func burstOfTaps() throws {
+        let fixture = try ScreenFixture(writesOffTheLoop: true)
+        _ = fixture.render()
+        fixture.screen.handle([.enter, .enter, .enter, .down])
+        #expect(fixture.screen.model.pendingWrites.count <= 1)
+        fixture.screen.finishWork()
+        #expect(try fixture.scoreboard.team(named: "Algeria")?.wins == 3, "no tap refused while the one before was saved at once")
+        #expect(fixture.screen.status?.text == "Algeria: 3 wins.")
+        #expect(fixture.screen.selectedTeam?.teamName == "Cameroon", "the key after them too")
     }
 
     @Test("An add refused after its dialog was closed says why on the status line; closing it while it is saved says nothing false")

@@ -1,4 +1,5 @@
 import LiveResults
+import TerminalUI
 import WorldCup
 
 /// A change this board asked the store for, whose outcome has not come back yet: the store
@@ -53,6 +54,21 @@ extension BoardModel {
         guard let first = pendingWrites.first else { return false }
         say("\(Self.quoted(first.teamName))'s change is still being saved: undo and redo wait until it is.", isError: true, for: Self.errorSeconds, now: now)
         return true
+    }
+
+    /// Whether `key` may ask for a write now: Enter or a double-click on a team, `+`… on the
+    /// board, Enter in a dialog, y to the delete question. (A read-only board's are refused
+    /// at once.)
+    func mayAskForWrite(_ key: Key) -> Bool {
+        guard readOnly == nil else { return false }
+        switch mode {
+        case .adding, .editing: return key == .enter
+        case .confirmingDelete: return key == .character("y") || key == .character("Y")
+        case .help, .filtering: return false
+        case .browsing:
+            if case .mouse(let event) = key { return event.action == .doubleClick }
+            return Self.changesTeams(key)
+        }
     }
 
     /// Whether an add is being saved (closing its dialog cancels nothing).
