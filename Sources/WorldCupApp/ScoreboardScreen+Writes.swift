@@ -1,4 +1,5 @@
 import LiveResults
+import TerminalUI
 import WorldCup
 
 /// The store's work, off the board's loop: the model asks for a write and goes on; the write
@@ -39,6 +40,33 @@ extension ScoreboardScreen {
     /// The shortest time between two reads of who made others' changes: in a storm the status
     /// line's sentence changes a few times a second, which is as fast as it can be read.
     static let namingInterval = 0.25
+
+    /// The longest a key that would change a team waits for this board's change being saved.
+    static let keyWait = 0.05
+
+    /// Handles the keys that wait, in order, but for one that would change a team while a
+    /// change of this board is being saved: that key and those after it wait for its outcome
+    /// (`deliverFinishedWork()` hands them on), or until `keyWait` is over (`tick()`), when it
+    /// goes anyway and a second change of the same team is refused. The keys around it are
+    /// never held longer: the board goes on while a write waits on a lock or a server.
+    func handleWaitingKeys() {
+        var ready: [Key] = []
+        while let key = waitingKeys.first {
+            if isSaving, model.mayAskForWrite(key) {
+                let since = keyWaitStart ?? clock()
+                keyWaitStart = since
+                if clock() < since + Self.keyWait { break }
+            }
+            keyWaitStart = nil
+            ready.append(waitingKeys.removeFirst())
+            // Handled one by one: the next key must see whether this one asked for a write.
+            if model.mayAskForWrite(key) {
+                handleNow(ready)
+                ready = []
+            }
+        }
+        handleNow(ready)
+    }
 
     /// Asks who made the changes of other programs shown since the last time: one read at a
     /// time, of at most `OthersChangesReader.limit` entries, at most one every

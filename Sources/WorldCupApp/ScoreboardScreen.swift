@@ -37,11 +37,9 @@ public final class ScoreboardScreen {
     /// The filter's effect, held back while a run of keys only edits the filter's text.
     private var pendingFilter: BoardEffect?
     /// Keys not handled yet, waiting for a change of this board being saved (`handleWaitingKeys`).
-    private var waitingKeys: [Key] = []
+    var waitingKeys: [Key] = []
     /// Since when the first of `waitingKeys` waits (`clock`).
-    private var keyWaitStart: Double?
-    /// The longest a key that would change a team waits for this board's change being saved.
-    static let keyWait = 0.05
+    var keyWaitStart: Double?
     /// From how many teams the filter's names are read in the background when it opens
     /// (`prepareFilter`); a smaller board reads them at once, faster than a key's frame.
     var backgroundFilterMinimumTeams = 20_000
@@ -244,31 +242,8 @@ public final class ScoreboardScreen {
         handleWaitingKeys()
     }
 
-    /// Handles the keys that wait, in order, but for one that would change a team while a
-    /// change of this board is being saved: that key and those after it wait for its outcome
-    /// (`deliverFinishedWork()` hands them on), or until `keyWait` is over (`tick()`), when it
-    /// goes anyway and a second change of the same team is refused. The keys around it are
-    /// never held longer: the board goes on while a write waits on a lock or a server.
-    func handleWaitingKeys() {
-        var ready: [Key] = []
-        while let key = waitingKeys.first {
-            if isSaving, model.mayAskForWrite(key) {
-                let since = keyWaitStart ?? clock()
-                keyWaitStart = since
-                if clock() < since + Self.keyWait { break }
-            }
-            keyWaitStart = nil
-            ready.append(waitingKeys.removeFirst())
-            // Handled one by one: the next key must see whether this one asked for a write.
-            if model.mayAskForWrite(key) {
-                handleNow(ready)
-                ready = []
-            }
-        }
-        handleNow(ready)
-    }
-
-    private func handleNow(_ keys: [Key]) {
+    /// Handles keys at once (`handleWaitingKeys` chooses which).
+    func handleNow(_ keys: [Key]) {
         guard !keys.isEmpty else { return }
         for key in keys {
             let editsFilter = model.editsFilterText(key)
