@@ -94,6 +94,13 @@ public enum ScoreboardApp {
             screen.tick()
             if screen.writesAsked != asked { heldUntil = now + writeGrace }
         }
+        // What was asked of the store is saved before the program ends (a tap then q counts),
+        // each write within its own deadline; the board shows what it waits for meanwhile.
+        if screen.isSaving, screen.damage == nil {
+            let size = session.size
+            session.present(screen.render(width: size.width, height: size.height).grid, caret: nil)
+            screen.finishWork()
+        }
         if let damage = screen.damage { throw damage }
         return status
     }

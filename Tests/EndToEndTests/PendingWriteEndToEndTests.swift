@@ -46,6 +46,18 @@ struct PendingWriteEndToEndTests {
         #expect(teams.first { $0["teamName"] as? String == "Ghana" }?["wins"] as? Int == 1, "one tap: the refused one never went")
     }
 
+    @Test("Enter then q at once: the tap is saved before the board ends")
+    func tapThenQuit() throws {
+        let database = temporaryDatabase()
+        let board = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database], width: 100, height: 40)
+        try #require(board.waitFor("32 teams"))
+        try board.send("Enter", "q")
+        try #require(board.waitFor("[exited 0]"))
+        let listed = try Executable.run(["list", "--json", "--database", database])
+        let teams = try JSONSerialization.jsonObject(with: Data(listed.out.utf8)) as! [[String: Any]]
+        #expect(teams.first { $0["teamName"] as? String == "Algeria" }?["wins"] as? Int == 1)
+    }
+
     @Test("A tap while the PostgreSQL server does not answer (the network to it frozen): the board scrolls and says Ghana is being saved, then shows the tap")
     func frozenServer() throws {
         let server = try SharedServer()
