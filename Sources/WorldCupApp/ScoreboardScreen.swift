@@ -41,7 +41,9 @@ public final class ScoreboardScreen {
     /// Since when the first of `waitingKeys` waits (`clock`).
     var keyWaitStart: Double?
     /// From how many teams the filter's names are read in the background when it opens
-    /// (`prepareFilter`); a smaller board reads them at once, faster than a key's frame.
+    /// (`prepareFilter`); a smaller board on a file reads them at once, faster than a key's
+    /// frame. A board on a server always reads them in the background: a server that does
+    /// not answer must not hold the keys up.
     var backgroundFilterMinimumTeams = 20_000
     /// The team the cursor should be on once the filter, waiting for the names it reads,
     /// applies (`ResultsController.isFilterPending`); nil when nothing waits.
@@ -176,7 +178,7 @@ public final class ScoreboardScreen {
             do {
                 // In memory: the request, and so the section cache, stay as they are. The
                 // names are read in the background the first time: the keys go on meanwhile.
-                if filter != nil, controller.numberOfObjects >= backgroundFilterMinimumTeams {
+                if filter != nil, model.connection != nil || controller.numberOfObjects >= backgroundFilterMinimumTeams {
                     controller.prepareFilter(inColumn: NameFilter.column)
                 }
                 try controller.setFilter(filter?.resultsFilter)

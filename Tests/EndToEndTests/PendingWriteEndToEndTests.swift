@@ -74,9 +74,16 @@ struct PendingWriteEndToEndTests {
         #expect(board.waitFor("Saving Ghana…", seconds: 2), "the board says the tap is being saved")
         try board.send("Down")
         #expect(board.waitForCursor(on: "Ivory Coast", seconds: 2), "the board scrolls while the tap waits")
+        // The filter's names come from the server: the filter opens and takes keys, and
+        // applies when they are in.
+        try board.send("/")
+        try board.send("nig", literal: true)
+        #expect(board.waitFor("/nig", seconds: 1), "the filter takes keys while the tap waits")
+        try board.send("Enter")
         relay.signal(SIGCONT)
         frozen = false
         #expect(board.waitFor("Ghana: 1 win."), "the tap's outcome arrives once the server answers")
+        #expect(board.waitFor("/nig: 1 match"), "the filter applies once the names are in")
         #expect(try server.wins()["Ghana"] == 1)
     }
 }
