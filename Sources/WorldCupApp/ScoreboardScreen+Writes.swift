@@ -9,9 +9,9 @@ extension ScoreboardScreen {
     static let awaySentence = "The server is away, so nothing was changed: try again when the board is live."
 
     /// Asks the store for a write. While the server is away it is refused at once, not left
-    /// to time out; while another change of its team is being saved (or, for `u` and Ctrl-R,
-    /// any change of this board), it is refused in one sentence. Otherwise the board says it
-    /// is being saved, and goes on.
+    /// to time out; while another change of its team is being saved, it is refused in one
+    /// sentence (`u` and Ctrl-R wait for every change, in the model). Otherwise the board
+    /// says it is being saved, and goes on.
     func ask(_ effect: BoardEffect) {
         if model.connection?.isLive == false {
             if case .add = effect { return send(.addRefused(Self.awaySentence)) }
@@ -112,7 +112,7 @@ extension ScoreboardScreen {
     }
 
     /// Waits for the store's work asked for so far, and for what its outcomes ask in turn,
-    /// and shows their outcomes (for tests, whose writes run off the loop).
+    /// and shows their outcomes: when the program ends, and in tests whose writes run off the loop.
     func finishWork() {
         repeat {
             work.waitUntilDone()
