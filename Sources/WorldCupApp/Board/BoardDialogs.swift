@@ -14,7 +14,8 @@ extension BoardModel {
             mode = .adding(form)
         case .cancelled:
             mode = .browsing
-            say("No team added.", now: now)
+            // Values being saved are not taken back by closing: the status line says so until their outcome.
+            if !isSavingAnAdd { say("No team added.", now: now) }
         case .submitted:
             mode = .adding(form)
             return [.add(name: form.values[0], zone: form.values[1])]

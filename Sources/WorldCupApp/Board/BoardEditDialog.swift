@@ -26,7 +26,8 @@ extension BoardModel {
             mode = .editing(form, team: team)
         case .cancelled:
             mode = .browsing
-            say("\(team.teamName) kept as it was.", now: now)
+            // Values being saved are not taken back by closing: the status line says so until their outcome.
+            if !(team.id.map(isSaving(teamID:)) ?? false) { say("\(team.teamName) kept as it was.", now: now) }
         case .submitted:
             mode = .editing(form, team: team)
             switch Self.edit(of: team, values: form.values) {

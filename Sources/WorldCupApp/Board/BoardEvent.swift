@@ -16,8 +16,11 @@ enum BoardEvent {
     case reset(selection: RecordID?)
     /// Batches that came from another program were shown.
     case changedElsewhere
-    /// Batches that came from other programs were shown: these changes, by their authors.
-    case changedBy([HistoryEntry])
+    /// Batches that came from other programs were shown: these changes, by their authors
+    /// (`more`: and others before them, not read).
+    case changedBy([HistoryEntry], more: Bool = false)
+    /// A write the board asked for came back (`BoardEffect.writes`): the event of its outcome.
+    indirect case finished(BoardEffect, BoardEvent)
     /// A tap was saved: the team as it is now.
     case tapped(Team)
     /// A team was added (the dialog's values were accepted).
