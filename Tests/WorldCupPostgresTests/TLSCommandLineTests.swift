@@ -159,7 +159,7 @@ import WorldCup
         chmod(key, 0o644)
         let rootOwned = getuid() == 0
         expectRefused(try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")]),
-                      "The client key file “\(key)” can be read by others (permissions 0644), so it was not used: run chmod \(rootOwned ? "640" : "600") \(WorldCupError.shellQuoted(key)), as libpq also requires.")
+                      "The client key file “\(key)” can be read by others (permissions 0644), so it was not used: run chmod 600 \(WorldCupError.shellQuoted(key)), as libpq also requires.")
         chmod(key, 0o640)
         let groupReadable = try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")])
         #expect((groupReadable.status == 0) == rootOwned, "\(groupReadable.err)")

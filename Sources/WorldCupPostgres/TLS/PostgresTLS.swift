@@ -162,6 +162,6 @@ public struct PostgresTLS: Equatable, Sendable {
         guard loose else { return }
         let shown = WorldCupError.quotable(path, limit: 300)
         let permissions = String(status.st_mode & 0o777, radix: 8)
-        throw WorldCupError("The client key file “\(shown)” can be read by others (permissions 0\(permissions)), so it was not used: run \(WorldCupError.shellCommand(ownedByRoot ? "chmod 640" : "chmod 600", path)), as libpq also requires.")
+        throw WorldCupError("The client key file “\(shown)” can be read by others (permissions 0\(permissions)), so it was not used: run \(WorldCupError.shellCommand("chmod 600", path)), as libpq also requires.")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 @testable import LiveResults
 @testable import LiveResultsPostgres
 import PostgresNIO
@@ -72,30 +73,33 @@ import Testing
         return random.int(0..<3) < 2 ? [one()] : ["BEGIN"] + (0..<random.int(2..<4)).map { _ in one() } + ["COMMIT"]
     }
 
+    /// A connection of the test's own, made and used on a thread that blocks on it (so that
+    /// tests blocking the shared pool's threads never starve the writers or the terminator).
+    static func connect(_ configuration: PostgresConnection.Configuration, id: Int) throws -> PostgresConnection {
+        try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id,
+                                       logger: TestServer.logger).wait()
+    }
+
     /// Runs one writer for `seconds`: random commits, errors (a deadlock, a lock timeout)
-    /// rolled back and passed over. Returns how many commits it made.
-    static func write(_ configuration: PostgresConnection.Configuration, seed: UInt64, for seconds: Double,
-                      pids: PidList) async throws -> Int {
-        let connection = try await TestServer.connect(configuration)
-        defer { Task { try? await connection.close() } }
-        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: TestServer.logger).decode(Int32.self) {
-            pids.add(pid)
-        }
-        try await connection.query("SET lock_timeout = '2s'", logger: TestServer.logger)
+    /// rolled back and passed over. Returns how many commits it made. Blocks its thread.
+    static func write(_ configuration: PostgresConnection.Configuration, seed: UInt64, for seconds: Double, pids: PidList) throws -> Int {
+        let connection = try connect(configuration, id: 500 + Int(seed % 100))
+        defer { try? connection.close().wait() }
+        func run(_ sql: String) throws -> PostgresQueryResult { try connection.query(PostgresQuery(unsafeSQL: sql), logger: TestServer.logger).wait() }
+        if let pid = try run("SELECT pg_backend_pid()").rows.first?.decode(Int32.self) { pids.add(pid) }
+        _ = try run("SET lock_timeout = '2s'")
         var random = SplitMix64(seed: seed)
-        let end = ContinuousClock.now + .seconds(seconds)
+        let end = Date().addingTimeInterval(seconds)
         var commits = 0
-        while ContinuousClock.now < end {
-            var ids: [Int64] = []
-            for try await id in try await connection.query("SELECT id FROM item", logger: TestServer.logger).decode(Int64.self) { ids.append(id) }
-            let statements = statements(&random, ids: ids)
+        while Date() < end {
+            let ids = try run("SELECT id FROM item").rows.map { try $0.decode(Int64.self) }
             do {
-                for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: TestServer.logger) }
+                for statement in statements(&random, ids: ids) { _ = try run(statement) }
                 commits += 1
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: TestServer.logger)
+                _ = try? run("ROLLBACK")
             }
-            try await Task.sleep(for: .milliseconds(random.int(2..<15)))
+            Thread.sleep(forTimeInterval: Double(random.int(2..<15)) / 1000)
         }
         return commits
     }
@@ -109,23 +113,30 @@ import Testing
     }
 
     /// Terminates every backend of the database but the writers' and its own, every 2 to 4
-    /// seconds, until `seconds` have passed. Returns how many it terminated.
+    /// seconds, until `seconds` have passed. Returns how many it terminated. Blocks its thread.
     static func terminate(_ configuration: PostgresConnection.Configuration, for seconds: Double, sparing pids: PidList,
-                          seed: UInt64) async throws -> Int {
-        let connection = try await TestServer.connect(configuration)
-        defer { Task { try? await connection.close() } }
+                          seed: UInt64) throws -> Int {
+        let connection = try connect(configuration, id: 600)
+        defer { try? connection.close().wait() }
         var random = SplitMix64(seed: seed)
-        let end = ContinuousClock.now + .seconds(seconds)
+        let end = Date().addingTimeInterval(seconds)
         var terminated = 0
         while true {
-            try await Task.sleep(for: .milliseconds(2000 + random.int(0..<2000)))
-            guard ContinuousClock.now < end else { return terminated }
+            Thread.sleep(forTimeInterval: 2 + Double(random.int(0..<2000)) / 1000)
+            guard Date() < end else { return terminated }
             let spared = pids.all.map(String.init).joined(separator: ", ")
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            let result = try connection.query(PostgresQuery(unsafeSQL: """
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()\(spared.isEmpty ? "" : " AND pid NOT IN (\(spared))")
-                """), logger: TestServer.logger)
-            for try await done in rows.decode(Bool.self) where done { terminated += 1 }
+                """), logger: TestServer.logger).wait()
+            terminated += try result.rows.filter { try $0.decode(Bool.self) }.count
+        }
+    }
+
+    /// Runs `body` on a thread of its own; its result when it ends.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { done in
+            Thread { done.resume(with: Result { try body() }) }.start()
         }
     }
 
@@ -149,9 +160,9 @@ import Testing
             pids.add(pid)
         }
         let writers = (0..<3).map { index in
-            Task { try await Self.write(configuration, seed: seed &* 31 &+ UInt64(index), for: seconds, pids: pids) }
+            Task { try await Self.onThread { try Self.write(configuration, seed: seed &* 31 &+ UInt64(index), for: seconds, pids: pids) } }
         }
-        let terminator = Task { try await Self.terminate(configuration, for: seconds, sparing: pids, seed: seed) }
+        let terminator = Task { try await Self.onThread { try Self.terminate(configuration, for: seconds, sparing: pids, seed: seed) } }
 
         var violations: [String] = []
         var longestLook = Duration.zero
