@@ -43,6 +43,28 @@ struct ScreenFitTests {
         #expect(cursor < height - 1 - expected.count)
     }
 
+    @Test("A click lands on the team drawn where it is, while a long status sentence takes lines from the table")
+    func clickWhileTheStatusWraps() throws {
+        // Atlantis in a zone of its own at the bottom of the board, the cursor on it; then `u`
+        // refused in a sentence of several lines, which push the table's last rows up.
+        let fixture = try ScreenFixture()
+        fixture.press(.character("+"))
+        fixture.type("Atlantis")
+        fixture.press(.tab)
+        fixture.type("Zeta")
+        fixture.press(.enter)
+        _ = try fixture.scoreboard.tap(named: "Atlantis")
+        fixture.screen.processChanges()
+        fixture.press(.character("u"))
+        let text = lines(fixture.render(width: 40, height: 10))
+        let atlantis = try #require(text.firstIndex { $0.contains("Atlantis") })
+        let row = try #require(text[..<atlantis].lastIndex { $0.contains("Wins:") }, "a team's row is drawn above Atlantis: \(text)")
+        let above = text[row]
+        fixture.mouse(.click, x: 10, y: row)
+        let selected = try #require(fixture.screen.selectedTeam)
+        #expect(above.contains(selected.teamName), "clicked “\(above)”, selected \(selected.teamName)")
+    }
+
     @Test("At 40×10 the add and edit dialogs keep their whole frame, and the caret is in a field")
     func dialogsAtTheSmallestSize() throws {
         for key in [Key.character("+"), .character("e")] {

@@ -7,6 +7,9 @@ extension BoardModel {
     /// One key: in the dialog when it is open, in the help, the question or the filter while
     /// they show, on the table otherwise.
     mutating func handle(_ key: Key, data: some BoardData, now: Double) -> [BoardEffect] {
+        // A click hits the table as it was drawn, before a message fades and gives its lines back.
+        var drawnTable: TableView?
+        if case .mouse = key { drawnTable = tableAsDrawn(width: screenSize.width, height: screenSize.height).table }
         // A message fades at the next key, unless it asks a question.
         if !isAskingToDelete { status = nil }
         switch mode {
@@ -49,7 +52,7 @@ extension BoardModel {
         // Esc cancels and clears; it never quits (a key sequence cut short would end the board).
         case .escape: say(Self.howToQuit, now: now)
         case .character("q"): wantsToQuit = true
-        case .mouse(let event): return handleMouse(event, data: data, now: now)
+        case .mouse(let event): return handleMouse(event, hitting: drawnTable ?? table, data: data, now: now)
         default: break
         }
         return []
@@ -71,12 +74,12 @@ extension BoardModel {
 
     /// A click selects a row, a double-click taps it, the wheel scrolls; a click on a header
     /// or a title of the section index shows that section from its first team.
-    private mutating func handleMouse(_ event: MouseEvent, data: some BoardData, now: Double) -> [BoardEffect] {
+    private mutating func handleMouse(_ event: MouseEvent, hitting drawn: TableView, data: some BoardData, now: Double) -> [BoardEffect] {
         switch event.action {
         case .scrollUp: table.scroll(by: -Self.wheelLines)
         case .scrollDown: table.scroll(by: Self.wheelLines)
         case .click, .doubleClick:
-            switch table.hit(x: event.x, y: event.y) {
+            switch drawn.hit(x: event.x, y: event.y) {
             case .row(let position):
                 table.select(position)
                 guard event.action == .doubleClick, let id = data.id(at: position) else { break }
@@ -91,5 +94,24 @@ extension BoardModel {
             }
         }
         return []
+    }
+}
+
+extension BoardModel {
+    /// The table as it is drawn, and the status line's lines. A status sentence longer than the
+    /// line takes the lines above it, never cut: the table gives them up while it shows (a copy
+    /// laid out shorter, which keeps the cursor in view). Without a sentence, the changes being
+    /// saved are named there. The mouse hits the table as drawn.
+    func tableAsDrawn(width: Int, height: Int) -> (table: TableView, statusLines: [String]) {
+        let statusText = isEditingFilter ? nil : status.map(\.text) ?? savingNote
+        let column = Self.contentColumn(width: width)
+        let statusLines = statusText.map { BoardView.statusLines($0, width: column.width - 1, height: height) } ?? []
+        var drawn = table
+        if statusLines.count > 1 {
+            var area = Self.tableArea(width: width, height: height)
+            area.height -= statusLines.count - 1
+            drawn.layout(in: area)
+        }
+        return (drawn, statusLines)
     }
 }

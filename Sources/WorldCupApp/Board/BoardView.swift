@@ -29,17 +29,7 @@ struct BoardView {
         // status line and the footer's keys share one column, centred.
         let column = BoardModel.contentColumn(width: width)
         drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, column: column, into: &grid)
-        // A status sentence longer than the line takes the lines above it, never cut: the table
-        // gives them up while it shows (a copy laid out shorter, which keeps the cursor in view).
-        // Without a sentence, the changes being saved are named there.
-        let statusText = model.isEditingFilter ? nil : model.status.map(\.text) ?? model.savingNote
-        let statusLines = statusText.map { Self.statusLines($0, width: column.width - 1, height: height) } ?? []
-        var table = model.table
-        if statusLines.count > 1 {
-            var area = BoardModel.tableArea(width: width, height: height)
-            area.height -= statusLines.count - 1
-            table.layout(in: area)
-        }
+        let (table, statusLines) = model.tableAsDrawn(width: width, height: height)
         table.draw(into: &grid, theme: theme.table, now: now) { position in
             let team = data.team(at: position)
             return cell(team, filter: model.filter, saving: team?.id.map(model.isSaving(teamID:)) ?? false)
