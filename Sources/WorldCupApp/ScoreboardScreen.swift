@@ -154,25 +154,13 @@ public final class ScoreboardScreen {
             return send(.failed(Self.awaySentence))
         }
         switch effect {
-        case .tap(let id):
-            outcome { .tapped(try scoreboard.tap(teamID: id)) }
-        case let .add(name, zone):
-            do {
-                let team = try scoreboard.add(name: name, zone: zone)
-                processChanges()
-                send(.added(team))
-            } catch {
-                report(error, as: BoardEvent.addRefused)
-            }
-        case let .delete(id, _):
-            outcome { .deleted(try scoreboard.delete(teamID: id)) }
-        case .edit, .undo, .redo:
+        case .tap, .add, .delete, .edit, .undo, .redo:
             do {
                 let event = try ownWrite(effect)
                 processChanges()
                 send(event)
             } catch {
-                report(error, as: effect.refusal)
+                report(error, as: effect.outcome(of: error))
             }
         case let .filter(filter, wanted):
             do {
@@ -187,17 +175,6 @@ public final class ScoreboardScreen {
             } catch {
                 report(error)
             }
-        }
-    }
-
-    /// Runs a write, shows the changes it made, and reports its outcome (or its error).
-    private func outcome(_ write: () throws -> BoardEvent) {
-        do {
-            let event = try write()
-            processChanges()
-            send(event)
-        } catch {
-            report(error)
         }
     }
 

@@ -17,6 +17,7 @@ public enum UndoContract {
         try editThenUndo(await fresh())
         try editRules(await fresh())
         try historyNamesAuthorsNewestFirst(await fresh())
+        try await EntryContract.all(fresh)
     }
 
     static func team(_ store: any TeamStore, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Team {
@@ -32,9 +33,9 @@ public enum UndoContract {
     public static func tapThenUndo(_ open: Open) throws {
         let fan = try open("fan@laptop"), guest = try open("guest@pc")
         let brazil = try team(fan, "Brazil")
-        let tapped = try fan.tap(teamID: brazil.id!)
+        let tap = try fan.recordedTap(teamID: brazil.id!)
         try guest.tap(teamID: brazil.id!)
-        let undo = try fan.undo(TeamChange(action: .tap, before: brazil, after: tapped))
+        let undo = try fan.undo(tap)
         #expect(undo.action == .undo && undo.undid == .tap)
         #expect(try team(fan, "Brazil").wins == brazil.wins + 1, "the guest's tap stays")
         // The CLI's undo: the latest of fan's changes not undone is none now.
@@ -142,10 +143,14 @@ public enum UndoContract {
         #expect(history[1].undoneBy == history[0].id)
         #expect(history[1].change.before?.wins == brazil.wins + 1 && history[1].change.after?.wins == 7)
         #expect(history.map(\.id) == history.map(\.id).sorted(by: >))
+        #expect(history[0].reverts == history[1].id, "an undo names the entry it took back")
+        #expect(history[3].change.before?.wins == brazil.wins && history[3].change.after?.wins == brazil.wins + 1, "a tap records both sides")
         #expect(abs(history[0].at.timeIntervalSinceNow) < 600)
         #expect(try guest.history(limit: 2).count == 2)
         let json = try JSONSerialization.jsonObject(with: HistoryEntry.json(history)) as! [[String: Any]]
         #expect(json[1]["action"] as? String == "edit")
+        #expect(json[1]["id"] as? Int64 == history[1].id)
+        #expect(json[0]["reverts"] as? Int64 == history[1].id)
         #expect((json[1]["old"] as? [String: Any])?["wins"] as? Int == brazil.wins + 1)
         #expect((json[1]["at"] as? String)?.hasSuffix("Z") == true)
     }
