@@ -49,11 +49,12 @@ public enum UndoContract {
     public static func undoingATapNeedsAWin(_ open: Open) throws {
         let fan = try open("fan@laptop"), guest = try open("guest@pc")
         let ghana = try team(fan, "Ghana")
-        try fan.tap(teamID: ghana.id!)
+        let tap = try fan.recordedTap(teamID: ghana.id!)
         try guest.edit(teamID: ghana.id!, name: nil, zone: nil, wins: 0)
-        #expect(refusal { try fan.undoLast() } == "Ghana has no win left to take back.")
+        #expect(refusal { try fan.undo(tap) } == "Ghana has no win left to take back.")
         try guest.delete(teamID: ghana.id!)
-        #expect(refusal { try fan.undoLast() } == "Ghana no longer exists, so its win cannot be taken back.")
+        #expect(refusal { try fan.undo(tap) } == "Ghana no longer exists, so its win cannot be taken back.")
+        #expect(refusal { try fan.undoLast() } == "There is nothing of fan@laptop's to undo.", "a refused undo is passed over")
     }
 
     /// An add taken back removes the team; not once others have tapped it.
@@ -64,10 +65,10 @@ public enum UndoContract {
         #expect(undo.undid == .add)
         #expect(try fan.team(named: "Atlantis") == nil)
         #expect(try fan.teamCount() == 32)
-        let again = try fan.add(name: "Atlantis", zone: "Oceania")
-        #expect(again.id != added.id)
-        try guest.tap(teamID: again.id!)
-        #expect(refusal { try fan.undoLast() } == "Atlantis has changed since it was added (1 win now), so it was kept: delete it with d if it should go.")
+        let again = try fan.recordedAdd(name: "Atlantis", zone: "Oceania")
+        #expect(again.team.id != added.id)
+        try guest.tap(teamID: again.team.id!)
+        #expect(refusal { try fan.undoLast() } == "Atlantis has changed since it was added (1 win now), so it was kept: delete it with d if it should go; the next worldcup undo goes on to the one before (worldcup undo \(again.entryID!) tries this one again).")
         #expect(try fan.team(named: "Atlantis")?.wins == 1)
     }
 
@@ -79,9 +80,9 @@ public enum UndoContract {
         try fan.delete(teamID: ghana.id!)
         #expect(try fan.undoLast().undid == .delete)
         #expect(try team(fan, "Ghana") == ghana, "name, zone, wins and id as they were")
-        try fan.delete(teamID: ghana.id!)
+        let delete = try fan.recordedDelete(teamID: ghana.id!)
         try guest.add(name: "GHANA", zone: "Elsewhere")
-        #expect(refusal { try fan.undoLast() } == "A team named “GHANA” exists again, so the deleted one was not brought back.")
+        #expect(refusal { try fan.undo(delete) } == "A team named “GHANA” exists again, so the deleted one was not brought back.")
         #expect(try team(fan, "ghana").qualifyingZone == "Elsewhere")
     }
 

@@ -147,7 +147,7 @@ struct UndoTests {
         try v6.tap(teamID: ghana.id!)
         let before = try v6.teams()
         try v6.database.write { db in
-            try db.execute(sql: "DROP TABLE history; DELETE FROM grdb_migrations WHERE identifier = 'v7'")
+            try db.execute(sql: "DROP TABLE history; DELETE FROM grdb_migrations WHERE identifier IN ('v7', 'v8')")
         }
         try v6.database.close()
         let v7 = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled(), author: "fan@laptop")
