@@ -68,14 +68,21 @@ extension PostgresTeamStore {
     /// write (the caller reads again).
     private func apply(_ revert: Revert, of entry: HistoryEntry, writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange? {
         try revert.check(entry, author: author)
-        if let undoneBy = entry.undoneBy {
-            let by = try Self.query(connection, "SELECT author FROM history WHERE id = \(undoneBy)").single(String.self) ?? "someone"
-            throw entry.alreadyReverted(by: by)
-        }
+        try Self.refuseIfReverted(entry, connection)
         let current = try entry.change.teamID.flatMap { try Self.team(id: $0, connection) }
-        let plan = try revert.plan(entry, current: current)
-        if let name = plan.nameTaken {
-            try revert.refusing(entry) { try plan.checkName(heldBy: Self.team(nameKey: Team.nameKey(name), connection)) }
+        let plan: UndoPlan
+        do {
+            plan = try revert.plan(entry, current: current)
+            if let name = plan.nameTaken {
+                try revert.refusing(entry) { try plan.checkName(heldBy: Self.team(nameKey: Team.nameKey(name), connection)) }
+            }
+        } catch let refusal as Refusal {
+            // The team was read after the entry: another program may have taken the entry
+            // back between the two reads (its change is then what the rule saw). Then that is
+            // the answer; otherwise the entry was not taken back when the team was read, and
+            // the rule's refusal stands.
+            if let again = try Self.entry(id: entry.id, connection) { try Self.refuseIfReverted(again, connection) }
+            throw refusal
         }
         var change = revert.change(entry, plan: plan, current: current)
         let write = PostgresRecordedWrite(plan: plan, current: current, change: change, writeID: writeID, author: author, reverting: entry.id)
@@ -84,6 +91,13 @@ extension PostgresTeamStore {
         if case .giveWin = plan { (change.before, change.after) = (Self.stepped(written.team, by: -1), written.team) }
         change.entryID = written.entryID
         return change
+    }
+
+    /// Throws the refusal for an entry taken back already, naming who did.
+    private static func refuseIfReverted(_ entry: HistoryEntry, _ connection: PostgresConnection) throws {
+        guard let undoneBy = entry.undoneBy else { return }
+        let by = try query(connection, "SELECT author FROM history WHERE id = \(undoneBy)").single(String.self) ?? "someone"
+        throw entry.alreadyReverted(by: by)
     }
 
     /// `team` with `step` more wins.
