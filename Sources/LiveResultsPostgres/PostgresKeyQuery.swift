@@ -125,7 +125,7 @@ package struct PostgresKeyQuery: Sendable {
         let rows = try connection.query(PostgresQuery(unsafeSQL: """
             SELECT a.attname::text, a.atttypid::int8 FROM pg_attribute a
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
-            """, binds: binds), logger: logger).wait()
+            """, binds: binds), logger: logger).waitWithinDeadline()
         var types: [String: UInt32] = [:]
         var recordColumns: [String] = []
         for row in rows {
@@ -157,7 +157,7 @@ package struct PostgresKeyQuery: Sendable {
     /// Every row, in result order, with its key.
     package func fetchAll(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> [(id: RecordID, key: RowKey)] {
         let statements = try prepare(connection, logger: logger)
-        let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).wait() }
+        let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).waitWithinDeadline() }
         return try rows.map { row in
             var cells = row.makeIterator()
             return try statements.decode(&cells)
@@ -175,7 +175,7 @@ package struct PostgresKeyQuery: Sendable {
             // postgres-nio hands rows over one at a time on its event loop; this thread waits.
             _ = try connection.query(statements.selectAll(), logger: logger) { row in
                 try builder.appender.append(row)
-            }.wait()
+            }.waitWithinDeadline()
         }
         builder.appender.index.mapFetchedIDs()
         builder.appender.index.checkInvariantsInDebug()

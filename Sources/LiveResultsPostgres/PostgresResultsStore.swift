@@ -60,14 +60,14 @@ final class PostgresResultsStore: ResultsStore {
     private func snapshot(_ keys: PostgresKeyQuery, _ statements: PostgresKeyQuery.Statements, tracking: Bool,
                           _ connection: PostgresConnection) throws -> (SectionedIndex, ChangeLogCursor?) {
         try PostgresKeyQuery.running {
-            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).wait()
+            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).waitWithinDeadline()
             do {
                 let cursor = tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
                 let index = try keys.fetchIndex(connection, statements: statements, logger: logger)
-                _ = try connection.query("COMMIT", logger: logger).wait()
+                _ = try connection.query("COMMIT", logger: logger).waitWithinDeadline()
                 return (index, cursor)
             } catch {
-                _ = try? connection.query("ROLLBACK", logger: logger).wait()
+                _ = try? connection.query("ROLLBACK", logger: logger).waitWithinDeadline()
                 throw error
             }
         }
@@ -79,7 +79,7 @@ final class PostgresResultsStore: ResultsStore {
         bindings.append(PostgresSQL.identifier(table))
         let found = try connection.query(PostgresQuery(unsafeSQL: """
             SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = 'liveresults_log'
-            """, binds: bindings), logger: logger).wait().first?.decode(Int64.self) ?? 0
+            """, binds: bindings), logger: logger).waitWithinDeadline().first?.decode(Int64.self) ?? 0
         guard found > 0 else {
             throw LiveResultsError(.database, "The table “\(table)” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")
         }
@@ -100,7 +100,7 @@ final class PostgresResultsStore: ResultsStore {
             while start < ids.count {
                 let chunk = Array(ids[start..<min(start + 1000, ids.count)])
                 let rows = try PostgresKeyQuery.running {
-                    try connection.query(statements.selectRecords(ids: chunk), logger: logger).wait()
+                    try connection.query(statements.selectRecords(ids: chunk), logger: logger).waitWithinDeadline()
                 }
                 for row in rows {
                     var values: [String: (any DatabaseValueConvertible)?] = [:]

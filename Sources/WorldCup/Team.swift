@@ -40,8 +40,14 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     /// results controller does.
     public static func nameSortKey(_ name: String) -> String {
         let key = nameKey(name)
-        let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
+        let folded = folded(name)
         return folded == key ? folded : folded + "\u{1}" + key
+    }
+
+    /// A text with case and accents folded, in one Unicode normalisation ("Côte" and "COTE"
+    /// are "cote"): what `nameSortKey` starts with, and what the board's filter looks for in it.
+    public static func folded(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
     /// Reads a row by column name; a value of the wrong type throws. (Written out: the

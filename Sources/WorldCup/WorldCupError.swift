@@ -46,6 +46,15 @@ public struct WorldCupError: Error, Equatable, CustomStringConvertible, Sendable
         return safe && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
+    /// A command a sentence suggests, as a POSIX shell reads it back when pasted: `command` as
+    /// written (the program and its fixed options), then each argument quoted by
+    /// `shellQuoted` (anything a terminal would obey escaped): `chmod 600 '/home/a b/.pgpass'`.
+    /// Never typographic quotes, which a shell keeps as part of a name; names in the sentence's
+    /// prose keep theirs.
+    public static func shellCommand(_ command: String, _ arguments: String...) -> String {
+        ([command] + arguments.map { quotable(shellQuoted($0), limit: .max) }).joined(separator: " ")
+    }
+
     /// A system error number (`errno`) as the end of a sentence, such as "permission denied".
     package static func phrase(errno code: Int32) -> String {
         switch code {

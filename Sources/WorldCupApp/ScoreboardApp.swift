@@ -1,11 +1,16 @@
 import TerminalUI
 import WorldCup
 
-/// The interactive program: one loop that reads keys, signals and database wake-ups,
-/// updates the one screen model, and draws it.
+/// The interactive program: one loop that reads keys, signals and wake-ups (commits of
+/// others, writes of its own finished off the loop), updates the one screen model, and draws
+/// it. The loop never waits on the store's writes.
 public enum ScoreboardApp {
     /// The shortest time between two frames drawn for changes of other programs.
     static let frameInterval = 1.0 / 60
+    /// How long the frame answering a key waits for the write the key asked for: a write saved
+    /// within it shows in that one frame; a slower one shows that it is being saved, then its
+    /// outcome. Keys are read meanwhile, as always.
+    static let writeGrace = 0.01
 
     /// Runs the scoreboard until the user quits or a signal ends it. The terminal is restored
     /// on every path out.
@@ -22,7 +27,7 @@ public enum ScoreboardApp {
         let session = try TerminalSession(color: color)
         defer { session.end() }
         let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, background: background, flags: flags,
-                                          onChangesAvailable: session.wakeUp,
+                                          onChangesAvailable: session.wakeUp, onWorkFinished: session.wakeUp,
                                           cacheName: ScoreboardScreen.cacheName(for: scoreboard))
         var status: Int32 = 0
         // Commits of other programs are shown at most once a frame (60 a second): in a storm of
@@ -30,6 +35,8 @@ public enum ScoreboardApp {
         var changesWaiting = false
         var needsFrame = true
         var lastFrame = -Double.infinity
+        // The frame is held back until then for the outcome of a write a key asked for.
+        var heldUntil: Double?
         while !screen.wantsToQuit {
             var now = ScoreboardScreen.monotonicSeconds()
             if changesWaiting, now - lastFrame >= frameInterval {
@@ -37,7 +44,8 @@ public enum ScoreboardApp {
                 screen.processChanges()
                 needsFrame = true
             }
-            if needsFrame {
+            if let held = heldUntil, now >= held || !screen.isSaving { heldUntil = nil }
+            if needsFrame, heldUntil == nil {
                 let size = session.size
                 let frame = screen.render(width: size.width, height: size.height)
                 if screen.damage != nil { break }
@@ -45,11 +53,16 @@ public enum ScoreboardApp {
                 lastFrame = now
                 needsFrame = false
             }
-            let deadlines = [screen.nextDeadline, changesWaiting ? lastFrame + frameInterval : nil].compactMap { $0 }
+            let deadlines = [screen.nextDeadline, changesWaiting ? lastFrame + frameInterval : nil, heldUntil].compactMap { $0 }
             let timeout = deadlines.min().map { max(0.001, $0 - now) }
+            let events = session.nextEvents(timeout: timeout)
+            let asked = screen.writesAsked
+            // The outcomes of writes that finished (and who made others' changes) come first:
+            // a key that follows sees its team's change saved.
+            if screen.deliverFinishedWork() { needsFrame = true }
             // Keys that arrived together are handled together (a typed filter fetches once).
             var keys: [Key] = []
-            for event in session.nextEvents(timeout: timeout) {
+            for event in events {
                 if case .key(let key) = event, key != .resize {
                     keys.append(key)
                     continue
@@ -79,6 +92,14 @@ public enum ScoreboardApp {
             now = ScoreboardScreen.monotonicSeconds()
             if let deadline = screen.nextDeadline, deadline <= now { needsFrame = true }
             screen.tick()
+            if screen.writesAsked != asked { heldUntil = now + writeGrace }
+        }
+        // What was asked of the store is saved before the program ends (a tap then q counts),
+        // each write within its own deadline; the board shows what it waits for meanwhile.
+        if screen.isSaving, screen.damage == nil {
+            let size = session.size
+            session.present(screen.render(width: size.width, height: size.height).grid, caret: nil)
+            screen.finishWork()
         }
         if let damage = screen.damage { throw damage }
         return status

@@ -16,9 +16,10 @@ extension ScoreboardScreen {
             return .deleted(try scoreboard.recordedDelete(teamID: id))
         case let .edit(id, name, zone, wins):
             return .edited(try scoreboard.edit(teamID: id, name: name, zone: zone, wins: wins))
-        case .undo(let entry):
-            return .undid(entry: entry, undo: try scoreboard.undo(entryID: entry))
-        case .redo(let entry):
+        case .undo(let change):
+            return .undid(entry: change.entryID ?? -1, undo: try scoreboard.undo(change))
+        case .redo(let undo):
+            guard let entry = undo.entryID else { throw Refusal("That undo has no history entry, so it cannot be made again.") }
             return .redid(entry: entry, redo: try scoreboard.redo(entryID: entry))
         case .filter:
             preconditionFailure("not a write: \(effect)")
@@ -27,23 +28,20 @@ extension ScoreboardScreen {
 }
 
 extension BoardEffect {
-    /// The event for this write's `error`, given its sentence: a rule's refusal of an undo
+    /// The event for this write's `error`, in one sentence: a rule's refusal of an undo
     /// or a redo (a `Refusal`) drops the change from the board's stack; any other failure
     /// (a lost connection, a lock, a deadline) keeps it. An add's and an edit's go to their
     /// dialog; a tap's and a delete's to the status line.
-    func outcome(of error: any Error) -> (String) -> BoardEvent {
-        let refused = error is Refusal
+    func outcome(of error: any Error) -> BoardEvent {
+        let message = "\(error)", refused = error is Refusal
         switch self {
-        case .add:
-            return BoardEvent.addRefused
-        case .edit:
-            return BoardEvent.editRefused
-        case .undo(let entry):
-            return { message in refused ? .undoRefused(entry: entry, message) : .undoFailed(message) }
-        case .redo(let entry):
-            return { message in refused ? .redoRefused(entry: entry, message) : .redoFailed(message) }
-        case .tap, .delete, .filter:
-            return BoardEvent.failed
+        case .add: return .addRefused(message)
+        case .edit: return .editRefused(message)
+        case .undo(let change):
+            return refused ? .undoRefused(entry: change.entryID ?? -1, message) : .undoFailed(message)
+        case .redo(let undo):
+            return refused ? .redoRefused(entry: undo.entryID ?? -1, message) : .redoFailed(message)
+        case .tap, .delete, .filter: return .failed(message)
         }
     }
 }

@@ -12,10 +12,12 @@ import WorldCup
 /// instead of reloading the table. Drawing goes into a `Grid`, so tests can read it.
 ///
 /// The path of one tap, in one direction: `handle(key)` → `BoardModel.update` → `.tap` →
-/// `perform` → the store's write (its controller has the change when it returns) →
-/// `processChanges()` → the controller's batch → the binding → `show(_:)` → `.batch` →
-/// `BoardModel.update`; then the write's outcome, `.tapped`. Commits of other programs take
-/// the same path from `processChanges()`, called when the controller wakes the loop.
+/// `perform` → `ask` → the store's write, on the store's own thread (`StoreWork`), while the
+/// loop goes on → its outcome wakes the loop → `deliverFinishedWork()` → `processChanges()`
+/// (the controller has the write's rows by then) → the controller's batch → the binding →
+/// `show(_:)` → `.batch` → `BoardModel.update`; then the write's outcome, `.tapped`. Commits
+/// of other programs take the same path from `processChanges()`, called when the controller
+/// wakes the loop; who made them is read on the store's thread too, one read at a time.
 public final class ScoreboardScreen {
     /// The fetch request of the scoreboard: `Team.boardOrder` (zones in order, then most wins,
     /// then name).
@@ -28,20 +30,38 @@ public final class ScoreboardScreen {
     let theme: Theme
     private let view: BoardView
     private let binding = ResultsTableBinding<Team>()
-    private(set) var model = BoardModel()
-    private let clock: () -> Double
+    var model = BoardModel()
+    let clock: () -> Double
     /// The team under the cursor before the pending changes were processed (for a reset).
     private var selectionBeforeChanges: RecordID?
     /// The filter's effect, held back while a run of keys only edits the filter's text.
     private var pendingFilter: BoardEffect?
+    /// Keys not handled yet, waiting for a change of this board being saved (`handleWaitingKeys`).
+    var waitingKeys: [Key] = []
+    /// Since when the first of `waitingKeys` waits (`clock`).
+    var keyWaitStart: Double?
     /// From how many teams the filter's names are read in the background when it opens
-    /// (`prepareFilter`); a smaller board reads them at once, faster than a key's frame.
+    /// (`prepareFilter`); a smaller board on a file reads them at once, faster than a key's
+    /// frame. A board on a server always reads them in the background: a server that does
+    /// not answer must not hold the keys up.
     var backgroundFilterMinimumTeams = 20_000
     /// The team the cursor should be on once the filter, waiting for the names it reads,
     /// applies (`ResultsController.isFilterPending`); nil when nothing waits.
     private var wantedWhenFilterApplies: RecordID??
-    /// Who made the changes other programs committed.
-    private let othersChanges: OthersChangesReader
+    /// Who made the changes other programs committed (read where the store's work runs).
+    let othersChanges: OthersChangesReader
+    /// Where the store's writes and reads of who changed what run: off the loop in the app.
+    let work: StoreWork
+    /// Whether changes of other programs were shown since their authors were last asked for.
+    var othersToName = false
+    /// Whether a read of who made others' changes is under way.
+    var namingOthers = false
+    /// When the last read of who made others' changes began (`clock`).
+    var lastNaming = -Double.infinity
+    /// When the next read of who made others' changes may begin, while one waits for it.
+    var namingDue: Double?
+    /// How many writes this screen has asked of the store.
+    public internal(set) var writesAsked = 0
     /// Errors met while reading teams for drawing, which the board's data cannot throw.
     private let readFailures = ReadFailures()
     /// The database file turned out to be damaged: the program must end and say so (this
@@ -50,7 +70,7 @@ public final class ScoreboardScreen {
     public private(set) var damage: WorldCupError?
 
     /// The board's data, read from the controller.
-    private var data: ControllerData { ControllerData(controller: controller, failures: readFailures) }
+    var data: ControllerData { ControllerData(controller: controller, failures: readFailures) }
 
     /// Fetches the teams and starts following changes.
     /// - Parameters:
@@ -59,12 +79,17 @@ public final class ScoreboardScreen {
     ///   - flags: badges (the default) or emoji flags.
     ///   - clock: seconds on a monotonic clock, for flashes.
     ///   - onChangesAvailable: called from the database's thread when commits wait to be shown.
+    ///   - onWorkFinished: given, the store's writes run off the loop, on a thread of their
+    ///     own, which calls it when an outcome waits (`deliverFinishedWork()`); nil runs them
+    ///     at once, each `handle` returning with its outcome shown (tests).
     ///   - cacheName: the section cache to start from and keep (see `cacheName(for:)`); nil for none.
     public init(scoreboard: any TeamStore, colors: ColorDepth?, background: Palette.Background = .dark, flags: FlagStyle = .badges,
                 clock: @escaping () -> Double = ScoreboardScreen.monotonicSeconds,
-                onChangesAvailable: (@Sendable () -> Void)? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
+                onChangesAvailable: (@Sendable () -> Void)? = nil, onWorkFinished: (@Sendable () -> Void)? = nil,
+                cacheName: String? = nil, cacheDirectory: URL? = nil) throws {
         self.scoreboard = scoreboard
         othersChanges = OthersChangesReader(store: scoreboard)
+        work = onWorkFinished.map(StoreWork.onThread(wake:)) ?? .inline()
         theme = Theme(colors: colors, background: background)
         view = BoardView(theme: theme, flagStyle: flags)
         self.clock = clock
@@ -118,7 +143,7 @@ public final class ScoreboardScreen {
     // MARK: - The model
 
     /// Feeds one event to the model and performs the effects it asks for.
-    private func send(_ event: BoardEvent) {
+    func send(_ event: BoardEvent) {
         let data = self.data
         for effect in model.update(event, data: data, now: clock()) { perform(effect) }
         checkReads()
@@ -126,13 +151,13 @@ public final class ScoreboardScreen {
 
     /// Shows an error in the status line, or, when it says that the database file is
     /// damaged, ends the program with it (`damage`).
-    private func report(_ error: any Error, as event: (String) -> BoardEvent = BoardEvent.failed) {
+    func report(_ error: any Error) {
         guard damage == nil else { return }
         if let damage = scoreboard.damage(in: error) {
             self.damage = damage
             model.wantsToQuit = true
         } else {
-            send(event("\(error)"))
+            send(.failed("\(error)"))
         }
     }
 
@@ -143,30 +168,17 @@ public final class ScoreboardScreen {
         if let error = readFailures.take(), scoreboard.damage(in: error) != nil { report(error) }
     }
 
-    /// The sentence for a write asked for while the board's server is away.
-    static let awaySentence = "The server is away, so nothing was changed: try again when the board is live."
-
-    /// Performs one effect; its outcome goes back to the model as an event. Writes wait for
-    /// a live board: while the server is away they are refused at once, not left to time out.
+    /// Performs one effect; its outcome goes back to the model as an event. A write is asked
+    /// of the store (`ask`), and its outcome comes back later.
     private func perform(_ effect: BoardEffect) {
-        if model.connection?.isLive == false, effect.writes {
-            if case .add = effect { return send(.addRefused(Self.awaySentence)) }
-            return send(.failed(Self.awaySentence))
-        }
         switch effect {
         case .tap, .add, .delete, .edit, .undo, .redo:
-            do {
-                let event = try ownWrite(effect)
-                processChanges()
-                send(event)
-            } catch {
-                report(error, as: effect.outcome(of: error))
-            }
+            ask(effect)
         case let .filter(filter, wanted):
             do {
                 // In memory: the request, and so the section cache, stay as they are. The
                 // names are read in the background the first time: the keys go on meanwhile.
-                if filter != nil, controller.numberOfObjects >= backgroundFilterMinimumTeams {
+                if filter != nil, model.connection != nil || controller.numberOfObjects >= backgroundFilterMinimumTeams {
                     controller.prepareFilter(inColumn: NameFilter.column)
                 }
                 try controller.setFilter(filter?.resultsFilter)
@@ -204,16 +216,17 @@ public final class ScoreboardScreen {
         if let connection = model.connection, connection.pollInterval != controller.changesPollInterval {
             send(.polling(controller.changesPollInterval))
         }
+        nameOthers()
     }
 
     /// Shows one change of the result, as the binding hands it over. Here, and only here, the
     /// screen knows whose commits a batch holds: another program's are named on the status
-    /// line briefly, by author (unless it holds a question or an error).
+    /// line briefly, by author, once `nameOthers()` has read who made them.
     private func show(_ change: ResultsTableBinding<Team>.Change) {
         switch change {
         case let .batch(update, origin):
             send(.batch(update))
-            if origin == .elsewhere { send(othersChanges.event()) }
+            if origin == .elsewhere { othersToName = true }
         case .reset:
             send(.reset(selection: selectionBeforeChanges))
         }
@@ -224,7 +237,16 @@ public final class ScoreboardScreen {
     /// Handles keys that arrived together (fast typing, a paste): the filter's text is
     /// fetched once for the run of edits, not once per character, so typing stays fluid
     /// when each fetch takes a while (a million teams).
+    /// A key that would change a team while a change of this board is being saved waits for
+    /// its outcome, up to `keyWait` (`waitingKeys`): a burst of taps on one team counts each.
     public func handle(_ keys: [Key]) {
+        waitingKeys += keys
+        handleWaitingKeys()
+    }
+
+    /// Handles keys at once (`handleWaitingKeys` chooses which).
+    func handleNow(_ keys: [Key]) {
+        guard !keys.isEmpty else { return }
         for key in keys {
             let editsFilter = model.editsFilterText(key)
             // Any other key must see the filtered table first.
@@ -256,12 +278,18 @@ public final class ScoreboardScreen {
     /// True once the user asked to quit.
     public var wantsToQuit: Bool { model.wantsToQuit }
 
-    /// When the screen next changes by itself (a flash ending, a message fading), if ever.
-    public var nextDeadline: Double? { model.nextDeadline }
+    /// When the screen next changes by itself (a flash ending, a message fading, others'
+    /// changes to name), if ever.
+    public var nextDeadline: Double? {
+        [model.nextDeadline, namingDue, keyWaitStart.map { $0 + Self.keyWait }].compactMap { $0 }.min()
+    }
 
-    /// Lets time pass: flashes that are over end, and so do messages.
+    /// Lets time pass: flashes that are over end, and so do messages; others' changes whose
+    /// naming waited are named.
     public func tick() {
         send(.tick)
+        nameOthers()
+        handleWaitingKeys()
     }
 
     // MARK: - Drawing

@@ -40,10 +40,16 @@ struct Theme {
     var status: Style { Style(foreground: usesColor ? (isLight ? .blue : .green) : nil) }
     var error: Style { Style(foreground: usesColor ? .red : nil, bold: !(usesColor && isLight)) }
     var footer: Style { Style(reverse: true) }
-    var dialog: Style { Style(reverse: true) }
+    /// Dialogs and the help: reverse video on a dark background (a light box). On a light
+    /// background reverse video is a black box, which does not fit: there a light grey box in
+    /// the terminal's own text colour (which bold does not lighten), its fields white.
+    var dialog: Style { usesColor && isLight ? Style(background: Self.lightDialogGrey) : Style(reverse: true) }
     var dialogField: Style { Style(underline: true) }
     /// The keys in the key help.
-    var helpKeys: Style { Style(bold: true, reverse: true) }
+    var helpKeys: Style { usesColor && isLight ? Style(background: Self.lightDialogGrey, bold: true) : Style(bold: true, reverse: true) }
+    /// The light theme's dialog background: the grey ramp's 254, or basic white (xterm's
+    /// light grey) with eight colours.
+    private static let lightDialogGrey = TerminalColor(RGB(hex: 0xE4E4E4), basic: .white)
     /// A prefilled field's suggestion, which typing replaces: highlighted like a selection.
     var dialogSelection: Style { usesColor ? Style(foreground: .black, background: .cyan) : Style(reverse: true, underline: true) }
 

@@ -26,7 +26,7 @@ public struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("postgres-url"), help: ArgumentHelp("With --store postgres, the server to use instead of a throwaway one: postgres://user:password@host:port/database or postgres://user@/database?host=/socket/dir. The user must be allowed to create databases: each size gets one, dropped afterwards.", valueName: "url"))
     var postgresURL: String?
 
-    @Option(help: ArgumentHelp("Run this size only: this many teams; repeat it for several sizes in one run, such as --rows 1000 --rows 1000000 --rows 10000000 for issue 14's ten-million ratios (default: 1000, 100000 and 1000000; in the terminal, 32 and 1000000).", valueName: "n"))
+    @Option(help: ArgumentHelp("Run this size only: this many teams; repeat it for several sizes in one run, such as --rows 1000 --rows 1000000 --rows 10000000 for the ten-million ratios (default: 1000, 100000 and 1000000; in the terminal, 32 and 1000000).", valueName: "n"))
     var rows: [Int] = []
 
     @Flag(help: "Print only a JSON array, one object per size, on standard output.")

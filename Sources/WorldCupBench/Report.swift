@@ -112,7 +112,7 @@ enum Report {
             check("6. cached performFetch at 10,000,000 / at 1,000,000", large / small, atMost: 10)
         }
         if let storm = terminal(32)?.storm { check("7. a core's share under a storm (32 teams)", storm.cpuPercent, atMost: 15, unit: " %") }
-        return lines.isEmpty ? "" : "\n\nissue 14's targets, in this run:\n" + lines.joined(separator: "\n")
+        return lines.isEmpty ? "" : "\n\nThe performance targets (docs/BENCHMARKS.md), in this run:\n" + lines.joined(separator: "\n")
     }
 
     /// Columns aligned to the right under their keys.

@@ -41,6 +41,10 @@ struct PostgresMigration {
         try checkMayCreate(found)
         try PostgresTeamStore.transaction(connection) {
             try query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
+            // A board in a schema of its own (`options=-c search_path=…`) makes the schema first.
+            if let schema = location.schema {
+                try query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSchema.identifier(schema))"))
+            }
             let found = try state()
             try check(found)
             try migrate(from: found.version ?? 0)
@@ -56,7 +60,9 @@ struct PostgresMigration {
     func access() throws -> ReadOnlyBoard? {
         let (readOnlySession, user, mayWrite) = try query("""
             SELECT current_setting('transaction_read_only') = 'on', current_user::text,
-                CASE WHEN to_regclass('team') IS NULL THEN has_schema_privilege(current_schema(), 'CREATE')
+                CASE WHEN to_regclass('team') IS NULL
+                    -- No schema yet (one named in `options` is made first): the database's CREATE.
+                    THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), has_database_privilege(current_database(), 'CREATE'))
                 ELSE has_table_privilege('team', 'INSERT') AND has_table_privilege('team', 'UPDATE')
                     AND has_table_privilege('team', 'DELETE')
                     AND coalesce(has_table_privilege(to_regclass('history'), 'INSERT'), has_schema_privilege(current_schema(), 'CREATE'))

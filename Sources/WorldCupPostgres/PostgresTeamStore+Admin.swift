@@ -32,7 +32,7 @@ extension PostgresTeamStore {
             try migration.checkServer()
             let found = try migration.state()
             try migration.check(found)
-            let encryption = location.url.socketDirectory == nil ? try Self.encryption(of: connection, tls: location.tls) : nil
+            let encryption = location.url.socketDirectory == nil ? try store.encryption(of: connection) : nil
             guard let version = found.version else { return Inspection(version: nil, teamCount: nil, encryption: encryption) }
             for table in expectedTables {
                 guard try query(connection, "SELECT to_regclass(\(PostgresSchema.identifier(table))) IS NOT NULL").single(Bool.self) == true else {

@@ -52,10 +52,11 @@ extension PostgresTeamStore {
         }
     }
 
-    /// Runs a query on this thread and waits for its rows.
+    /// Runs a query on this thread and waits for its rows, no later than the deadline of the
+    /// attempt under way (`PostgresReader.withConnection`'s).
     @discardableResult
     static func query(_ connection: PostgresConnection, _ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.query(query, logger: logger).wait()
+        try connection.query(query, logger: logger).waitWithinDeadline()
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -80,6 +81,11 @@ extension PostgresTeamStore {
         let server = location.server
         if let error = error as? LiveResultsPostgresError { return WorldCupError(error.description) }
         guard let error = error as? PSQLError else {
+            // The channel of a verify-full connection is made here, its errors unwrapped.
+            if let failure = tlsFailure(underlying: error, at: location) { return failure }
+            if error is NIOConnectionError || error is IOError || error is ChannelError {
+                return connectionFailure(error, location: location)
+            }
             return WorldCupError("The PostgreSQL server at \(server) could not be used: \(error).")
         }
         if let failure = tlsFailure(error, at: location) { return failure }

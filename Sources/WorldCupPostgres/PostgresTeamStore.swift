@@ -2,8 +2,10 @@ import Foundation
 import GRDB
 import LiveResults
 import LiveResultsPostgres
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
+import PostgresURLs
 import Synchronization
 import WorldCup
 
@@ -36,6 +38,9 @@ public final class PostgresTeamStore: TeamStore {
     public let ownEntries = OwnEntries()
     /// Whether the connections are encrypted, once asked of the server (`isEncrypted`).
     let encrypted = Mutex<Bool?>(nil)
+    /// The name of the server's certificate that matched the host, for `sslmode=verify-full`
+    /// (`HostCheckedChannel`), once connected.
+    let matchedName: NIOLockedValueBox<String?>
     /// Why the board is read-only, as found when it opened (nil: it may be changed).
     private let access = Mutex<ReadOnlyBoard?>(nil)
 
@@ -73,9 +78,39 @@ public final class PostgresTeamStore: TeamStore {
         let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         // libpq's connect_timeout=0 is no limit; NIO needs one, so a day stands for it.
         let connectLimit = location.connectTimeoutSeconds.map { TimeAmount.seconds(Int64($0 == 0 ? 86_400 : $0)) }
-        let configuration = try location.connectionConfiguration()
-        database = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit)
-        controllerDatabase = PostgresReader(configuration: configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit)
+        let matched = NIOLockedValueBox<String?>(nil)
+        matchedName = matched
+        let servers = try ([location.url] + location.otherURLs).map { try Self.connectionServer($0, at: location, matched: matched) }
+        let check = Self.sessionCheck(location.targetSession)
+        database = PostgresReader(configuration: servers[0].configuration, logger: Self.logger, deadline: limit, connectDeadline: connectLimit,
+                                  makeChannel: servers[0].makeChannel, otherServers: Array(servers.dropFirst()), checkSession: check)
+        controllerDatabase = PostgresReader(configuration: servers[0].configuration, logger: Self.logger, deadline: limit,
+                                            connectDeadline: connectLimit, makeChannel: servers[0].makeChannel,
+                                            otherServers: Array(servers.dropFirst()), checkSession: check)
+    }
+
+    /// How to connect to `url` (the location's, or one of its other hosts'): for verify-full,
+    /// through a channel whose host is checked as libpq checks it (`HostCheckedChannel`).
+    private static func connectionServer(_ url: PostgresURL, at location: PostgresLocation, matched: NIOLockedValueBox<String?>) throws -> PostgresReader.Server {
+        let configuration = try location.connectionConfiguration(for: url)
+        guard location.tls.verification == .chainAndHostName, url.socketDirectory == nil, let context = configuration.tls.sslContext else {
+            return PostgresReader.Server(configuration: configuration, makeChannel: nil)
+        }
+        // swift-nio-ssl's own host check would accept the address connected to.
+        let channel = HostCheckedChannel(host: url.host, port: url.port, context: context, matched: matched)
+        return PostgresReader.Server(configuration: configuration, makeChannel: { channel.connect(on: $0, deadline: $1) })
+    }
+
+    /// Refuses a server that is not what `target_session_attrs` asks for, so the next host is tried.
+    private static func sessionCheck(_ target: TargetSession) -> PostgresReader.SessionCheck? {
+        guard let query = target.acceptingQuery else { return nil }
+        return { connection, server in
+            connection.query(PostgresQuery(unsafeSQL: query), logger: logger).flatMapThrowing { rows in
+                guard try rows.first?.decode(Bool.self) == true else {
+                    throw WorldCupError("The PostgreSQL server at \(server) accepts no writes (a standby, or read-only), and target_session_attrs=\(target.rawValue) asks for one that does.")
+                }
+            }
+        }
     }
 
     public var location: String { place.description }

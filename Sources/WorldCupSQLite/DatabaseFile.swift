@@ -104,7 +104,7 @@ public enum DatabaseFile {
         guard failure == ENOENT else {
             throw WorldCupError("Cannot save \(what) in the folder \(WorldCupError.quotable(folder.path)): \(WorldCupError.phrase(errno: failure)).")
         }
-        throw WorldCupError("The folder \(WorldCupError.quotable(folder.path)) does not exist, and worldcup makes no folder but its own: make it with mkdir -p \(WorldCupError.quotable(WorldCupError.shellQuoted(folder.path), limit: .max)) if \(what) belongs there.")
+        throw WorldCupError("The folder \(WorldCupError.quotable(folder.path)) does not exist, and worldcup makes no folder but its own: make it with \(WorldCupError.shellCommand("mkdir -p", folder.path)) if \(what) belongs there.")
     }
 
     /// Creates a folder and its missing parents, like `mkdir -p`; returns the `errno` of the

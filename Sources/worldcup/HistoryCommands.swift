@@ -19,7 +19,8 @@ extension WorldCupCommand {
         @Option(help: "The team's new qualifying zone (a new zone becomes a new section).")
         var zone: String?
 
-        @Option(help: "The team's number of wins.")
+        // Unconditional: `--wins -1` is a number the rules refuse, not a missing value.
+        @Option(parsing: .unconditional, help: "The team's number of wins.")
         var wins: Int?
 
         func run() throws {
@@ -78,7 +79,7 @@ extension WorldCupCommand {
         @Flag(help: "Print a JSON array: id (what worldcup undo ID names), at (ISO 8601, UTC), by, action (tap, add, delete, edit, undo; a redo has the action it makes again), team, and old and new values (name, zone, wins) where there are some; undid for an undo, reverts for an undo or a redo (the entry it took back), undone and undoneBy for a change taken back (an undo made again).")
         var json = false
 
-        @Option(help: "How many changes to print, newest first.")
+        @Option(parsing: .unconditional, help: "How many changes to print, newest first.")
         var limit = 20
 
         func run() throws {

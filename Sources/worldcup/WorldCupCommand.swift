@@ -21,6 +21,13 @@ struct WorldCupCommand: ParsableCommand {
             unless --database (or WORLDCUP_DATABASE) says otherwise; every open scoreboard shows \
             changes made by the others and by these commands at once.
 
+            worldcup [--database PATH|URL] [--seed PATH] [--read-only] [--author NAME] \
+            [--no-color] [--flags badges|emoji] [--theme light|dark|auto] opens the board; \
+            --database, --seed, --read-only and --author go before or after a command's name \
+            (worldcup --database X list, worldcup list --database X); backup and check take \
+            --database only. Your changes are recorded under --author, else WORLDCUP_AUTHOR, \
+            else $USER@hostname (someone@hostname when neither USER nor LOGNAME is set).
+
             To share one scoreboard across machines, give every one the same PostgreSQL \
             database (14 or later): --database postgres://user:password@host:5432/worldcup \
             (postgresql:// too; postgres:///worldcup?host=/run/postgresql for a Unix socket; \
@@ -43,6 +50,13 @@ struct WorldCupCommand: ParsableCommand {
         defaultSubcommand: Board.self
     )
 
+    /// Parses the arguments with the shared options before a command's name moved after it
+    /// (`OptionOrder`), then runs the command.
+    static func main() {
+        let commands = Set(configuration.subcommands.map { $0._commandName } + ["help"])
+        main(OptionOrder.arranged(Array(CommandLine.arguments.dropFirst()), commands: commands))
+    }
+
     /// What `worldcup --version` prints. Raise it with each release.
     static let version = "1.0.0"
 }
@@ -58,7 +72,7 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .customLong("read-only"), help: "Only watch: the board follows every change but makes none (Enter, +, d, e and u are refused, and so are tap, add, delete, edit, undo and reset); nothing is written, not even to set up a new database. Also when WORLDCUP_READ_ONLY=1. A PostgreSQL user that may only read gets such a board without it.")
     var readOnlyFlag = false
 
-    @Option(help: ArgumentHelp("The name your changes are recorded under, in the history and on other boards (default: WORLDCUP_AUTHOR, else $USER@hostname).", valueName: "name"))
+    @Option(help: ArgumentHelp("The name your changes are recorded under, in the history and on other boards (default: WORLDCUP_AUTHOR, else $USER@hostname, with $LOGNAME, else someone, when USER is not set).", valueName: "name"))
     var author: String?
 
     /// Whether the board only watches: `--read-only`, or `WORLDCUP_READ_ONLY` set (not 0).

@@ -42,6 +42,50 @@ struct FrontEndEndToEndTests {
         #expect(!terminal.inAlternateScreen)
     }
 
+    @Test("The filter folds accents as the board's order does: /cote, /emoji and /ÉMOJI, the match underlined",
+          arguments: ["sqlite", "postgres"])
+    func slashFoldsAccents(store: String) throws {
+        let server = store == "postgres" ? try SharedServer() : nil
+        let database = server?.url() ?? temporaryDatabase()
+        for (name, zone) in [("C\u{F4}te d\u{2019}Ivoire", "Africa"), ("\u{C9}moji", "Asia")] {
+            let added = try Executable.run(["add", name, "--zone", zone, "--database", database])
+            try #require(added.status == 0, "\(added.err)")
+        }
+        let terminal = try TmuxTerminal(command: ["env", "TERM=xterm-256color", Executable.worldcup.path, "--database", database])
+        try #require(terminal.waitFor("34 teams"))
+        for (typed, name) in [("cote", "C\u{F4}te d\u{2019}Ivoire"), ("emoji", "\u{C9}moji"), ("\u{C9}MOJI", "\u{C9}moji")] {
+            try terminal.send("/")
+            try terminal.send(typed, literal: true)
+            try #require(terminal.waitFor("/\(typed): 1 match"), "/\(typed)")
+            #expect(terminal.screen.contains(name))
+            // The letters found are underlined where they are: "Côte" in "Côte d’Ivoire".
+            let drawn = try terminal.tmux(["capture-pane", "-e", "-p", "-t", "0"])
+            if typed == "cote" { #expect(drawn.contains("4mC\u{F4}te"), "\(drawn.debugDescription)") }
+            try terminal.send("Escape")
+            try #require(terminal.waitFor("34 teams"))
+        }
+        try terminal.send("q")
+        #expect(terminal.waitFor("[exited 0]"))
+    }
+
+    @Test("At 40×10 a dialog's frame is whole, its bottom-right corner too, and the cursor shows only in its field")
+    func dialogAtTheSmallestSize() throws {
+        let terminal = try TmuxTerminal(command: ["env", "TERM=xterm-256color", Executable.worldcup.path, "--database", temporaryDatabase()], width: 40, height: 10)
+        try #require(terminal.waitFor("32 teams"))
+        #expect(terminal.format("#{cursor_flag}") == "0", "no cursor on the board")
+        try terminal.send("+")
+        try #require(terminal.waitFor("Secret Team"))
+        try #require(terminal.waitFor("┘"), "the bottom-right corner is drawn")
+        let rows = terminal.screen.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(rows.count >= 10 && rows[9].hasPrefix("└") && rows[9].hasSuffix("┘"), "\(rows)")
+        #expect(terminal.format("#{cursor_flag}") == "1" && terminal.format("#{cursor_y}") == "2", "the cursor is in the name's field")
+        try terminal.send("Escape")
+        try #require(terminal.waitFor("No team added."))
+        #expect(terminal.format("#{cursor_flag}") == "0", "no cursor once the dialog is gone")
+        try terminal.send("q")
+        #expect(terminal.waitFor("[exited 0]"))
+    }
+
     @Test func aClickSelectsADoubleClickTapsTheIndexJumpsAndTheWheelScrolls() throws {
         let terminal = try start()
         #expect(terminal.mouseReporting, "the program asks for mouse reports")

@@ -54,6 +54,27 @@ struct Player: Decodable, FetchableRecord, TableRecord {
     }
 }
 
+/// Using the Controller: every option of the request, the sequence, the filter.
+@MainActor func usingTheController(dbPool: DatabasePool) async throws {
+    let controller = ResultsController(
+        database: dbPool,
+        fetchRequest: ResultsRequest<Player>(
+            predicate: "score > \(0)",                      // optional SQL, arguments bound
+            sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false), SortColumn("name")],
+            fetchLimit: 0,                                  // 0: no limit
+            fetchBatchSize: 50),                            // records load lazily, 50 at a time
+        sectionNameKeyPath: "team",
+        cacheName: "players")                               // optional: the section cache file
+    let changes = controller.changes()                      // before the fetch: the fetch starts tracking
+    try controller.performFetch()
+    for try await change in changes {                       // no pumping; ends when the task is cancelled
+        // change: .batch(ChangeBatch, origin:) or .reset; controller.sections, id(at:) and object(at:)
+        // already answer with the result after it.
+    }
+    // A filter typed one key at a time: in memory, no query per key (the / of the board).
+    try controller.setFilter(.contains("bra", inColumn: "name"))
+}
+
 /// The landing page of LiveResults.
 @MainActor func landingPage(_ controller: ResultsController<Player>) async throws {
     let changes = controller.changes()

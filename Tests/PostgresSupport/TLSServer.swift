@@ -2,9 +2,11 @@ import Foundation
 import Glibc
 import ThrowawayPostgres
 
-/// A throwaway cluster on 127.0.0.1 at a free port that accepts only TLS, with its certificates
-/// made at test time with the `openssl` command in the cluster's folder (removed with it): a CA, a server certificate signed by it for
-/// `localhost` only, an unrelated second CA, and a client certificate of the role `certuser`.
+/// A throwaway cluster on 127.0.0.1 (and ::1 where the machine has IPv6 loopback) at a free
+/// port that accepts only TLS, with its certificates made at test time with the `openssl`
+/// command in the cluster's folder (removed with it): a CA, a server certificate signed by it
+/// for `localhost` only (or the `names` given: `IP:127.0.0.1` for an address only), an
+/// unrelated second CA, and a client certificate of the role `certuser`.
 ///
 /// pg_hba.conf: local connections trusted (the tests' psql), `hostssl` with scram-sha-256 for
 /// everyone, except `certuser`, who logs in with its certificate (`cert`). The role `app` has
@@ -28,9 +30,25 @@ public final class TLSServer: Sendable {
     public var clientCertificate: String { certificates.appendingPathComponent("client.crt").path }
     public var clientKey: String { certificates.appendingPathComponent("client.key").path }
 
-    public init(tls: Bool = true) throws {
-        cluster = try ThrowawayPostgres.start(maxConnections: 100, tcpPort: Self.freePort()) { folder in
-            tls ? try Self.prepareTLS(in: folder) : []
+    /// Whether the machine has an IPv6 loopback (`::1`) the server also listens on.
+    public static let hasIPv6Loopback: Bool = {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        }
+    }()
+
+    /// `names`: the server certificate's subject alternative names (openssl's spelling), and
+    /// `commonName` its subject's.
+    public init(tls: Bool = true, names: String = "DNS:localhost", commonName: String = "localhost") throws {
+        let listen = Self.hasIPv6Loopback ? [("listen_addresses", "'127.0.0.1,::1'")] : []
+        cluster = try ThrowawayPostgres.start(maxConnections: 100, tcpPort: Self.freePort(), settings: listen) { folder in
+            tls ? try Self.prepareTLS(in: folder, names: names, commonName: commonName) : []
         }
         certificates = cluster.folder
         let password = Self.password.replacingOccurrences(of: "'", with: "''")
@@ -48,13 +66,15 @@ public final class TLSServer: Sendable {
     }
 
     /// The certificates and a pg_hba.conf in `folder`, the cluster's, and the settings that use them.
-    static func prepareTLS(in folder: URL) throws -> [(String, String)] {
-        try makeCertificates(in: folder)
+    static func prepareTLS(in folder: URL, names: String, commonName: String) throws -> [(String, String)] {
+        try makeCertificates(in: folder, names: names, commonName: commonName)
         let hba = folder.appendingPathComponent("pg_hba.conf")
         try """
             local all all trust
             hostssl all \(certificateUser) 127.0.0.1/32 cert
             hostssl all all 127.0.0.1/32 scram-sha-256
+            hostssl all \(certificateUser) ::1/128 cert
+            hostssl all all ::1/128 scram-sha-256
 
             """.write(to: hba, atomically: true, encoding: .utf8)
         // The server runs as postgres (when we are root), and wants its key private to it.
@@ -92,12 +112,12 @@ public final class TLSServer: Sendable {
     }
 
     /// The CA, the server's and the client's certificates, and the unrelated CA, with openssl.
-    static func makeCertificates(in folder: URL) throws {
+    static func makeCertificates(in folder: URL, names: String, commonName: String) throws {
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try openssl(["req", "-x509"] + key + ["-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=WorldCup test CA"], in: folder)
         try openssl(["req", "-x509"] + key + ["-keyout", "other-ca.key", "-out", "other-ca.crt", "-days", "2", "-subj", "/CN=Unrelated CA"], in: folder)
-        try "subjectAltName=DNS:localhost\n".write(to: folder.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
-        for (name, subject, extensions) in [("server", "/CN=localhost", ["-extfile", "server.ext"]), ("client", "/CN=\(certificateUser)", [])] {
+        try "subjectAltName=\(names)\n".write(to: folder.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
+        for (name, subject, extensions) in [("server", "/CN=\(commonName)", ["-extfile", "server.ext"]), ("client", "/CN=\(certificateUser)", [])] {
             try openssl(["req"] + key + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", subject], in: folder)
             try openssl(["x509", "-req", "-in", "\(name).csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
                          "-out", "\(name).crt", "-days", "2"] + extensions, in: folder)

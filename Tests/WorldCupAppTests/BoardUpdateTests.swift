@@ -241,7 +241,10 @@ struct BoardHelpTests {
         let top = try #require(text.firstIndex { $0.contains("┌─ Keys ─") })
         let bottom = try #require(text.firstIndex { $0.contains("└─ any key closes ─") })
         #expect(!grid.text.contains("…"), "nothing is cut")
-        #expect(grid.text.contains("/                         filter by name; Enter keeps, Esc clears"))
+        // The keys' column as wide as the keys that fit in it ("Tab  Shift-Tab"), the descriptions wide.
+        #expect(grid.text.contains("/" + String(repeating: " ", count: 15) + "filter by name; Enter keeps, Esc clears"))
+        #expect(grid.text.contains("a secret team's badge: Wenderland, the sample's made-up country"), "one line at 100 columns")
+        #expect(text.contains { $0.contains("│ PgUp PgDn  Ctrl-B Ctrl-F ") } && text.contains { $0.hasSuffix("page") || $0.contains("  page  ") })
         let left = try #require(text[top].firstIndex(of: "┌")).utf16Offset(in: text[top])
         for y in top...bottom {
             #expect(text[y].contains("│") || y == top || y == bottom, "line \(y) is framed")

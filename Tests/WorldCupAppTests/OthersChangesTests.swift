@@ -16,13 +16,13 @@ struct OthersChangesTests {
 
     @Test("One change: its author and its summary; a burst: how many, by whom")
     func sentences() {
-        #expect(OthersChanges.sentence([entry(1, by: "fan@laptop")]) == "fan@laptop: Brazil +1 win.")
-        #expect(OthersChanges.sentence([entry(1, by: "fan@laptop"), entry(2, by: "fan@laptop")]) == "2 changes by fan@laptop.")
+        #expect(OthersNotice([entry(1, by: "fan@laptop")]).sentence == "fan@laptop: Brazil +1 win.")
+        #expect(OthersNotice([entry(1, by: "fan@laptop"), entry(2, by: "fan@laptop")]).sentence == "2 changes by fan@laptop.")
         let burst = [entry(1, by: "fan@laptop"), entry(2, by: "guest@pc"), entry(3, by: "fan@laptop"), entry(4, by: "guest@pc"), entry(5, by: "fan@laptop")]
-        #expect(OthersChanges.sentence(burst) == "5 changes by fan@laptop and guest@pc.")
-        #expect(OthersChanges.sentence(burst + [entry(6, by: "c@x")]) == "6 changes by fan@laptop, guest@pc and c@x.")
-        #expect(OthersChanges.sentence(burst + [entry(6, by: "c@x"), entry(7, by: "d@y")]) == "7 changes by fan@laptop, guest@pc and 2 others.")
-        #expect(OthersChanges.sentence([entry(1, by: "evil\u{1B}[2J")]).hasPrefix("evil\\u{1B}[2J:"), "an author is quoted safely")
+        #expect(OthersNotice(burst).sentence == "5 changes by fan@laptop and guest@pc.")
+        #expect(OthersNotice(burst + [entry(6, by: "c@x")]).sentence == "6 changes by fan@laptop, guest@pc and c@x.")
+        #expect(OthersNotice(burst + [entry(6, by: "c@x"), entry(7, by: "d@y")]).sentence == "7 changes by fan@laptop, guest@pc and 2 others.")
+        #expect(OthersNotice([entry(1, by: "evil\u{1B}[2J")]).sentence.hasPrefix("evil\\u{1B}[2J:"), "an author is quoted safely")
     }
 
     @Test("The reader names what other stores wrote since it last looked, never its own store's")
@@ -40,9 +40,37 @@ struct OthersChangesTests {
         try fan.tap(teamID: brazil.id!)
         try board.tap(teamID: brazil.id!)
         try fan.edit(teamID: brazil.id!, name: nil, zone: nil, wins: 9)
-        guard case .changedBy(let entries) = reader.event() else { Issue.record("no entries named"); return }
+        guard case .changedBy(let entries, _) = reader.event() else { Issue.record("no entries named"); return }
         #expect(entries.map(\.by) == ["fan@laptop", "fan@laptop"])
-        #expect(OthersChanges.sentence(entries) == "2 changes by fan@laptop.")
+        #expect(OthersNotice(entries).sentence == "2 changes by fan@laptop.")
+    }
+
+    @Test("A notice from another program behind an error is shown after it, never dropped; behind a question, after its answer's message")
+    func queuedBehindAnError() {
+        var board = PureBoard(ArrayData.sample)
+        _ = board.model.update(.failed("That team no longer exists."), data: board.data, now: 0)
+        _ = board.model.update(.changedBy([entry(1, by: "fan@laptop")]), data: board.data, now: 1)
+        _ = board.model.update(.changedBy([entry(2, by: "guest@pc")]), data: board.data, now: 2)
+        #expect(board.model.status?.text == "That team no longer exists.", "the error stays")
+        _ = board.model.update(.tick, data: board.data, now: BoardModel.errorSeconds)
+        #expect(board.model.status == BoardModel.StatusMessage(text: "2 changes by fan@laptop and guest@pc.", isError: false,
+                                                              expiry: BoardModel.errorSeconds + BoardModel.changedElsewhereSeconds))
+        _ = board.model.update(.tick, data: board.data, now: 100)
+        #expect(board.model.status == nil)
+
+        // A key that clears the error shows the notice at once.
+        _ = board.model.update(.failed("The server is away."), data: board.data, now: 100)
+        _ = board.model.update(.changedElsewhere, data: board.data, now: 100)
+        board.press(.down)
+        #expect(board.model.status?.text == "Updated by another program.")
+
+        // Behind a question: after the answer's own message fades.
+        board.press(.character("d"))
+        _ = board.model.update(.changedBy([entry(3, by: "fan@laptop")]), data: board.data, now: 0)
+        board.press(.character("n"))
+        #expect(board.model.status?.text == "Kept Ghana.")
+        _ = board.model.update(.tick, data: board.data, now: BoardModel.confirmationSeconds)
+        #expect(board.model.status?.text == "fan@laptop: Brazil +1 win.")
     }
 }
 

@@ -20,12 +20,17 @@ final class ScreenFixture {
     let clock: FakeClock
     let screen: ScoreboardScreen
 
-    init(colors: ColorDepth? = nil, background: Palette.Background = .dark, flags: FlagStyle = .badges) throws {
+    /// `writesOffTheLoop`: the screen's writes run on a thread of their own, as in the app
+    /// (`screen.finishWork()` waits for them); otherwise each `handle` returns with its outcome.
+    init(colors: ColorDepth? = nil, background: Palette.Background = .dark, flags: FlagStyle = .badges, writesOffTheLoop: Bool = false) throws {
         folder = try TemporaryFolder(prefix: "worldcup-app-tests")
         scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled())
         let clock = FakeClock()
         self.clock = clock
-        screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, background: background, flags: flags, clock: { clock.now })
+        // The tests wait for the work themselves (`finishWork()`): nothing to wake.
+        let workFinished: (@Sendable () -> Void)? = writesOffTheLoop ? { @Sendable () -> Void in } : nil
+        screen = try ScoreboardScreen(scoreboard: scoreboard, colors: colors, background: background, flags: flags, clock: { clock.now },
+                                      onWorkFinished: workFinished)
     }
 
     /// The database file.

@@ -42,7 +42,7 @@ struct PostgresBenchTests {
             PostgresURL(),
         ]
         for url in urls {
-            #expect(PostgresURL(string: url.description) == url, "\(url.description)")
+            #expect(PostgresURL(string: url.connectionString) == url, "\(url.connectionString)")
         }
     }
 

@@ -66,7 +66,7 @@ struct WorldCupBenchTests {
         #expect(StormPace(rate: 0, start: 1_000).deadline(ofCommit: 5) == nil)
     }
 
-    @Test("The targets of issue 14 are computed from the sizes a run measured, each against its bound")
+    @Test("The performance targets are computed from the sizes a run measured, each against its bound")
     func targets() {
         func result(rows: Int, tap: Double, floor: Double, cached: Double, rss: Double) -> SizeResult {
             SizeResult(rows: rows, incrementalP50: tap, incrementalP99: tap * 3, peerP50: tap * 2_000, peerP99: tap * 3_000, speedup: 2_000,

@@ -11,13 +11,13 @@ import WorldCupSQLite
 /// processes tapping one team at once.
 @Suite(.serialized) struct CommandLineTests {
     /// Runs the built worldcup with `environment` added to this process's.
-    private func worldcup(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+    func worldcup(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
         try Executable.run(environment.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments,
                            executable: URL(fileURLWithPath: "/usr/bin/env"))
     }
 
     /// Whether a failed run printed one sentence on stderr and nothing on stdout.
-    private func failedInOneSentence(_ result: (status: Int32, out: String, err: String)) -> Bool {
+    func failedInOneSentence(_ result: (status: Int32, out: String, err: String)) -> Bool {
         result.status != 0 && result.out.isEmpty && result.err.hasPrefix("Error: ") && result.err.hasSuffix("\n")
             && isOneSentence(result.err.dropFirst("Error: ".count).dropLast())
     }
@@ -89,11 +89,11 @@ import WorldCupSQLite
         // A wrong password, through the binary.
         var url = try PasswordServer.shared.get().url
         url.password = "hunter2"
-        let wrong = try worldcup(["list", "--database", url.description])
+        let wrong = try worldcup(["list", "--database", url.connectionString])
         #expect(wrong.err == "Error: The PostgreSQL server at 127.0.0.1:\(url.port) refused the password of the user “app”.\n")
         // PGPASSWORD fills in the password the URL leaves out.
         url.password = nil
-        let right = try worldcup(["list", "--database", url.description], environment: ["PGPASSWORD": PasswordServer.password])
+        let right = try worldcup(["list", "--database", url.connectionString], environment: ["PGPASSWORD": PasswordServer.password])
         #expect(right.status == 0, "\(right.err)")
     }
 
@@ -105,9 +105,9 @@ import WorldCupSQLite
         // A URL without a database: the user's name, as for psql (the test server's user is
         // either `postgres`, the maintenance database, or one with no database of its name).
         let path = ":\(url.port)/postgres"
-        let unnamed = url.description.replacingOccurrences(of: path, with: ":\(url.port)/")
+        let unnamed = url.connectionString.replacingOccurrences(of: path, with: ":\(url.port)/")
         #expect(PostgresURL.Parts(string: unnamed)?.database == nil, "\(unnamed)")
-        for (location, named) in [("postgres", url.description), ("template1", url.description.replacingOccurrences(of: path, with: ":\(url.port)/template1")),
+        for (location, named) in [("postgres", url.connectionString), ("template1", url.connectionString.replacingOccurrences(of: path, with: ":\(url.port)/template1")),
                                   ("no database", unnamed)] {
             for command in [["list"], ["add", "Atlantis", "--zone", "Oceania"], ["reset", "--yes"]] {
                 let result = try worldcup(command + ["--database", named], environment: ["PGDATABASE": ""])
@@ -118,11 +118,11 @@ import WorldCupSQLite
         let maintenance = FreshDatabase(location: PostgresLocation(url), configuration: try TestServer.configuration(), drop: {})
         #expect(try await maintenance.integer("SELECT count(*) FROM pg_tables WHERE tablename IN ('team', 'worldcup_schema')") == 0)
         // check says what it found, and that no scoreboard will be made there.
-        let check = try worldcup(["check", "--database", url.description])
+        let check = try worldcup(["check", "--database", url.connectionString])
         #expect(check.out == "The database \(PostgresLocation(url).databaseAndServer) is empty: it belongs to the server itself, so worldcup makes no scoreboard there.\n")
         // A database that does not exist: the sentence says how to make it.
         url.database = "no_such_board"
-        let missing = try worldcup(["list", "--database", url.description])
+        let missing = try worldcup(["list", "--database", url.connectionString])
         #expect(failedInOneSentence(missing))
         #expect(missing.err.hasPrefix("Error: There is no database “no_such_board” on ") && missing.err.contains("no_such_board), or name another"), "\(missing.err)")
     }

@@ -103,11 +103,15 @@ struct LibpqSettingsTests {
         // PGPASSFILE names another file; a missing one is no error.
         let elsewhere = try location("postgres://ana@db.example:5433/cup", home: folder, ["PGPASSFILE": folder.file("none").path])
         #expect(elsewhere.url.password == nil && elsewhere.warnings.isEmpty)
+        // The passfile parameter names it too, and wins over PGPASSFILE, as in libpq.
+        let named = try location("postgres://ana@db.example:5433/cup?passfile=\(folder.file(".pgpass").path)", home: folder,
+                                 ["PGPASSFILE": folder.file("none").path, "HOME": "/nonexistent"])
+        #expect(named.url.password == "first")
         // Readable by others: ignored, with a warning.
         chmod(folder.file(".pgpass").path, 0o640)
         let loose = try location("postgres://ana@db.example:5433/cup", home: folder)
         #expect(loose.url.password == nil)
-        #expect(loose.warnings == ["The password file “\(folder.file(".pgpass").path)” can be read by others, so it was ignored: run chmod 600 “\(folder.file(".pgpass").path)”."])
+        #expect(loose.warnings == ["The password file “\(folder.file(".pgpass").path)” can be read by others, so it was ignored: run chmod 600 \(WorldCupError.shellQuoted(folder.file(".pgpass").path))."])
     }
 
     @Test func theFieldsOfAPasswordFileLine() {
@@ -143,8 +147,17 @@ struct LibpqSettingsTests {
         #expect(throws: WorldCupError("The service “nowhere” is not defined in “\(folder.file(".pg_service.conf").path)” or “\(folder.file("system/pg_service.conf").path)”: add a [nowhere] section, or check PGSERVICE.")) {
             try location("postgres://?service=nowhere", home: folder, system)
         }
-        #expect(throws: WorldCupError("Line 3 of the service file “\(folder.file("bad.conf").path)” is not a setting worldcup knows: “sslcompression=1”.")) {
+        #expect(throws: WorldCupError("Line 3 of the service file “\(folder.file("bad.conf").path)” sets “sslcompression”, which is not a setting worldcup knows.")) {
             try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("bad.conf").path]) { $1 })
+        }
+        // A misspelt keyword's value may be a password: only the keyword is quoted.
+        try "[cup]\npasword=hunter2-secret\n".write(to: folder.file("typo.conf"), atomically: true, encoding: .utf8)
+        #expect(throws: WorldCupError("Line 2 of the service file “\(folder.file("typo.conf").path)” sets “pasword”, which is not a setting worldcup knows.")) {
+            try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("typo.conf").path]) { $1 })
+        }
+        try "[cup]\nhunter2-secret\n".write(to: folder.file("bare.conf"), atomically: true, encoding: .utf8)
+        #expect(throws: WorldCupError("Line 2 of the service file “\(folder.file("bare.conf").path)” is not a keyword=value setting.")) {
+            try location("postgres://?service=cup", home: folder, system.merging(["PGSERVICEFILE": folder.file("bare.conf").path]) { $1 })
         }
     }
 

@@ -47,6 +47,71 @@ struct PostgresLocationTests {
         #expect(bare.url.socketDirectory == PostgresLocation.defaultSocketDirectory)
     }
 
+    @Test func libpqsOtherSpellingsOfTheHost() throws {
+        // A bracketed IPv6 address, as libpq writes it in a URL.
+        let v6 = try PostgresLocation(url: "postgres://app@[::1]:5433/worldcup", environment: [:])
+        #expect(v6.url.host == "::1")
+        #expect(v6.url.socketDirectory == nil)
+        #expect(v6.server == "[::1]:5433")
+        #expect(v6.url.connectionString == "postgres://app@[::1]:5433/worldcup")
+        // A socket's directory, percent-encoded as the host.
+        let socket = try PostgresLocation(url: "postgres://app@%2Frun%2Fpostgresql/worldcup", environment: [:])
+        #expect(socket.url.socketDirectory == "/run/postgresql")
+        #expect(socket.server == "/run/postgresql/.s.PGSQL.5432")
+        // ?host= wins over the authority's host, either way.
+        #expect(try PostgresLocation(url: "postgres://%2Ftmp/w?host=db.example", environment: [:]).url.socketDirectory == nil)
+        #expect(try PostgresLocation(url: "postgres://db.example/w?host=/tmp", environment: [:]).url.socketDirectory == "/tmp")
+    }
+
+    @Test func severalHostsAsLibpqReadsThem() throws {
+        let pair = try PostgresLocation(url: "postgres://app:hunter2@h1:5432,h2:5433,[::1]/worldcup?target_session_attrs=read-write", environment: [:])
+        #expect(pair.url == PostgresURL(user: "app", password: "hunter2", host: "h1", port: 5432, database: "worldcup"))
+        #expect(pair.otherURLs.map { "\($0.host):\($0.port)" } == ["h2:5433", "::1:5432"])
+        // A host without its port has the default one, as in libpq; ?port= alone is every host's.
+        let defaults = try PostgresLocation(url: "postgres://h1:6000,h2/w", environment: ["PGPORT": "7000"])
+        #expect(defaults.url.port == 6000 && defaults.otherURLs.map(\.port) == [7000])
+        #expect(try PostgresLocation(url: "postgres:///w?host=h1,h2&port=6000", environment: [:]).otherURLs.map(\.port) == [6000])
+        #expect(pair.otherURLs.allSatisfy { $0.password == "hunter2" && $0.database == "worldcup" })
+        #expect(pair.targetSession == .readWrite)
+        let query = try PostgresLocation(url: "postgres:///worldcup?host=h1,/tmp/pg&port=5432,5434", environment: [:])
+        #expect(query.url.host == "h1" && query.url.port == 5432)
+        #expect(query.otherURLs.map(\.socketDirectory) == ["/tmp/pg"] && query.otherURLs.map(\.port) == [5434])
+        #expect(throws: WorldCupError("The target_session_attrs “standby” (target_session_attrs) is not one worldcup follows: a board writes, so it follows a primary; use any, read-write or primary.")) {
+            try PostgresLocation(url: "postgres://h1,h2/worldcup?target_session_attrs=standby", environment: [:])
+        }
+        // As many ports as hosts, or the URL is malformed.
+        #expect(throws: WorldCupError.self) { try PostgresLocation(url: "postgres:///w?host=h1,h2&port=1,2,3", environment: [:]) }
+    }
+
+    @Test func optionsNameTheBoardsSchema() throws {
+        let schema = try PostgresLocation(url: "postgres://app@h/postgres?options=-c%20search_path%3Dworldcup", environment: [:])
+        #expect(schema.options == "-c search_path=worldcup")
+        #expect(schema.schema == "worldcup")
+        // A board in a schema of its own may live in the database hosted servers hand out.
+        #expect(!schema.isServersOwnDatabase)
+        #expect(try PostgresLocation(url: "postgres://app@h/postgres", environment: [:]).isServersOwnDatabase)
+        #expect(try PostgresLocation(url: "postgres://app@h/template1?options=-csearch_path%3Dcup", environment: [:]).isServersOwnDatabase)
+        let variable = try PostgresLocation(url: "postgres://app@h/postgres", environment: ["PGOPTIONS": "--search_path=\"Cup\",public"])
+        #expect(variable.schema == "Cup")
+        // The default schemas are no schema of its own.
+        #expect(try PostgresLocation(url: "postgres://app@h/postgres", environment: ["PGOPTIONS": "-c search_path=public"]).isServersOwnDatabase)
+        #expect(try PostgresLocation(url: "postgres://app@h/postgres", environment: ["PGOPTIONS": "-c statement_timeout=5s"]).schema == nil)
+        let configuration = try schema.connectionConfiguration()
+        #expect(configuration.options.additionalStartupParameters.contains { $0 == "options" && $1 == "-c search_path=worldcup" })
+    }
+
+    @Test func nothingPrintedHoldsThePassword() throws {
+        let location = try PostgresLocation(url: "postgres://app:hunter2@db.example/cup", environment: [:])
+        for shown in ["\(location)", "\(location.url)", String(reflecting: location.url), String(reflecting: location),
+                      location.description, location.url.description] {
+            #expect(!shown.contains("hunter2"), "\(shown)")
+        }
+        var dumped = ""
+        dump(location, to: &dumped)
+        #expect(!dumped.contains("hunter2"), "\(dumped)")
+        #expect(location.url.connectionString == "postgres://app:hunter2@db.example:5432/cup")
+    }
+
     @Test func queryParametersAsLibpqReadsThem() throws {
         let location = try PostgresLocation(url: "postgres://h/?dbname=cup&user=ana&port=7000&sslmode=disable", environment: [:])
         #expect(location.url == PostgresURL(user: "ana", host: "h", port: 7000, database: "cup"))

@@ -31,7 +31,7 @@ struct FreshDatabase {
     }
 
     /// The URL as a command line gives it.
-    var urlString: String { location.url.description }
+    var urlString: String { location.url.connectionString }
 
     /// Runs `sql` on a connection of its own (as the test server's user).
     @discardableResult

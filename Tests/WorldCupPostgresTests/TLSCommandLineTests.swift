@@ -2,6 +2,7 @@ import Foundation
 import PostgresSupport
 import Testing
 import TestSupport
+import WorldCup
 
 /// The built `worldcup` on servers that accept only TLS (`TLSServer`) or offer none: libpq's
 /// sslmodes, its variables and files, client certificates, and each refusal in one sentence.
@@ -27,7 +28,7 @@ import TestSupport
     /// Runs the built worldcup with HOME set to the test's folder, `environment` added and no
     /// other libpq variable of this process's; on a thread of its own, so that waiting for it
     /// holds none of Swift concurrency's few shared threads (other suites' tasks need them).
-    private func worldcup(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, out: String, err: String) {
+    func worldcup(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, out: String, err: String) {
         let variables = ["HOME": home.url.path].merging(environment) { $1 }
         let unset = ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("PG") && variables[$0] == nil }.flatMap { ["-u", $0] }
         let command = unset + variables.map { "\($0)=\($1)" } + [Executable.worldcup.path] + arguments
@@ -35,7 +36,7 @@ import TestSupport
     }
 
     /// Expects `result` to be a failure with exactly `sentence` on stderr, and no password shown.
-    private func expectRefused(_ result: (status: Int32, out: String, err: String), _ sentence: String,
+    func expectRefused(_ result: (status: Int32, out: String, err: String), _ sentence: String,
                                sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.status != 0 && result.out.isEmpty, "\(result)", sourceLocation: sourceLocation)
         #expect(result.err == "Error: \(sentence)\n", sourceLocation: sourceLocation)
@@ -43,7 +44,7 @@ import TestSupport
         #expect(!result.err.contains("pass:word"), sourceLocation: sourceLocation)
     }
 
-    private var password: String { TLSServer.password }
+    var password: String { TLSServer.password }
 
     @Test func verifyFullWithTheRightCAWorksAndCheckSaysSo() async throws {
         let url = server.url(password: password, query: "sslmode=verify-full&sslrootcert=\(server.caFile)&channel_binding=prefer&application_name=tls-test&connect_timeout=10")
@@ -55,7 +56,7 @@ import TestSupport
         let lines = check.out.split(separator: "\n")
         #expect(lines.count == 2, "\(check.out)")
         #expect(lines.last?.hasPrefix("The connection to localhost:\(server.port) is encrypted with TLSv1.") == true, "\(check.out)")
-        #expect(lines.last?.hasSuffix("and the server's certificate was verified against “\(server.caFile)”, its name included (sslmode=verify-full).") == true, "\(check.out)")
+        #expect(lines.last?.hasSuffix("and the server's certificate was verified against “\(server.caFile)”, its name included (“localhost” matched the host; sslmode=verify-full).") == true, "\(check.out)")
     }
 
     @Test func theWrongCAIsRefused() async throws {
@@ -113,7 +114,7 @@ import TestSupport
         let environment = ["PGSSLMODE": "verify-full", "PGSSLROOTCERT": server.caFile, "PGPASSFILE": passwordFile.path]
         let check = try await worldcup(["check", "--database", server.url()], environment: environment)
         #expect(check.status == 0, "\(check.err)")
-        #expect(check.out.contains("its name included (sslmode=verify-full)"), "\(check.out)")
+        #expect(check.out.contains("its name included (“localhost” matched the host; sslmode=verify-full)"), "\(check.out)")
         // PGSSLROOTCERT is used: the other CA is refused.
         let other = try await worldcup(["list", "--database", server.url()], environment: environment.merging(["PGSSLROOTCERT": server.otherCAFile]) { $1 })
         #expect(other.err.contains("not vouched for by “\(server.otherCAFile)”"), "\(other.err)")
@@ -130,7 +131,7 @@ import TestSupport
         let loose = try await worldcup(["list", "--database", server.url(query: "sslmode=require")])
         #expect(loose.status != 0)
         #expect(loose.err == """
-            Warning: The password file “\(pgpass.path)” can be read by others, so it was ignored: run chmod 600 “\(pgpass.path)”.
+            Warning: The password file “\(pgpass.path)” can be read by others, so it was ignored: run chmod 600 \(WorldCupError.shellQuoted(pgpass.path)).
             Error: The PostgreSQL server at localhost:\(server.port) asks the user “app” for a password, and none was given (in the URL, PGPASSWORD or the password file).
 
             """)
@@ -154,10 +155,14 @@ import TestSupport
         chmod(key, 0o600)
         let byDefault = try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")])
         #expect(byDefault.status == 0, "\(byDefault.err)")
-        // A key others may read is refused, as libpq refuses it.
+        // A key others may read is refused, as libpq refuses it: 0600 at most, 0640 when root owns it.
         chmod(key, 0o644)
+        let rootOwned = getuid() == 0
         expectRefused(try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")]),
-                      "The client key file “\(key)” can be read by others (permissions 0644), so it was not used: run chmod 600 “\(key)”, as libpq also requires.")
+                      "The client key file “\(key)” can be read by others (permissions 0644), so it was not used: run chmod \(rootOwned ? "640" : "600") \(WorldCupError.shellQuoted(key)), as libpq also requires.")
+        chmod(key, 0o640)
+        let groupReadable = try await worldcup(["list", "--database", server.url(user: TLSServer.certificateUser, database: "certboard", query: "sslmode=require")])
+        #expect((groupReadable.status == 0) == rootOwned, "\(groupReadable.err)")
     }
 
     @Test func filesAndParametersThatCannotBeUsedAreOneSentence() async throws {

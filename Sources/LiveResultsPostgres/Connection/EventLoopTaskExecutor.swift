@@ -21,12 +21,13 @@ package final class EventLoopTaskExecutor: TaskExecutor {
     /// be neither an event loop's nor needed by the work: the way for synchronous code (a
     /// benchmark, a test's set-up) to use postgres-nio's async API without blocking a thread
     /// of Swift's shared pool while the work waits for one.
-    package static func wait<T: Sendable>(on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
+    /// Given up after `limit` (a benchmark's build of millions of rows takes minutes).
+    package static func wait<T: Sendable>(on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), within limit: TimeAmount = .minutes(30),
                                           _ body: @escaping @Sendable () async throws -> T) throws -> T {
         let promise = eventLoop.makePromise(of: T.self)
         Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
             do { promise.succeed(try await body()) } catch { promise.fail(error) }
         }
-        return try promise.futureResult.wait()
+        return try promise.futureResult.waitWithin(.long(limit))
     }
 }

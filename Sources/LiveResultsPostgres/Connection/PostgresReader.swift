@@ -33,12 +33,20 @@ public final class PostgresReader: Sendable {
     let eventLoop: any EventLoop
     let logger: Logger
     /// The longest a connection attempt, or one `withConnection` body, may take before the
-    /// connection is dropped and the call fails with "… is not answering."; nil: no limit.
-    /// A dead network (a frozen relay) then fails in seconds instead of hanging.
-    package let deadline: TimeAmount?
+    /// connection is dropped and the call fails with "… is not answering." A dead network (a
+    /// frozen relay), or a statement postgres-nio never answers, then fails instead of hanging.
+    package let deadline: TimeAmount
     /// The longest a connection attempt may take, when it differs from `deadline` (libpq's
     /// `connect_timeout`); nil: `deadline`.
     package let connectDeadline: TimeAmount?
+    /// Makes the channel a connection logs in on (a TLS channel whose host was checked), when
+    /// postgres-nio is not to make it from `configuration`.
+    package let makeChannel: ChannelMaker?
+    /// The servers tried in turn when connecting to the one before fails or `checkSession`
+    /// refuses it (libpq's several hosts), after `configuration`'s.
+    package let otherServers: [Server]
+    /// Accepts or refuses each new connection (nil: any is accepted).
+    package let checkSession: SessionCheck?
     /// The change feeds of this reader's controllers, by table, which a `PostgresWriter` tells
     /// what it committed.
     let ownWrites = OwnWrites<String, PostgresChangeFeed>()
@@ -46,7 +54,7 @@ public final class PostgresReader: Sendable {
     let gate = ReadGate()
     /// The connection, or the attempt to make it; neither until the first query or after it closed.
     private let shared = NIOLockedValueBox<SharedConnection>(SharedConnection())
-    private static let nextConnectionID = NIOLockedValueBox(0)
+    static let nextConnectionID = NIOLockedValueBox(0)
 
     private struct SharedConnection {
         var connection: PostgresConnection?
@@ -56,29 +64,60 @@ public final class PostgresReader: Sendable {
         var settingsRefused = false
     }
 
+    /// Makes a connection's channel on an event loop within a deadline.
+    package typealias ChannelMaker = @Sendable (_ eventLoop: any EventLoop, _ deadline: TimeAmount) -> EventLoopFuture<any Channel>
+
+    /// How long connecting, or one read, may take when the caller does not say.
+    public static let defaultDeadline = TimeAmount.seconds(30)
+
     /// A database reached with `configuration`. The default event loop group is SwiftNIO's
-    /// shared one. `deadline`: how long connecting, or one read, may take (no limit by default);
-    /// `connectDeadline`: how long connecting may take, when not `deadline`.
-    public init(configuration: PostgresConnection.Configuration,
-                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                logger: Logger = Logger(label: "LiveResultsPostgres"),
-                deadline: TimeAmount? = nil, connectDeadline: TimeAmount? = nil) {
+    /// shared one. `deadline`: how long connecting, or one read, may take (nil:
+    /// `defaultDeadline`; there is always one); `connectDeadline`: how long connecting may
+    /// take, when not `deadline`.
+    public convenience init(configuration: PostgresConnection.Configuration,
+                            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                            logger: Logger = Logger(label: "LiveResultsPostgres"),
+                            deadline: TimeAmount? = nil, connectDeadline: TimeAmount? = nil) {
+        self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger, deadline: deadline,
+                  connectDeadline: connectDeadline, makeChannel: nil, otherServers: [], checkSession: nil)
+    }
+
+    /// As the public initialiser, with the channel made by `makeChannel` (nil: by
+    /// postgres-nio), `otherServers` tried in turn, and each connection `checkSession`'s to accept.
+    package init(configuration: PostgresConnection.Configuration,
+                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                 logger: Logger = Logger(label: "LiveResultsPostgres"),
+                 deadline: TimeAmount?, connectDeadline: TimeAmount?, makeChannel: ChannelMaker?,
+                 otherServers: [Server] = [], checkSession: SessionCheck? = nil) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         eventLoop = eventLoopGroup.next()
         self.logger = logger
-        self.deadline = deadline
+        self.deadline = deadline ?? Self.defaultDeadline
         self.connectDeadline = connectDeadline
+        self.makeChannel = makeChannel
+        self.otherServers = otherServers
+        self.checkSession = checkSession
     }
 
     /// The server as a person names it: `host:port`, or the Unix socket's path.
     package var serverName: String {
-        configuration.unixSocketPath ?? "\(configuration.host ?? "localhost"):\(configuration.port ?? 5432)"
+        Server(configuration: configuration, makeChannel: nil).name
     }
 
     /// The error of a connection or read that outlived `deadline`.
     package var notAnswering: LiveResultsPostgresError {
         LiveResultsPostgresError("The PostgreSQL server at \(serverName) is not answering.")
+    }
+
+    /// The longest connecting may take: the connect deadline for each server tried.
+    package var connectingDeadline: TimeAmount {
+        (connectDeadline ?? deadline) * Int64(otherServers.count + 1)
+    }
+
+    /// The deadline of one statement from now, failing with `notAnswering`.
+    package func statementDeadline() -> StatementDeadline {
+        StatementDeadline(in: deadline, error: notAnswering)
     }
 
     deinit {
@@ -94,37 +133,7 @@ public final class PostgresReader: Sendable {
             defer { shared.connection = nil }
             return shared.connection
         }
-        _ = try? connection?.close().wait()
-    }
-
-    /// A new connection, on an event loop of the group, with the server `settings` (name,
-    /// value) for its whole session, sent with the startup message. With a `deadline`, an
-    /// attempt that outlives it fails with `notAnswering` (and a connection made after that is closed).
-    func connect(on eventLoop: (any EventLoop)? = nil, settings: [(String, String)] = []) -> EventLoopFuture<PostgresConnection> {
-        let id = Self.nextConnectionID.withLockedValue { id in
-            id += 1
-            return id
-        }
-        let eventLoop = eventLoop ?? eventLoopGroup.next()
-        var configuration = configuration
-        let deadline = connectDeadline ?? deadline
-        if let deadline { configuration.options.connectTimeout = deadline }
-        configuration.options.additionalStartupParameters += settings
-        let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
-        guard let deadline else { return connecting }
-        let answered = eventLoop.makePromise(of: PostgresConnection.self)
-        let timeout = eventLoop.scheduleTask(in: deadline) { [notAnswering] in answered.fail(notAnswering) }
-        connecting.whenComplete { result in
-            timeout.cancel()
-            switch result {
-            case .success(let connection):
-                answered.futureResult.whenFailure { _ in connection.close().whenComplete { _ in } }
-                answered.succeed(connection)
-            case .failure(let error):
-                answered.fail(error)
-            }
-        }
-        return answered.futureResult
+        _ = try? connection?.close().waitWithin(statementDeadline())
     }
 
     /// The reader's connection (from any thread): the open one, the attempt under way, or a
@@ -207,26 +216,34 @@ public final class PostgresReader: Sendable {
     /// Runs `body` with the read connection (connecting when there is none), on the calling
     /// thread (not an event loop's), and throws postgres-nio's errors as they are: for a
     /// caller that tells a lost connection (`isClosed` afterwards) from a refused statement
-    /// itself. With a `deadline`, a body that outlives it has its connection closed and fails
-    /// with `notAnswering`. The feeds send nothing while it runs.
+    /// itself. A body that outlives the deadline has its connection closed and fails with
+    /// `notAnswering`, each of its waits (`waitWithinDeadline`) given up then. The feeds send
+    /// nothing while it runs.
     package func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try gate.read {
-            let connection = try sharedConnection().wait()
-            guard let deadline else { return try forgettingEnded(connection) { try body(connection) } }
-            let expired = NIOLockedValueBox(false)
-            let watchdog = connection.eventLoop.scheduleTask(in: deadline) { [self] in
-                expired.withLockedValue { $0 = true }
-                // Forgotten at once: the next call connects anew instead of finding it half closed.
-                forget(connection)
-                connection.close().whenComplete { _ in }
-            }
+        let connecting = StatementDeadline(in: connectingDeadline, error: notAnswering)
+        return try gate.read(within: connecting) {
+            let connection = try sharedConnection().waitWithin(connecting)
+            let limit = StatementDeadline(in: deadline, error: notAnswering)
+            let watchdog = connection.eventLoop.scheduleTask(deadline: limit.instant) { [self] in abandon(connection) }
             defer { watchdog.cancel() }
             do {
-                return try forgettingEnded(connection) { try body(connection) }
+                return try StatementDeadline.$current.withValue(limit) {
+                    try forgettingEnded(connection) { try body(connection) }
+                }
             } catch {
-                throw expired.withLockedValue { $0 } ? notAnswering : error
+                guard NIODeadline.now() >= limit.instant || error as? LiveResultsPostgresError == notAnswering else { throw error }
+                abandon(connection)
+                throw notAnswering
             }
         }
+    }
+
+    /// Forgets `connection` and closes it: a statement on it outlived its deadline, and the
+    /// next call connects anew instead of finding it half closed.
+    private func abandon(_ connection: PostgresConnection) {
+        forget(connection)
+        // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+        connection.close().whenComplete { _ in _ = connection }
     }
 
     /// Runs `body`; when the server said its error ends `connection`, forgets the connection at
@@ -236,11 +253,7 @@ public final class PostgresReader: Sendable {
         do {
             return try body()
         } catch {
-            if PostgresErrors.endsConnection(error) {
-                forget(connection)
-                // Kept until closed: postgres-nio asserts a connection is closed before it goes.
-                connection.close().whenComplete { _ in _ = connection }
-            }
+            if PostgresErrors.endsConnection(error) { abandon(connection) }
             throw error
         }
     }

@@ -53,7 +53,7 @@ public struct PostgresWriter: Sendable {
             }
         }
         let query = try WrittenRows.query(write, feeds: feeds)
-        let rows = try connection.query(query, logger: reader.logger).wait()
+        let rows = try connection.query(query, logger: reader.logger).waitWithinDeadline()
         try beforeHandOff()
         // Committed: a row the feeds cannot read is left to the log, never reported as a failure.
         if !feeds.isEmpty {

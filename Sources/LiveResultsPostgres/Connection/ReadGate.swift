@@ -34,9 +34,10 @@ final class ReadGate: Sendable {
         return promise.futureResult
     }
 
-    /// Runs `body` (a synchronous read) once no probe is out, keeping feeds from sending meanwhile.
-    func read<T>(_ body: () throws -> T) rethrows -> T {
-        if let probe = state.withLockedValue({ $0.probe }) { try? probe.wait() }
+    /// Runs `body` (a synchronous read) once no probe is out (or `deadline` passed), keeping
+    /// feeds from sending meanwhile.
+    func read<T>(within deadline: StatementDeadline, _ body: () throws -> T) rethrows -> T {
+        if let probe = state.withLockedValue({ $0.probe }) { try? probe.waitWithin(deadline) }
         state.withLockedValue { $0.readers += 1 }
         defer {
             let released = state.withLockedValue { state in

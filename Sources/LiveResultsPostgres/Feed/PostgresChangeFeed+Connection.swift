@@ -7,11 +7,34 @@ extension PostgresChangeFeed {
     /// Listens on the reader's connection (connecting when there is none): adds the handlers,
     /// LISTENs, then reads, and sends the connection's probe; the future ends with the probe's
     /// verdict, so that a fetch after it never runs while the probe is out.
+    ///
+    /// Given up when it does not listen within the reader's deadlines (to connect, then to
+    /// LISTEN): the connection is closed and the attempt's callbacks ignored, so that a LISTEN
+    /// postgres-nio never answers cannot leave the feed waiting for good.
     func connect() -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         generation += 1
         let generation = generation
-        return database.sharedConnection().hop(to: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
+        let connecting = database.sharedConnection()
+        let bounded = eventLoop.makePromise(of: Void.self)
+        let patience = database.connectingDeadline + database.deadline
+        let timer = eventLoop.scheduleTask(in: patience) { [weak self] in
+            guard let self, generation == self.generation, self.connection == nil else { return }
+            self.generation += 1
+            bounded.fail(self.database.notAnswering)
+            connecting.whenSuccess { connection in
+                let closed: EventLoopFuture<Void> = connection.close()
+                _ = closed
+            }
+        }
+        bounded.futureResult.whenComplete { _ in timer.cancel() }
+        listen(on: connecting, generation: generation).cascade(to: bounded)
+        return bounded.futureResult
+    }
+
+    /// Listens on the connection `connecting` makes, for the attempt `generation`.
+    private func listen(on connecting: EventLoopFuture<PostgresConnection>, generation: Int) -> EventLoopFuture<Void> {
+        connecting.hop(to: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return self.eventLoop.makeSucceededVoidFuture() }
             let probe = NotificationProbe(on: self.eventLoop)
             for listener in self.listeners { listener.stop() }
@@ -31,6 +54,7 @@ extension PostgresChangeFeed {
             }.flatMap { _ in
                 connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(probe.channel)), logger: logger)
             }.flatMap { _ -> EventLoopFuture<Void> in
+                guard generation == self.generation else { return self.eventLoop.makeFailedFuture(self.database.notAnswering) }
                 // Only a connection that listens is watched: one that failed before is closed
                 // here, and the caller tries again.
                 connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }

@@ -43,12 +43,14 @@ extension PostgresChangeFeed {
     static let beatsBetweenPings: Int64 = 3
 
     /// Notes that the feed waits for the server from `start` (a statement sent, or a probe),
-    /// unless it waited already; and ends the connection if no answer came `beats` beats later.
+    /// unless it waited already; and ends the connection if no answer came `beats` beats later,
+    /// or by the reader's deadline, whichever is sooner (a statement postgres-nio never
+    /// answers, as one sent while the server ends the connection, is given up then).
     func awaitAnswer(since start: NIODeadline, beats: Int64 = 3) {
         guard unansweredSince == nil else { return }
         unansweredSince = start
-        guard let interval = heartbeatInterval else { return }
-        eventLoop.scheduleTask(deadline: start + interval * beats) { [weak self] in
+        let patience = heartbeatInterval.map { min($0 * beats, database.deadline) } ?? database.deadline
+        eventLoop.scheduleTask(deadline: start + patience) { [weak self] in
             guard let self, let connection = self.connection, self.unansweredSince == start else { return }
             // The read that never answered is abandoned, not reported as failed (which would
             // ask for a refetch over the same dead network): the connection is made again,

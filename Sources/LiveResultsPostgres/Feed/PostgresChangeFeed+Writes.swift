@@ -44,7 +44,7 @@ extension PostgresChangeFeed {
                 for transaction in held { self.notified(by: transaction) }
             }
         }
-        try? done.wait()
+        try? done.waitWithin(database.statementDeadline())
     }
 
     /// A notification of `transaction` (nil: it named none). A write of this process whose

@@ -108,7 +108,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         settlingDelay = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 2) : nil
         minimumLookInterval = Self.timeAmount(tracking.minimumLookInterval)
         do {
-            try eventLoop.flatSubmit { self.connect() }.wait()
+            try eventLoop.flatSubmit { self.connect() }.waitWithin(StatementDeadline(in: database.connectingDeadline + database.deadline, error: database.notAnswering))
         } catch {
             throw PostgresErrors.readable(error)
         }
@@ -166,7 +166,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             self.waitingForNextRead.append(promise)
             self.requestRead(now: true)
         }
-        try? promise.futureResult.wait()
+        try? promise.futureResult.waitWithin(database.statementDeadline())
     }
 
     // MARK: - Reading

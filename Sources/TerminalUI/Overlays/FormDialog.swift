@@ -186,8 +186,11 @@ public struct FormDialog: Sendable {
         }
         // Above the bottom line, under the fields; cut only when the screen is too short for every line.
         let messageTop = max(box.y + 1 + fields.count * 2, box.y + box.height - 1 - messageLines.count)
+        // An error without a background of its own is drawn on the box's.
+        var boxedError = errorStyle
+        if boxedError.background == nil { boxedError.background = frame.background }
         for (index, line) in messageLines.enumerated() where messageTop + index < box.y + box.height - 1 {
-            grid.write(DisplayText.truncate(line, toWidth: box.width - 4), x: box.x + 2, y: messageTop + index, style: messageIsHint ? frame : errorStyle)
+            grid.write(DisplayText.truncate(line, toWidth: box.width - 4), x: box.x + 2, y: messageTop + index, style: messageIsHint ? frame : boxedError)
         }
         let hint = " Tab: field · Enter: save · Esc: cancel "
         grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: frame)

@@ -1,6 +1,7 @@
 /// The key help: a framed panel over the screen listing keys and what they do, in two
-/// columns, the descriptions wrapped at word boundaries to fit, scrolling when the screen is
-/// too short to show it all.
+/// columns, the descriptions wrapped at word boundaries to the frame's width (keys too long
+/// for their column on a line of their own), scrolling when the screen is too short to show
+/// it all.
 ///
 /// The panel clears the cells beneath it and a one-cell margin around its frame, so nothing
 /// of the screen under it runs into its text. Its owner turns keys into `scroll(by:in:)`.
@@ -55,13 +56,18 @@ public struct KeyHelpPanel: Sendable {
         // The frame and a space inside it on each side take 4 cells; the margin 2 more.
         let width = max(0, min(area.width - 2, Self.maximumWidth, longestKeys + 2 + longestAction + 4))
         let inner = max(1, width - 4)
-        // Keys keep their width unless the descriptions would get fewer than 12 cells.
-        let keysWidth = min(longestKeys, max(1, inner - 2 - min(12, longestAction)))
+        // The keys' column is as wide as the keys that fit in a quarter of the frame; longer
+        // keys take a line of their own, their description under it, so that one long entry
+        // does not narrow every description. The descriptions get at least 12 cells.
+        let keyWidths = entries.map { DisplayText.width($0.keys) }
+        let keysWidth = min(keyWidths.filter { $0 <= max(8, inner / 4) }.max() ?? min(longestKeys, max(8, inner / 4)),
+                            max(1, inner - 2 - min(12, longestAction)))
         let textWidth = max(1, inner - keysWidth - 2)
         var lines: [(keys: String, text: String)] = []
-        for entry in entries {
+        for (entry, keyWidth) in zip(entries, keyWidths) {
             let pieces = DisplayText.wrap(entry.action, toWidth: textWidth)
-            for (index, piece) in pieces.enumerated() { lines.append((index == 0 ? entry.keys : "", piece)) }
+            if keyWidth > keysWidth { lines.append((entry.keys, "")) }
+            for (index, piece) in pieces.enumerated() { lines.append((index == 0 && keyWidth <= keysWidth ? entry.keys : "", piece)) }
         }
         // Frame, a blank line, the lines, a blank line, frame; at most the area less the margin.
         let height = max(0, min(area.height - 2, lines.count + 4))
@@ -108,7 +114,8 @@ public struct KeyHelpPanel: Sendable {
         for row in 0..<layout.visibleRows where offset + row < layout.lines.count {
             let line = layout.lines[offset + row]
             let y = box.y + 2 + row
-            grid.write(DisplayText.truncate(line.keys, toWidth: layout.keysWidth), x: box.x + 2, y: y, style: keysStyle)
+            // Keys with a line of their own may take the whole line.
+            grid.write(DisplayText.truncate(line.keys, toWidth: line.text.isEmpty ? box.width - 4 : layout.keysWidth), x: box.x + 2, y: y, style: keysStyle)
             grid.write(DisplayText.truncate(line.text, toWidth: layout.textWidth), x: layout.textX, y: y, style: frame)
         }
         // Where the lines shown are, when not all fit; and how to close.

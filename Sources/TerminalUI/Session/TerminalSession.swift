@@ -199,8 +199,8 @@ public final class TerminalSession {
                 let cell = grid[x, y]
                 if cell.isContinuation { continue }
                 if let previous, previous[x, y] == cell, x + 1 >= grid.width || previous[x + 1, y] == grid[x + 1, y] { continue }
-                // The bottom-right cell cannot be written without scrolling on some terminals.
-                if y == grid.height - 1, x == grid.width - 1 { continue }
+                // The bottom-right cell too (a dialog's corner at 40×10): curses writes it
+                // without scrolling (the write reports an error, as the cursor cannot move on).
                 put(cell, x: x, y: y)
             }
         }

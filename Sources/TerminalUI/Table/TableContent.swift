@@ -29,10 +29,14 @@ public struct TableCell: Hashable, Sendable {
     public var badge: [Span]
     public var title: String
     public var detail: String
+    /// The title's characters drawn emphasised (underlined and bold), such as what a search
+    /// found in it; nil for none.
+    public var emphasis: Range<Int>?
 
-    public init(badge: [Span] = [], title: String, detail: String = "") {
+    public init(badge: [Span] = [], title: String, detail: String = "", emphasis: Range<Int>? = nil) {
         self.badge = badge
         self.title = title
         self.detail = detail
+        self.emphasis = emphasis
     }
 }

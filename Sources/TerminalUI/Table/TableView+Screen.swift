@@ -115,8 +115,25 @@ extension TableView {
         let detail = DisplayText.truncate(cell.detail, toWidth: max(0, right - x))
         let detailWidth = detail.reduce(0) { $0 + $1.width }
         let titleRoom = right - x - (detailWidth > 0 ? detailWidth + 2 : 0)
-        grid.write(DisplayText.truncate(cell.title, toWidth: max(0, titleRoom)), x: x, y: y, style: style)
+        let title = DisplayText.truncate(cell.title, toWidth: max(0, titleRoom))
+        let titleEnd = grid.write(title, x: x, y: y, style: style)
+        if let emphasis = cell.emphasis {
+            drawEmphasis(emphasis, of: cell.title, into: &grid, x: x, y: y, until: titleEnd - (title.count < DisplayText.glyphs(cell.title).count ? 1 : 0), style: style)
+        }
         grid.write(detail, x: right - detailWidth, y: y, style: detailStyle)
+    }
+
+    /// Draws again, emphasised, the characters `range` of a title written at `x`, up to
+    /// `end` (where the title was cut, its ellipsis stays as it is).
+    private func drawEmphasis(_ range: Range<Int>, of title: String, into grid: inout Grid, x: Int, y: Int, until end: Int, style: Style) {
+        let characters = Array(title)
+        guard range.lowerBound >= 0, range.upperBound <= characters.count, !range.isEmpty else { return }
+        let start = x + DisplayText.width(String(characters[..<range.lowerBound]))
+        guard start < end else { return }
+        var emphasised = style
+        emphasised.underline = true
+        emphasised.bold = true
+        grid.write(DisplayText.prefix(String(characters[range]), width: end - start), x: start, y: y, style: emphasised)
     }
 }
 

@@ -68,8 +68,9 @@ extension HistoryEntry {
 
     /// The entry as `worldcup history --json` writes it: `id`, `at` (ISO 8601, UTC), `by`,
     /// `action`, `team` (its name at that change), and what changed: `old` and `new` (name,
-    /// zone, wins) where there were values before and after; `undid` for an undo; `reverts`
-    /// (the entry an undo or a redo took back); `undoneBy` and `undone` for a change taken back.
+    /// zone, wins: a number, for a tap too) where there were values before and after; `undid`
+    /// for an undo; `reverts` (the entry an undo or a redo took back); `undoneBy` and `undone`
+    /// for a change taken back.
     public var jsonObject: [String: Any] {
         var object: [String: Any] = [
             "id": id,
@@ -81,7 +82,7 @@ extension HistoryEntry {
         func values(_ team: Team) -> [String: Any] {
             ["name": team.teamName, "zone": team.qualifyingZone, "wins": team.wins]
         }
-        if change.action == .tap { object["wins"] = "+1" }
+        // Every action the same way, a tap too (its wins n → n + 1): `wins` is always a number.
         if let before = change.before { object["old"] = values(before) }
         if let after = change.after { object["new"] = values(after) }
         if let undid = change.undid { object["undid"] = undid.rawValue }

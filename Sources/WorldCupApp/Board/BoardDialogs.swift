@@ -14,7 +14,8 @@ extension BoardModel {
             mode = .adding(form)
         case .cancelled:
             mode = .browsing
-            say("No team added.", now: now)
+            // Values being saved are not taken back by closing: the status line says so until their outcome.
+            if !isSavingAnAdd { say("No team added.", now: now) }
         case .submitted:
             mode = .adding(form)
             return [.add(name: form.values[0], zone: form.values[1])]
@@ -44,10 +45,11 @@ extension BoardModel {
     /// The start of the dialog's hint that shows how the board spells the zone being typed.
     static let zoneSpellingHint = "Joins the zone "
 
-    /// As the zone is typed: when it is a zone of the board spelt in another case or
-    /// normalisation, the dialog says which one it joins, as the board spells it (the store
-    /// saves it so). Any other message stays until the next such hint.
-    private func showZoneSpelling(in form: inout FormDialog, data: some BoardData) {
+    /// As the zone (the second field, in the add and the edit dialog) is typed: when it is a
+    /// zone of the board spelt in another case or normalisation, the dialog says which one it
+    /// joins, as the board spells it (the store saves it so). Any other message stays until
+    /// the next such hint.
+    func showZoneSpelling(in form: inout FormDialog, data: some BoardData) {
         let typed = form.values[1]
         let zones = data.tableSections.lazy.map(\.title)
         if let zone = Team.existingSpelling(ofZone: typed, among: zones), zone != TeamValidation.trimmed(typed) {

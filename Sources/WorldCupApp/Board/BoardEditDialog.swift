@@ -17,14 +17,17 @@ extension BoardModel {
 
     /// A key in the edit dialog: typing edits it, Esc closes it, Enter asks to save what
     /// changed (the dialog stays open until the store says whether it took it).
-    mutating func handleEditDialog(_ key: Key, form: FormDialog, team: Team, now: Double) -> [BoardEffect] {
+    mutating func handleEditDialog(_ key: Key, form: FormDialog, team: Team, data: some BoardData, now: Double) -> [BoardEffect] {
         var form = form
         switch form.handle(key) {
         case .editing:
+            // As in the add dialog: a zone typed in another spelling says which zone it joins.
+            showZoneSpelling(in: &form, data: data)
             mode = .editing(form, team: team)
         case .cancelled:
             mode = .browsing
-            say("\(team.teamName) kept as it was.", now: now)
+            // Values being saved are not taken back by closing: the status line says so until their outcome.
+            if !(team.id.map(isSaving(teamID:)) ?? false) { say("\(team.teamName) kept as it was.", now: now) }
         case .submitted:
             mode = .editing(form, team: team)
             switch Self.edit(of: team, values: form.values) {

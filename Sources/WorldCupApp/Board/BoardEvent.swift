@@ -16,8 +16,11 @@ enum BoardEvent {
     case reset(selection: RecordID?)
     /// Batches that came from another program were shown.
     case changedElsewhere
-    /// Batches that came from other programs were shown: these changes, by their authors.
-    case changedBy([HistoryEntry])
+    /// Batches that came from other programs were shown: these changes, by their authors
+    /// (`more`: and others before them, not read).
+    case changedBy([HistoryEntry], more: Bool = false)
+    /// A write the board asked for came back (`BoardEffect.writes`): the event of its outcome.
+    indirect case finished(BoardEffect, BoardEvent)
     /// A tap was saved: the team around its win (after: as it is now), with its entry's id.
     case tapped(TeamChange)
     /// A team was added (the dialog's values were accepted): the team after, with its entry's id.
@@ -66,10 +69,10 @@ enum BoardEffect: Equatable {
     case delete(id: RecordID, name: String)
     /// Change a team's name, zone or wins (nil keeps it).
     case edit(id: RecordID, name: String?, zone: String?, wins: Int?)
-    /// Take back one of this board's changes, by its history entry.
-    case undo(entry: Int64)
-    /// Make a change taken back again, by the undo's history entry.
-    case redo(entry: Int64)
+    /// Take back one of this board's changes, by its history entry (`entryID`).
+    case undo(TeamChange)
+    /// Make a change taken back again, by the undo's history entry (the undo's `entryID`).
+    case redo(TeamChange)
     /// Filter the result by the filter's text (nil: no filter, every team), in memory, then
     /// put the cursor on `wanted` when it shows. "/" asks for it with the empty text, so that
     /// the names are in memory before the first character.

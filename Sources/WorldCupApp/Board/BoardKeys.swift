@@ -13,7 +13,7 @@ extension BoardModel {
         case .adding(let form):
             return handleAddDialog(key, form: form, data: data, now: now)
         case .editing(let form, let team):
-            return handleEditDialog(key, form: form, team: team, now: now)
+            return handleEditDialog(key, form: form, team: team, data: data, now: now)
         case .help(let panel):
             handleHelp(key, panel: panel)
             return []
@@ -41,8 +41,8 @@ extension BoardModel {
         case .character("+"): openAddDialog(data: data)
         case .character("d"), .delete: askToDeleteSelectedTeam(data: data, now: now)
         case .character("e"): openEditDialog(data: data)
-        case .character("u"): return undoLast(now: now)
-        case .control("r"): return redoLast(now: now)
+        case .character("u"): return undoWaitsForSaving(now: now) ? [] : undoLast(now: now)
+        case .control("r"): return undoWaitsForSaving(now: now) ? [] : redoLast(now: now)
         case .character("?"): mode = .help(KeyHelpPanel(entries: Self.keyHelp))
         case .character("/"): return openFilter(data: data)
         case .escape where filter != nil: return clearFilter(data: data)

@@ -55,6 +55,11 @@ struct BoardModel {
     var status: StatusMessage?
     /// This board's own changes, for `u` and Ctrl-R.
     var ownChanges = OwnChanges()
+    /// The changes asked of the store whose outcome has not come back, oldest first.
+    var pendingWrites: [PendingWrite] = []
+    /// Other programs' changes not yet named on the status line, because an error or a
+    /// question holds it: they are named once it is free.
+    var othersWaiting: OthersNotice?
     /// The server the board is on and whether its changes reach the board now; nil for a
     /// file of this machine (always live).
     var connection: Connection?

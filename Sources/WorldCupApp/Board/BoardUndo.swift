@@ -6,11 +6,11 @@ import WorldCup
 extension BoardModel {
     /// `u`: asks to take back the last change this board made, or says there is none.
     mutating func undoLast(now: Double) -> [BoardEffect] {
-        guard let entry = ownChanges.done.last else {
+        guard let change = ownChanges.done.last else {
             say("Nothing to undo: this board has no change left to take back.", now: now)
             return []
         }
-        return [.undo(entry: entry)]
+        return [.undo(change)]
     }
 
     /// Ctrl-R: asks to make the last change taken back again, or says there is none.
@@ -19,12 +19,12 @@ extension BoardModel {
             say("Nothing to redo.", now: now)
             return []
         }
-        return [.redo(entry: undo)]
+        return [.redo(undo)]
     }
 
     /// Records a new change this board made (by its history entry), for `u`.
     mutating func recordOwn(_ change: TeamChange) {
-        if let entry = change.entryID { ownChanges.record(entry) }
+        if change.entryID != nil { ownChanges.record(change) }
     }
 
     /// The outcome of an edit, an undo or a redo.
@@ -42,14 +42,14 @@ extension BoardModel {
                 mode = .editing(form, team: team)
             }
         case let .undid(entry, undo):
-            ownChanges.didUndo(entry, by: undo.entryID ?? entry)
+            ownChanges.didUndo(entry, by: undo)
             select(undo, data: data)
             say("Undid: " + (undo.undoneChange ?? undo).summary, now: now)
         case let .undoRefused(entry, message):
             ownChanges.didRefuseUndo(entry)
             say(message, isError: true, for: Self.errorSeconds, now: now)
         case let .redid(undo, redo):
-            ownChanges.didRedo(undo, by: redo.entryID ?? undo)
+            ownChanges.didRedo(undo, by: redo)
             select(redo, data: data)
             say("Redid: " + redo.summary, now: now)
         case let .redoRefused(undo, message):

@@ -7,6 +7,12 @@ extension BoardModel {
     /// Updates the board for one event at time `now`, reading the result from `data`, and
     /// returns the effects to perform, in order.
     mutating func update(_ event: BoardEvent, data: some BoardData, now: Double) -> [BoardEffect] {
+        let effects = apply(event, data: data, now: now)
+        showOthersWaiting(now: now)
+        return effects
+    }
+
+    private mutating func apply(_ event: BoardEvent, data: some BoardData, now: Double) -> [BoardEffect] {
         switch event {
         case .key(let key):
             return handle(key, data: data, now: now)
@@ -23,10 +29,17 @@ extension BoardModel {
             reload(from: data)
             if let selection, let position = data.position(of: selection) { table.select(position) }
         case .changedElsewhere:
-            guard !isAskingToDelete, status?.isError != true else { break }
-            say("Updated by another program.", for: Self.changedElsewhereSeconds, now: now)
-        case .changedBy(let entries):
-            showOthersChanges(entries, now: now)
+            showOthersChanges(OthersNotice(), now: now)
+        case let .changedBy(entries, more):
+            showOthersChanges(OthersNotice(entries, more: more), now: now)
+        case let .finished(effect, outcome):
+            endWrite(effect)
+            if let message = refusalOfClosedDialog(outcome) {
+                // The dialog was closed while its values were being saved: the status line says why they were not.
+                say(message, isError: true, for: Self.errorSeconds, now: now)
+                return []
+            }
+            return apply(outcome, data: data, now: now)
         case .tapped(let tap):
             recordOwn(tap)
             let team = tap.team
@@ -94,5 +107,15 @@ extension BoardModel {
     /// Puts a message on the status line for `seconds` (nil: until a key).
     mutating func say(_ text: String, isError: Bool = false, for seconds: Double? = confirmationSeconds, now: Double) {
         status = StatusMessage(text: text, isError: isError, expiry: seconds.map { now + $0 })
+    }
+
+    /// The sentence of an add or an edit refused after its dialog was closed (Esc while it
+    /// was being saved); nil for anything else.
+    private func refusalOfClosedDialog(_ outcome: BoardEvent) -> String? {
+        switch (outcome, mode) {
+        case (.addRefused, .adding), (.editRefused, .editing): nil
+        case (.addRefused(let message), _), (.editRefused(let message), _): message
+        default: nil
+        }
     }
 }

@@ -29,7 +29,21 @@ struct BoardView {
         // status line and the footer's keys share one column, centred.
         let column = BoardModel.contentColumn(width: width)
         drawTitle(model, count: data.teamCount, filterPending: data.isFilterPending, column: column, into: &grid)
-        model.table.draw(into: &grid, theme: theme.table, now: now) { position in cell(data.team(at: position)) }
+        // A status sentence longer than the line takes the lines above it, never cut: the table
+        // gives them up while it shows (a copy laid out shorter, which keeps the cursor in view).
+        // Without a sentence, the changes being saved are named there.
+        let statusText = model.isEditingFilter ? nil : model.status.map(\.text) ?? model.savingNote
+        let statusLines = statusText.map { Self.statusLines($0, width: column.width - 1, height: height) } ?? []
+        var table = model.table
+        if statusLines.count > 1 {
+            var area = BoardModel.tableArea(width: width, height: height)
+            area.height -= statusLines.count - 1
+            table.layout(in: area)
+        }
+        table.draw(into: &grid, theme: theme.table, now: now) { position in
+            let team = data.team(at: position)
+            return cell(team, filter: model.filter, saving: team?.id.map(model.isSaving(teamID:)) ?? false)
+        }
         if model.table.rowCount == 0 {
             let empty = !(model.filter?.keepsEverything ?? true)
                 ? "No team matches “\(model.filter?.text ?? "")”: Esc clears the filter."
@@ -39,8 +53,11 @@ struct BoardView {
         var caret: (x: Int, y: Int)?
         if let filter = model.filter, model.isEditingFilter {
             caret = drawFilterPrompt(filter, column: column, into: &grid)
-        } else if let status = model.status {
-            grid.write(DisplayText.truncate(status.text, toWidth: column.width - 1), x: column.x + 1, y: height - 2, style: status.isError ? theme.error : theme.status)
+        } else if !statusLines.isEmpty {
+            let style = model.status?.isError == true ? theme.error : theme.status
+            for (index, line) in statusLines.enumerated() {
+                grid.write(line, x: column.x + 1, y: height - 1 - statusLines.count + index, style: style)
+            }
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
         grid.write(DisplayText.glyphs(Self.footer(footerKeys(model), width: column.width - 2)), x: column.x + 1, y: height - 1, style: theme.footer)
@@ -58,11 +75,15 @@ struct BoardView {
         switch model.filter {
         case .some where model.isEditingFilter: return ["type to filter", "↑↓ move", "Enter keep", "Esc clear"]
         case .some where model.readOnly != nil: return ["↑↓/jk move", "/ filter", "Esc clear filter", "? help", "q quit"]
-        case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter", "? help", "q quit"]
+        case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter"] + Self.undoKeys + ["? help", "q quit"]
         case nil where model.readOnly != nil: return ["↑↓/jk move", "Tab zone", "/ filter", "? help", "q quit"]
-        case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter", "? help", "q quit"]
+        case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter"] + Self.undoKeys + ["? help", "q quit"]
         }
     }
+
+    /// Edit, undo and redo: after the keys of every board, shown where there is room (from
+    /// 100 columns on a board that is not filtered).
+    static let undoKeys = ["e edit", "u/^R undo/redo"]
 
     /// The keys that fit in `width` cells, two spaces apart: the last two ("? help", "q quit")
     /// always, the others in order while they fit, so that help and quit show down to the
@@ -77,6 +98,20 @@ struct BoardView {
         }
         let text = (shown + kept).joined(separator: "  ")
         return DisplayText.width(text) <= width ? text : DisplayText.truncate(text, toWidth: width).map(\.text).joined()
+    }
+
+    /// The most lines a status sentence takes, from the status line up.
+    static let maximumStatusLines = 3
+
+    /// A status sentence as the lines it takes in a column this wide: wrapped at spaces, on as
+    /// many lines as it needs, up to `maximumStatusLines` and leaving the table three lines on a
+    /// screen this high; only a sentence longer than that is cut, at the end of its last line.
+    static func statusLines(_ text: String, width: Int, height: Int) -> [String] {
+        let lines = DisplayText.wrap(text, toWidth: max(1, width))
+        let room = max(1, min(maximumStatusLines, height - 5))
+        guard lines.count > room else { return lines }
+        let rest = lines[(room - 1)...].joined(separator: " ")
+        return Array(lines.prefix(room - 1)) + [DisplayText.truncate(rest, toWidth: width).map(\.text).joined()]
     }
 
     /// The filter being typed, on the status line; returns where the caret goes.
@@ -189,12 +224,18 @@ struct BoardView {
         return "pooler: updates every \(shown)"
     }
 
-    /// A team's row: its badge, its name and its wins.
-    private func cell(_ team: Team?) -> TableCell {
+    /// What a row says beside the wins while a change of its team is being saved.
+    static let savingMark = "saving…"
+
+    /// A team's row: its badge, its name (what the filter found in it highlighted) and its
+    /// wins (and `savingMark` while `saving`).
+    private func cell(_ team: Team?, filter: NameFilter?, saving: Bool) -> TableCell {
         guard let team else { return TableCell(title: "…") }
         let badge = badges.spans(of: FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)) {
             $0.spans(colors: theme.colors, style: flagStyle)
         }
-        return TableCell(badge: badge, title: team.teamName, detail: "Wins: \(team.wins)")
+        // What the filter found in the name, highlighted where it is.
+        return TableCell(badge: badge, title: team.teamName, detail: (saving ? Self.savingMark + "  " : "") + "Wins: \(team.wins)",
+                         emphasis: filter?.match(in: team.teamName))
     }
 }

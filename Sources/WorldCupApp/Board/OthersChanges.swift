@@ -1,19 +1,46 @@
 import WorldCup
 
-/// Naming other programs' changes on the status line: `fan@laptop: Brazil +1 win.` for one,
-/// `5 changes by fan@laptop and guest@pc.` for a burst.
-enum OthersChanges {
+/// Other programs' changes to name on the status line: `fan@laptop: Brazil +1 win.` for one,
+/// `5 changes by fan@laptop and guest@pc.` for a burst, `32+ changes, the latest by
+/// fan@laptop.` for a storm read in part, `Updated by another program.` when the history names
+/// nobody.
+struct OthersNotice: Equatable {
+    /// How many changes are named (none: changes the history does not name).
+    private(set) var count = 0
+    /// Their authors, each once, in the order they first changed the board.
+    private(set) var authors: [String] = []
+    /// The change, when there is exactly one.
+    private(set) var only: HistoryEntry?
+    /// Whether there were more changes than those counted (a storm, read in part).
+    private(set) var more = false
+
     /// How many authors a burst's sentence names before it says "and N others".
     static let authorsNamed = 2
 
-    /// The sentence for `entries` (oldest first), written by other programs.
-    static func sentence(_ entries: [HistoryEntry]) -> String {
-        guard entries.count > 1 else {
-            return entries.first.map { "\(WorldCupError.quotable($0.by, limit: 40)): \($0.change.summary)" } ?? "Updated by another program."
-        }
-        var authors: [String] = []
+    /// The notice of `entries` (oldest first), written by other programs, and of `more`
+    /// before them when told; none: changes the history does not name.
+    init(_ entries: [HistoryEntry] = [], more: Bool = false) {
+        count = entries.count
+        self.more = more && !entries.isEmpty
+        only = entries.count == 1 && !more ? entries[0] : nil
         for entry in entries where !authors.contains(entry.by) { authors.append(entry.by) }
-        let named = authors.prefix(authors.count > authorsNamed + 1 ? authorsNamed : authors.count).map { WorldCupError.quotable($0, limit: 40) }
+    }
+
+    /// This notice and `later` as one: the changes of both, the authors of both.
+    func merged(with later: OthersNotice) -> OthersNotice {
+        var merged = self
+        merged.count += later.count
+        merged.more = more || later.more
+        merged.only = merged.count == 1 && !merged.more ? (only ?? later.only) : nil
+        for author in later.authors where !merged.authors.contains(author) { merged.authors.append(author) }
+        return merged
+    }
+
+    /// The sentence of the status line.
+    var sentence: String {
+        if let only { return "\(WorldCupError.quotable(only.by, limit: 40)): \(only.change.summary)" }
+        guard count > 0, !authors.isEmpty else { return "Updated by another program." }
+        let named = authors.prefix(authors.count > Self.authorsNamed + 1 ? Self.authorsNamed : authors.count).map { WorldCupError.quotable($0, limit: 40) }
         let others = authors.count - named.count
         let list: String
         if others > 0 {
@@ -23,27 +50,41 @@ enum OthersChanges {
         } else {
             list = named[0]
         }
-        return "\(entries.count) changes by \(list)."
+        return more ? "\(count)+ changes, the latest by \(list)." : "\(count) changes by \(list)."
     }
 }
 
 extension BoardModel {
-    /// Says who made the changes another program just committed, unless the status line holds
-    /// a question or an error.
-    mutating func showOthersChanges(_ entries: [HistoryEntry], now: Double) {
-        guard !isAskingToDelete, status?.isError != true else { return }
-        say(OthersChanges.sentence(entries), for: Self.changedElsewhereSeconds, now: now)
+    /// Says who made the changes other programs just committed; while the status line holds
+    /// a question or an error, keeps them behind it (`showOthersWaiting`), never dropped.
+    mutating func showOthersChanges(_ notice: OthersNotice, now: Double) {
+        if isAskingToDelete || status?.isError == true {
+            othersWaiting = othersWaiting.map { $0.merged(with: notice) } ?? notice
+            return
+        }
+        say(notice.sentence, for: Self.changedElsewhereSeconds, now: now)
+    }
+
+    /// Names the changes of others kept behind an error or a question, once the status line
+    /// is free of it.
+    mutating func showOthersWaiting(now: Double) {
+        guard status == nil, let waiting = othersWaiting else { return }
+        othersWaiting = nil
+        say(waiting.sentence, for: Self.changedElsewhereSeconds, now: now)
     }
 }
 
-/// Reads who made the changes other programs committed: the history's entries since the
-/// last look that this board's store did not write.
+/// Reads who made the changes other programs committed: the history's newest entries since
+/// the last look that this board's store did not write. A look reads at most `limit` entries,
+/// however many commits came since the last: in a storm the newest are named, and the
+/// sentence says there were more. Used where the store's work runs (`StoreWork`), one look
+/// at a time.
 final class OthersChangesReader {
     private let store: any TeamStore
     /// The newest history entry looked at.
     private var lastSeen: Int64
-    /// The most entries read at one look (a burst beyond it is named at the next look).
-    static let limit = 1000
+    /// The most entries read at one look.
+    static let limit = 32
 
     init(store: any TeamStore) {
         self.store = store
@@ -53,9 +94,12 @@ final class OthersChangesReader {
     /// The event for changes from elsewhere just shown: named when the history says who made
     /// them, else the plain note.
     func event() -> BoardEvent {
-        guard let entries = try? store.history(after: lastSeen, limit: Self.limit) else { return .changedElsewhere }
-        if let last = entries.last?.id { lastSeen = last }
-        let others = entries.filter { !store.ownEntries.contains($0.id) }
-        return others.isEmpty ? .changedElsewhere : .changedBy(others)
+        guard let newest = try? store.history(limit: Self.limit) else { return .changedElsewhere }
+        let unseen = newest.prefix { $0.id > lastSeen }
+        // Every entry since the last look was read when the look reached back to it.
+        let more = unseen.count == Self.limit && unseen.last.map { $0.id > lastSeen + 1 } == true
+        if let first = unseen.first?.id { lastSeen = first }
+        let others = unseen.reversed().filter { !store.ownEntries.contains($0.id) }
+        return others.isEmpty ? .changedElsewhere : .changedBy(others, more: more)
     }
 }

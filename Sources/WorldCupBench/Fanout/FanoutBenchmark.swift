@@ -109,7 +109,7 @@ struct FanoutBenchmark {
             let rows = try connection.query("""
                 SELECT count(*) FROM pg_stat_activity
                 WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid()
-                """, logger: PostgresBoard.logger).wait()
+                """, logger: PostgresBoard.logger).waitWithin(.long(.minutes(30)))
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         }
     }
@@ -147,7 +147,7 @@ private struct ViewerProcess {
     init(url: PostgresURL, viewers: Int, executable: URL?) throws {
         input = Pipe()
         output = Pipe()
-        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.description, "--viewers", String(viewers)],
+        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.connectionString, "--viewers", String(viewers)],
                                              output: output, input: input, executable: executable)
         lines = LineReader(descriptor: output.fileHandleForReading.fileDescriptor)
         self.viewers = viewers

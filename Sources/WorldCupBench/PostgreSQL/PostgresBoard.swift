@@ -62,7 +62,7 @@ struct PostgresBoard {
             // The visibility map, so the key query is an index-only scan, and statistics.
             try PG.execute(connection, "VACUUM (ANALYZE) team")
             try PG.await { try await PostgresChangeLog.install(on: "team", connection: connection, logger: logger) }
-            let found = try connection.query("SELECT count(*), max(id) FROM team", logger: logger).wait().first?.decode((Int64, Int64?).self)
+            let found = try connection.query("SELECT count(*), max(id) FROM team", logger: logger).waitWithin(.long(.minutes(30))).first?.decode((Int64, Int64?).self)
             guard let found, found.0 == rows, found.1 == Int64(rows) else {
                 throw BenchError("The generated PostgreSQL database holds \(found?.0 ?? 0) teams with ids up to \(found?.1 ?? 0) instead of \(rows).")
             }
@@ -98,7 +98,7 @@ struct PostgresBoard {
     /// The plan of `sql`, one line per node.
     func plan(_ sql: String) throws -> [String] {
         try PG.withConnection(url) { connection in
-            try connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + sql), logger: Self.logger).wait().map { try $0.decode(String.self) }
+            try connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + sql), logger: Self.logger).waitWithin(.long(.minutes(30))).map { try $0.decode(String.self) }
         }
     }
 
@@ -131,17 +131,17 @@ enum PG {
     static func connect(_ url: PostgresURL) throws -> PostgresConnection {
         let id = nextID.add(1, ordering: .relaxed).newValue
         return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: url.configuration,
-                                              id: id, logger: PostgresBoard.logger).wait()
+                                              id: id, logger: PostgresBoard.logger).waitWithin(.long(.minutes(30)))
     }
 
     static func withConnection<T>(_ url: PostgresURL, _ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try connect(url)
-        defer { try? connection.close().wait() }
+        defer { try? connection.close().waitWithin(.long(.minutes(30))) }
         return try body(connection)
     }
 
     static func execute(_ connection: PostgresConnection, _ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresBoard.logger).wait()
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresBoard.logger).waitWithin(.long(.minutes(30)))
     }
 
     /// Runs async work and waits for it on this thread. The work runs on an event loop, not

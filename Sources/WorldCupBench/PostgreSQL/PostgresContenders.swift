@@ -10,7 +10,7 @@ import WorldCup
 /// writer connection of its own, waiting for the server's answer.
 enum PostgresTap {
     static func run(_ writer: PostgresConnection, id: Int64) throws {
-        let result = try writer.query(statement(id), logger: PostgresBoard.logger).wait()
+        let result = try writer.query(statement(id), logger: PostgresBoard.logger).waitWithin(.long(.minutes(30)))
         guard result.metadata.rows == 1 else { throw BenchError("A tap updated \(result.metadata.rows ?? 0) teams instead of team \(id).") }
     }
 
@@ -80,7 +80,7 @@ enum PostgresControllerContender {
             throw BenchError("The controller fetched \(controller.numberOfObjects) teams instead of \(rows).")
         }
         let writer = try PG.connect(board.url)
-        defer { try? writer.close().wait() }
+        defer { try? writer.close().waitWithin(.long(.minutes(30))) }
         var breakdown = Breakdown()
         func tap(_ id: Int64) throws -> Double {
             let before = recorder.deliveries
@@ -140,15 +140,15 @@ enum PostgresRefetchDiffPeer {
     /// microseconds from sending the UPDATE to this thread waking on the notification.
     static func measure(board: PostgresBoard, rows: Int, warmUp: [Int64], taps: [Int64]) throws -> (latencies: [Double], diffTimes: [Double], notifyTimes: [Double]) {
         let listener = try PG.connect(board.url)
-        defer { try? listener.close().wait() }
+        defer { try? listener.close().waitWithin(.long(.minutes(30))) }
         let notified = DispatchSemaphore(value: 0)
         let channel = try PostgresChangeLog.channel(for: "team")
         listener.addListener(channel: channel) { _, _ in notified.signal() }
         try PG.execute(listener, "LISTEN \(PostgresBoard.identifier(channel))")
         let reader = try PG.connect(board.url)
-        defer { try? reader.close().wait() }
+        defer { try? reader.close().waitWithin(.long(.minutes(30))) }
         let writer = try PG.connect(board.url)
-        defer { try? writer.close().wait() }
+        defer { try? writer.close().waitWithin(.long(.minutes(30))) }
 
         // The rows as they arrive, decoded on the event loop (postgres-nio's fastest way, the one
         // the controller's key query uses too), while this thread waits.
@@ -158,7 +158,7 @@ enum PostgresRefetchDiffPeer {
             collected.ids.reserveCapacity(rows)
             _ = try reader.query(PostgresQuery(unsafeSQL: PostgresBoard.peerSQL), logger: PostgresBoard.logger) { row in
                 collected.ids.append(try row.decode(Int64.self))
-            }.wait()
+            }.waitWithin(.long(.minutes(30)))
             return collected.ids
         }
         var previous = try fetchIDs()
@@ -198,7 +198,7 @@ enum PostgresFloorContender {
     static func measure(board: PostgresBoard, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
         try board.dropTriggers()
         let writer = try PG.connect(board.url)
-        defer { try? writer.close().wait() }
+        defer { try? writer.close().waitWithin(.long(.minutes(30))) }
         func tap(_ id: Int64) throws -> Double {
             let start = Monotonic.now()
             try PostgresTap.run(writer, id: id)
@@ -224,7 +224,7 @@ enum PostgresBareSelect {
             try PG.withConnection(board.url) { connection in
                 _ = try connection.query(PostgresQuery(unsafeSQL: PostgresBoard.keyQuerySQL), logger: PostgresBoard.logger) { row in
                     collected.ids.append(try row.decode(Int64.self))
-                }.wait()
+                }.waitWithin(.long(.minutes(30)))
             }
             let end = Monotonic.now()
             guard collected.ids.count == rows else { throw BenchError("The bare select read \(collected.ids.count) ids instead of \(rows).") }

@@ -59,7 +59,7 @@ struct PostgresSizeBenchmark {
         let peerP50 = peer.median ?? 0
         Progress.say("\(label) peer: p50 \(Report.format(peerP50, decimals: 1)) µs, p99 \(Report.format(peer.p99 ?? 0, decimals: 1)) µs (p50s: UPDATE sent until notified \(p50(peerRun.notifyTimes)) µs; difference(from:) \(p50(peerRun.diffTimes)) µs)")
 
-        let memory = try MemoryProbe.measure(probeArguments: ["--database-url", board.url.description])
+        let memory = try MemoryProbe.measure(probeArguments: ["--database-url", board.url.connectionString])
         let rssMB = Double(memory.rssKB) / 1024
         Progress.say("\(label) memory probe: \(Report.format(rssMB, decimals: 1)) MB resident holding the controller (\(Report.format(Double(memory.baselineKB) / 1024, decimals: 1)) MB before connecting, peak \(Report.format(Double(memory.peakKB) / 1024, decimals: 1)) MB)")
 

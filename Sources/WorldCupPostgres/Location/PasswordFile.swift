@@ -23,7 +23,7 @@ struct PasswordFile {
             return (nil, "The password file “\(shown)” is not a plain file, so it was ignored.")
         }
         guard status.st_mode & (S_IRWXG | S_IRWXO) == 0 else {
-            return (nil, "The password file “\(shown)” can be read by others, so it was ignored: run chmod 600 “\(shown)”.")
+            return (nil, "The password file “\(shown)” can be read by others, so it was ignored: run \(WorldCupError.shellCommand("chmod 600", path)).")
         }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return (nil, nil) }
         let wanted = [host, String(port), database, user]

@@ -14,7 +14,9 @@ import WorldCup
 /// file (PGPASSFILE, ~/.pgpass).
 ///
 /// TLS as libpq means it (`PostgresTLS`): `sslmode`, `sslrootcert`, `sslcert`, `sslkey` or
-/// PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY. Also `application_name` (PGAPPNAME),
+/// PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY. Also `passfile` (PGPASSFILE), `options`
+/// (PGOPTIONS: the server settings sent at startup, such as `-c search_path=worldcup`, which
+/// puts the board in a schema of its own), `application_name` (PGAPPNAME),
 /// `connect_timeout` (PGCONNECT_TIMEOUT), `channel_binding` (PGCHANNELBINDING; `require`
 /// is refused: postgres-nio has no SCRAM-SHA-256-PLUS) and `service` (PGSERVICE: a section of
 /// the service file, `ServiceFile`, whose settings come before the environment's).
@@ -25,6 +27,16 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     public let tls: PostgresTLS
     /// The `application_name` the server shows for the connections, if any.
     public let applicationName: String?
+    /// The servers after `url`'s of a URL that names several hosts, tried in turn (their
+    /// port, when not given, is `url`'s).
+    public let otherURLs: [PostgresURL]
+    /// What a server must be to be kept (`target_session_attrs`).
+    public let targetSession: TargetSession
+    /// The server settings sent at startup (`options`), if any.
+    public let options: String?
+    /// The schema `options` puts first in the search path (`-c search_path=worldcup`), where
+    /// the board then lives; nil: the default one.
+    public var schema: String? { options.flatMap(Self.searchPathSchema) }
     /// How many seconds connecting may take (`connect_timeout`): nil when not given, 0 for no limit.
     public let connectTimeoutSeconds: Int?
     /// What the reading found worth a word on stderr (a password file others may read).
@@ -33,7 +45,8 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// The URL parameters worldcup knows besides those `PostgresURL.Parts` reads, with their variables.
     static let parameters = ["sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
                              "application_name": "PGAPPNAME", "connect_timeout": "PGCONNECT_TIMEOUT",
-                             "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE"]
+                             "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE", "passfile": "PGPASSFILE",
+                             "options": "PGOPTIONS", "target_session_attrs": "PGTARGETSESSIONATTRS"]
     /// What a service file may set: the URL's parts and `parameters` (but another service).
     static let keywords = Set(["host", "port", "user", "password", "dbname"] + parameters.keys).subtracting(["service"])
 
@@ -76,16 +89,19 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
                 socketDirectory = Self.defaultSocketDirectory
             }
         }
-        var port = parts.port
-        if port == nil, let pgPort = service["port"] ?? variable("PGPORT") {
+        // The port of a host that gives none: the service's, PGPORT, or 5432.
+        var defaultPort = 5432
+        let needsDefault = parts.port == nil || parts.otherHosts.contains { $0.port == nil }
+        if needsDefault, let pgPort = service["port"] ?? variable("PGPORT") {
             guard let number = Int(pgPort), (1...65535).contains(number) else {
                 throw WorldCupError("\(service["port"] == nil ? "PGPORT" : "The service's port") is not a port number: “\(WorldCupError.quotable(pgPort))”.")
             }
-            port = number
+            defaultPort = number
         }
+        let port = parts.port ?? defaultPort
         let user = parts.user ?? service["user"] ?? variable("PGUSER") ?? Self.loginName()
         var url = PostgresURL(user: user, password: parts.password ?? service["password"] ?? variable("PGPASSWORD"), host: host ?? "localhost",
-                              socketDirectory: host == nil ? socketDirectory : nil, port: port ?? 5432,
+                              socketDirectory: host == nil ? socketDirectory : nil, port: port,
                               database: parts.database ?? service["dbname"] ?? variable("PGDATABASE") ?? user)
         if url.socketDirectory == nil {
             tls = try PostgresTLS(setting: setting, home: home)
@@ -95,9 +111,11 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
             tls = .disabled
         }
         applicationName = setting("application_name")?.value
+        options = setting("options")?.value
+        targetSession = try setting("target_session_attrs").map(TargetSession.init(parsing:)) ?? .any
         connectTimeoutSeconds = try setting("connect_timeout").map(Self.connectTimeout)
         var warnings: [String] = []
-        if url.password == nil, let passwordFile = variable("PGPASSFILE") ?? home.map({ "\($0)/.pgpass" }) {
+        if url.password == nil, let passwordFile = setting("passfile")?.value ?? home.map({ "\($0)/.pgpass" }) {
             let found = PasswordFile(path: passwordFile).password(host: Self.passwordFileHost(of: url), port: url.port,
                                                                   database: url.database, user: url.user)
             url.password = found.password
@@ -105,6 +123,12 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         }
         self.url = url
         self.warnings = warnings
+        otherURLs = parts.otherHosts.map { other in
+            var next = url
+            if other.host.hasPrefix("/") { (next.socketDirectory, next.host) = (other.host, "localhost") } else { (next.host, next.socketDirectory) = (other.host, nil) }
+            next.port = other.port ?? defaultPort
+            return next
+        }
     }
 
     /// A location already filled in, without TLS.
@@ -112,6 +136,9 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         self.url = url
         tls = .disabled
         applicationName = nil
+        options = nil
+        otherURLs = []
+        targetSession = .any
         connectTimeoutSeconds = nil
         warnings = []
     }
@@ -119,9 +146,15 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// postgres-nio's configuration of a connection: the URL's, with TLS and the application's
     /// name. Throws one sentence when a certificate or key file cannot be used.
     public func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        var configuration = url.configuration
-        if url.socketDirectory == nil { configuration.tls = try tls.connectionTLS() }
+        try connectionConfiguration(for: url)
+    }
+
+    /// The configuration of a connection to `server` (`url` or one of `otherURLs`).
+    func connectionConfiguration(for server: PostgresURL) throws -> PostgresConnection.Configuration {
+        var configuration = server.configuration
+        if server.socketDirectory == nil { configuration.tls = try tls.connectionTLS() }
         if let applicationName { configuration.options.additionalStartupParameters.append(("application_name", applicationName)) }
+        if let options { configuration.options.additionalStartupParameters.append(("options", options)) }
         return configuration
     }
 
@@ -154,11 +187,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
 
     /// The URL with its password masked (`postgres://app:***@db.example:5432/worldcup`): what
     /// messages and `TeamStore.location` show.
-    public var description: String {
-        var shown = url
-        if shown.password != nil { shown.password = "***" }
-        return shown.description
-    }
+    public var description: String { url.description }
 
     /// The database's name and its server, for sentences: `“worldcup” on db.example:5432`.
     public var databaseAndServer: String {
@@ -167,7 +196,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
 
     /// The server: `host:port`, or the Unix socket's path.
     public var server: String {
-        url.socketDirectory.map { "\($0)/.s.PGSQL.\(url.port)" } ?? "\(url.host):\(url.port)"
+        url.socketDirectory.map { "\($0)/.s.PGSQL.\(url.port)" } ?? (url.host.contains(":") ? "[\(url.host)]:\(url.port)" : "\(url.host):\(url.port)")
     }
 
     /// The home directory of the user this process runs as (when HOME is not set).

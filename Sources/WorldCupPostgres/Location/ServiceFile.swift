@@ -43,10 +43,14 @@ struct ServiceFile {
                 continue
             }
             guard settings != nil else { continue }
-            guard let equals = line.firstIndex(of: "="),
-                  case let keyword = line[..<equals].trimmingCharacters(in: .whitespaces),
-                  PostgresLocation.keywords.contains(keyword) else {
-                throw WorldCupError("Line \(number + 1) of the service file “\(WorldCupError.quotable(path, limit: 300))” is not a setting worldcup knows: “\(WorldCupError.quotable(line))”.")
+            // Only the keyword is ever quoted: the value may be a password (a misspelt `pasword=`).
+            let shownPath = "“\(WorldCupError.quotable(path, limit: 300))”"
+            guard let equals = line.firstIndex(of: "=") else {
+                throw WorldCupError("Line \(number + 1) of the service file \(shownPath) is not a keyword=value setting.")
+            }
+            let keyword = line[..<equals].trimmingCharacters(in: .whitespaces)
+            guard PostgresLocation.keywords.contains(keyword) else {
+                throw WorldCupError("Line \(number + 1) of the service file \(shownPath) sets “\(WorldCupError.quotable(keyword, limit: 60))”, which is not a setting worldcup knows.")
             }
             settings?[keyword] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         }

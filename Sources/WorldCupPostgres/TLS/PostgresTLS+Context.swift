@@ -16,10 +16,9 @@ extension PostgresTLS {
         configuration.shutdownTimeout = .zero
         switch verification {
         case .none: configuration.certificateVerification = .none
-        // swift-nio-ssl checks the chain only; postgres-nio gives it the host as the name to
-        // check (unless the host is an IP address: then the certificate must hold that address).
-        case .chain: configuration.certificateVerification = .noHostnameVerification
-        case .chainAndHostName: configuration.certificateVerification = .fullVerification
+        // swift-nio-ssl checks the chain only; for verify-full, `HostCheckedChannel` then checks
+        // the host as libpq does (swift-nio-ssl's own check accepts the address connected to).
+        case .chain, .chainAndHostName: configuration.certificateVerification = .noHostnameVerification
         }
         switch roots {
         case .file(let path): configuration.trustRoots = .file(path)

@@ -152,15 +152,16 @@ public struct PostgresTLS: Equatable, Sendable {
     }
 
     /// Throws one sentence when the private key at `path` is readable by group or others, as
-    /// libpq refuses it: at most 0600 when the user owns it, 0640 when root does.
+    /// libpq refuses it: at most 0640 when root owns it (a key shared through a group, whoever
+    /// runs), at most 0600 otherwise.
     static func checkPrivate(_ path: String) throws {
         var status = stat()
         guard stat(path, &status) == 0 else { return }
-        let loose = (status.st_uid == geteuid() && status.st_mode & (S_IRWXG | S_IRWXO) != 0)
-            || (status.st_uid == 0 && status.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO) != 0)
+        let ownedByRoot = status.st_uid == 0
+        let loose = status.st_mode & (ownedByRoot ? S_IWGRP | S_IXGRP | S_IRWXO : S_IRWXG | S_IRWXO) != 0
         guard loose else { return }
         let shown = WorldCupError.quotable(path, limit: 300)
         let permissions = String(status.st_mode & 0o777, radix: 8)
-        throw WorldCupError("The client key file “\(shown)” can be read by others (permissions 0\(permissions)), so it was not used: run chmod 600 “\(shown)”, as libpq also requires.")
+        throw WorldCupError("The client key file “\(shown)” can be read by others (permissions 0\(permissions)), so it was not used: run \(WorldCupError.shellCommand(ownedByRoot ? "chmod 640" : "chmod 600", path)), as libpq also requires.")
     }
 }

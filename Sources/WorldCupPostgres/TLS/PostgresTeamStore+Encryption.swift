@@ -10,6 +10,8 @@ extension PostgresTeamStore {
         public var cipher: String?
         /// The TLS settings the connection was made with.
         public var tls: PostgresTLS
+        /// The certificate's name that matched the host, for `sslmode=verify-full`.
+        public var matchedName: String?
 
         /// One sentence on it, for `worldcup check`: `server` is `host:port`.
         public func sentence(server: String) -> String {
@@ -20,7 +22,8 @@ extension PostgresTeamStore {
             let cipher = cipher.map { " (\($0))" } ?? ""
             switch tls.verification {
             case .chainAndHostName:
-                return "The connection to \(server) is encrypted with \(version)\(cipher), and the server's certificate was verified against \(tls.rootsShown), its name included (sslmode=verify-full)."
+                let name = matchedName.map { "“\(WorldCupError.quotable($0))” matched the host; " } ?? ""
+                return "The connection to \(server) is encrypted with \(version)\(cipher), and the server's certificate was verified against \(tls.rootsShown), its name included (\(name)sslmode=verify-full)."
             case .chain:
                 return "The connection to \(server) is encrypted with \(version)\(cipher), and the server's certificate was verified against \(tls.rootsShown), not its name (sslmode=\(tls.mode.rawValue))."
             case .none:
@@ -29,13 +32,13 @@ extension PostgresTeamStore {
         }
     }
 
-    /// What `pg_stat_ssl` says of `connection`, made with `tls`.
-    static func encryption(of connection: PostgresConnection, tls: PostgresTLS) throws -> Encryption {
-        let row = try query(connection, "SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()").first
+    /// What `pg_stat_ssl` says of `connection`, one of this store's.
+    func encryption(of connection: PostgresConnection) throws -> Encryption {
+        let row = try Self.query(connection, "SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()").first
         guard let (ssl, version, cipher) = try row?.decode((Bool, String?, String?).self), ssl else {
-            return Encryption(version: nil, cipher: nil, tls: tls)
+            return Encryption(version: nil, cipher: nil, tls: place.tls)
         }
-        return Encryption(version: version ?? "TLS", cipher: cipher, tls: tls)
+        return Encryption(version: version ?? "TLS", cipher: cipher, tls: place.tls, matchedName: matchedName.withLockedValue { $0 })
     }
 
     /// Whether the store's connections are encrypted: known from the mode, except for `prefer`
@@ -44,7 +47,7 @@ extension PostgresTeamStore {
         if place.url.socketDirectory != nil || place.tls.mode == .disable { return false }
         if place.tls.mode.demandsTLS { return true }
         if let known = encrypted.withLock({ $0 }) { return known }
-        guard case .success(let found) = attempt({ try Self.encryption(of: $0, tls: place.tls) }) else { return nil }
+        guard case .success(let found) = attempt({ try encryption(of: $0) }) else { return nil }
         encrypted.withLock { $0 = found.version != nil }
         return found.version != nil
     }

@@ -8,9 +8,7 @@ extension PostgresTeamStore {
     static func tlsFailure(_ error: PSQLError, at location: PostgresLocation) -> WorldCupError? {
         let server = location.server
         let tls = location.tls
-        if error.code == .sslUnsupported {
-            return WorldCupError("The PostgreSQL server at \(server) offers no TLS, and sslmode=\(tls.mode.rawValue) requires it: ask its owner to turn ssl on, or use sslmode=prefer to connect in clear.")
-        }
+        if error.code == .sslUnsupported { return tlsFailure(underlying: HostCheckedChannel.NoTLS(), at: location) }
         if error.serverInfo?[.sqlState] == "28000", let message = error.serverInfo?[.message],
            message.hasPrefix("no pg_hba.conf entry"), message.hasSuffix("no encryption") {
             // pg_hba.conf has only `hostssl` lines for this client: it asked for no TLS.
@@ -18,12 +16,21 @@ extension PostgresTeamStore {
             return WorldCupError("The PostgreSQL server at \(server) accepts only encrypted connections from here, and \(why): use sslmode=require or higher (verify-full with the server's CA file is best).")
         }
         guard error.code == .connectionError, let underlying = error.underlying else { return nil }
-        if let failure = underlying as? NIOSSLExtraError, failure == .failedToValidateHostname {
+        return tlsFailure(underlying: underlying, at: location)
+    }
+
+    /// Why connecting failed, when the TLS handshake or the host check (`HostCheckedChannel`)
+    /// is why; nil for other failures.
+    static func tlsFailure(underlying: any Error, at location: PostgresLocation) -> WorldCupError? {
+        let server = location.server
+        let tls = location.tls
+        if underlying is HostCheckedChannel.NoTLS {
+            return WorldCupError("The PostgreSQL server at \(server) offers no TLS, and sslmode=\(tls.mode.rawValue) requires it: ask its owner to turn ssl on, or use sslmode=prefer to connect in clear.")
+        }
+        if let mismatch = underlying as? HostCheckedChannel.Mismatch {
             let host = "“\(WorldCupError.quotable(location.url.host))”"
-            let names = CertificateNames.fetch(location: location).map { names in
-                names.isEmpty ? " (it names none)" : " (it names \(names.map { "“\(WorldCupError.quotable($0))”" }.joined(separator: ", ")))"
-            } ?? ""
-            return WorldCupError("The PostgreSQL server's certificate does not name the host \(host)\(names): connect with a host name the certificate holds, or use sslmode=verify-ca to check only that \(tls.rootsShown) vouches for it.")
+            let names = mismatch.names.isEmpty ? "it names none" : "it names \(mismatch.names.map { "“\(WorldCupError.quotable($0))”" }.joined(separator: ", "))"
+            return WorldCupError("The PostgreSQL server's certificate does not name the host \(host) (\(names)): connect with a host name the certificate holds, or use sslmode=verify-ca to check only that \(tls.rootsShown) vouches for it.")
         }
         if let failure = underlying as? NIOSSLError, case .handshakeFailed(let reason) = failure {
             if "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {

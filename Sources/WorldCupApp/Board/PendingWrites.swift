@@ -1,0 +1,109 @@
+import LiveResults
+import TerminalUI
+import WorldCup
+
+/// A change this board asked the store for, whose outcome has not come back yet: the store
+/// works on it off the board's loop (`StoreWork`), and the board goes on meanwhile.
+struct PendingWrite: Equatable {
+    var effect: BoardEffect
+    /// The team it changes, as the status line names it.
+    var teamName: String
+}
+
+extension BoardEffect {
+    /// What a write changes, for telling two changes of one team apart from others: the
+    /// team's id, or for an add the name it takes (folded, as names are compared).
+    enum Subject: Hashable {
+        case team(RecordID)
+        case name(String)
+    }
+
+    /// What the write changes; nil for the filter, or an undo or redo that names no team.
+    var subject: Subject? {
+        switch self {
+        case .tap(let id), .delete(let id, _), .edit(let id, _, _, _): .team(id)
+        case .add(let name, _): .name(Team.nameKey(TeamValidation.trimmed(name)))
+        case .undo(let change), .redo(let change): change.teamID.map(Subject.team)
+        case .filter: nil
+        }
+    }
+}
+
+extension BoardModel {
+    /// Why `effect` must wait, in one sentence, while another change of its team is being
+    /// saved; nil when it may go. A team takes one change at a time: a second one would be
+    /// made on a team whose first change may yet fail.
+    func refusalWhilePending(_ effect: BoardEffect) -> String? {
+        guard let subject = effect.subject, let same = pendingWrites.first(where: { $0.effect.subject == subject }) else { return nil }
+        return "\(Self.quoted(same.teamName))'s last change is still being saved: try again when it is."
+    }
+
+    /// `u` and Ctrl-R wait for every change of this board being saved, as they take back or
+    /// make again its last change, which is not known until then: says so and returns true
+    /// while one is.
+    mutating func undoWaitsForSaving(now: Double) -> Bool {
+        guard let first = pendingWrites.first else { return false }
+        say("\(Self.quoted(first.teamName))'s change is still being saved: undo and redo wait until it is.", isError: true, for: Self.errorSeconds, now: now)
+        return true
+    }
+
+    /// Whether `key` may ask for a write now: Enter or a double-click on a team, `+`… on the
+    /// board, Enter in a dialog, y to the delete question. (A read-only board's are refused
+    /// at once.)
+    func mayAskForWrite(_ key: Key) -> Bool {
+        guard readOnly == nil else { return false }
+        switch mode {
+        case .adding, .editing: return key == .enter
+        case .confirmingDelete: return key == .character("y") || key == .character("Y")
+        case .help, .filtering: return false
+        case .browsing:
+            if case .mouse(let event) = key { return event.action == .doubleClick }
+            return Self.changesTeams(key)
+        }
+    }
+
+    /// Whether an add is being saved (closing its dialog cancels nothing).
+    var isSavingAnAdd: Bool {
+        pendingWrites.contains { if case .add = $0.effect { true } else { false } }
+    }
+
+    /// Notes that the store is saving `effect` (the status line says so until its outcome).
+    mutating func beginWrite(_ effect: BoardEffect, data: some BoardData) {
+        pendingWrites.append(PendingWrite(effect: effect, teamName: Self.teamName(of: effect, data: data)))
+    }
+
+    /// The write `effect` came back: it is no longer pending.
+    mutating func endWrite(_ effect: BoardEffect) {
+        if let index = pendingWrites.firstIndex(where: { $0.effect == effect }) { pendingWrites.remove(at: index) }
+    }
+
+    /// Whether a change of the team with this id is being saved (its row shows it).
+    func isSaving(teamID: RecordID) -> Bool {
+        pendingWrites.contains { $0.effect.subject == .team(teamID) }
+    }
+
+    /// What the status line says while changes are being saved and it holds no message:
+    /// "Saving Korea…", "Saving Korea and 2 other changes…"; nil when none is.
+    var savingNote: String? {
+        guard let first = pendingWrites.first else { return nil }
+        let others = pendingWrites.count - 1
+        let more = others == 0 ? "" : " and \(others) other \(others == 1 ? "change" : "changes")"
+        return "Saving \(Self.quoted(first.teamName))\(more)…"
+    }
+
+    /// The name of the team a write changes, as the board shows it now.
+    private static func teamName(of effect: BoardEffect, data: some BoardData) -> String {
+        switch effect {
+        case .add(let name, _): return TeamValidation.trimmed(name)
+        case .delete(_, let name): return name
+        case .undo(let change), .redo(let change): return change.teamName
+        case .tap(let id), .edit(let id, _, _, _):
+            return data.position(of: id).flatMap { data.team(at: $0) }?.teamName ?? "the team"
+        case .filter: return ""
+        }
+    }
+
+    private static func quoted(_ name: String) -> String {
+        WorldCupError.quotable(name, limit: 40)
+    }
+}
