@@ -131,6 +131,7 @@ extension UndoEndToEndTests {
         try board.send("u")
         #expect(board.waitFor("Undid: Algeria +1 win."))
         _ = try place.worldcup(["tap", "Algeria", "--author", "guest@pc"])
+        #expect(board.waitFor("Wins: 2"), "the guest's tap shows")
         try board.send("C-r")
         #expect(board.waitFor("Redid: Algeria +1 win."), "\(board.screen)")
         #expect(try place.teams()["Algeria"]?.wins == 3, "the redo is a tap again, beside the guest's")
