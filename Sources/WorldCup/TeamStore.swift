@@ -32,39 +32,60 @@ public protocol TeamStore: AnyObject, Sendable {
     func team(named name: String) throws -> Team?
 
     /// Adds one win to a team, exactly once even when the connection fails on the way.
-    /// Returns the team as saved.
+    /// Returns the change (the team around its win) with its history entry's id.
     @discardableResult
-    func tap(teamID: Int64) throws -> Team
+    func recordedTap(teamID: Int64) throws -> TeamChange
 
     /// Adds a secret team with no wins. Refuses blank, overlong or duplicate names and zones.
     /// A zone spelt in another case or normalisation than one on the board takes its
-    /// spelling (`Team.existingSpelling(ofZone:among:)`).
+    /// spelling (`Team.existingSpelling(ofZone:among:)`). Returns the change (the team as
+    /// saved, after) with its history entry's id.
     @discardableResult
-    func add(name: String, zone: String) throws -> Team
+    func recordedAdd(name: String, zone: String) throws -> TeamChange
 
-    /// Deletes a team. Returns it as it was.
+    /// Deletes a team. Returns the change (the team as it was, before) with its history
+    /// entry's id.
     @discardableResult
-    func delete(teamID: Int64) throws -> Team
+    func recordedDelete(teamID: Int64) throws -> TeamChange
 
     /// Who this store's changes are recorded under, in its history (`Author.chosen`).
     var author: String { get }
 
     /// Changes a team's name, zone or wins (nil keeps it), by the rules of an add
     /// (`TeamValidation.edited`; a name unique ignoring case and normalisation, a zone taking
-    /// the board's spelling). Returns the change, the team before and after.
+    /// the board's spelling). Returns the change, the team before and after, with its
+    /// history entry's id.
     @discardableResult
     func edit(teamID: Int64, name: String?, zone: String?, wins: Int?) throws -> TeamChange
 
-    /// Takes `change` back, by the rules of `TeamChange.undoPlan` (never over somebody
-    /// else's later change), recording the undo in the history and marking the change undone
-    /// there. Returns the undo.
+    /// Takes back the change of the history entry `entryID` (this store's author's), by the
+    /// rules of `TeamChange.undoPlan` (never over somebody else's later change), in one
+    /// transaction that also marks the entry undone, and only while it is not: two undos of
+    /// one entry, from any two programs at once, take it back once. Returns the undo, with
+    /// its own entry's id. A rule's refusal throws a `Refusal` (and marks the entry refused,
+    /// so `undoLast` passes over it); anything else that fails is a failure, after which
+    /// asking again may work.
     @discardableResult
-    func undo(_ change: TeamChange) throws -> TeamChange
+    func undo(entryID: Int64) throws -> TeamChange
 
-    /// Takes back the latest change by this store's author that is not undone yet (the
-    /// history's); throws one sentence when there is none. Returns the undo.
+    /// Makes the change the undo of entry `entryID` took back again, by the rules of
+    /// `TeamChange.redoPlan` (only while nothing it would overwrite changed since the undo), in
+    /// one transaction that marks the undo's entry undone by the redo, and only while it is
+    /// not. Returns the redo (recorded with the action it makes again), with its entry's id.
+    /// Refusals and failures as for `undo(entryID:)`.
+    @discardableResult
+    func redo(entryID: Int64) throws -> TeamChange
+
+    /// Takes back the latest change by this store's author that is neither undone nor refused
+    /// (the history's; a redo is a change); throws one sentence when there is none.
     @discardableResult
     func undoLast() throws -> TeamChange
+
+    /// Makes again the latest undo by this store's author that is neither redone nor refused,
+    /// and made after the author's latest new change (a new change empties what can be
+    /// redone, as in an editor); throws one sentence when there is none.
+    @discardableResult
+    func redoLast() throws -> TeamChange
 
     /// The history's latest `limit` entries, newest first.
     func history(limit: Int) throws -> [HistoryEntry]
@@ -99,6 +120,32 @@ extension TeamStore {
     /// Throws the read-only board's one sentence, when the store is one.
     public func refuseIfReadOnly() throws {
         if let readOnly { throw readOnly.refusal }
+    }
+
+    /// Adds one win to a team, exactly once even when the connection fails on the way.
+    /// Returns the team as saved.
+    @discardableResult
+    public func tap(teamID: Int64) throws -> Team {
+        try recordedTap(teamID: teamID).team
+    }
+
+    /// Adds a secret team with no wins (`recordedAdd`). Returns the team as saved.
+    @discardableResult
+    public func add(name: String, zone: String) throws -> Team {
+        try recordedAdd(name: name, zone: zone).team
+    }
+
+    /// Deletes a team. Returns it as it was.
+    @discardableResult
+    public func delete(teamID: Int64) throws -> Team {
+        try recordedDelete(teamID: teamID).team
+    }
+
+    /// Takes `change` back by its history entry (`undo(entryID:)`).
+    @discardableResult
+    public func undo(_ change: TeamChange) throws -> TeamChange {
+        guard let entryID = change.entryID else { throw Refusal("That change has no history entry, so it cannot be taken back.") }
+        return try undo(entryID: entryID)
     }
 
     /// Adds one win to the team with this name (case ignored). Returns the team as saved.

@@ -74,6 +74,14 @@ extension TeamValidation {
     public static func nameTaken(by existing: String) -> WorldCupError {
         WorldCupError("A team named “\(WorldCupError.quotable(existing))” already exists.")
     }
+
+    /// Throws `nameTaken` when `holder` (the team with `team`'s name, ignoring case and
+    /// normalisation, as the store found it) is another team than `team`. Both stores'
+    /// adds and edits ask this; undos and redos ask `UndoPlan.checkName(heldBy:)`.
+    public static func checkName(of team: Team, heldBy holder: Team?) throws {
+        guard let holder, holder.id != team.id || team.id == nil else { return }
+        throw nameTaken(by: holder.teamName)
+    }
 }
 
 extension TeamValidation {

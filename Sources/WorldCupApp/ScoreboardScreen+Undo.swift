@@ -1,50 +1,47 @@
 import LiveResults
 import WorldCup
 
-/// The writes of `e`, `u` and Ctrl-R.
+/// The board's writes: each returns the change with the id of the history entry it made, so
+/// that `u` and Ctrl-R name that very entry.
 extension ScoreboardScreen {
-    /// Makes an edit, an undo or a redo in the store; returns the event of its outcome.
+    /// Makes a tap, an add, a delete, an edit, an undo or a redo in the store; returns the
+    /// event of its outcome. Throws what the store threw (`BoardEffect.outcome(of:)` reads it).
     func ownWrite(_ effect: BoardEffect) throws -> BoardEvent {
         switch effect {
+        case .tap(let id):
+            return .tapped(try scoreboard.recordedTap(teamID: id))
+        case let .add(name, zone):
+            return .added(try scoreboard.recordedAdd(name: name, zone: zone))
+        case let .delete(id, _):
+            return .deleted(try scoreboard.recordedDelete(teamID: id))
         case let .edit(id, name, zone, wins):
             return .edited(try scoreboard.edit(teamID: id, name: name, zone: zone, wins: wins))
         case .undo(let change):
-            return .undid(try scoreboard.undo(change))
-        case .redo(let change):
-            return .redid(try redo(change))
-        default:
-            preconditionFailure("not an edit, an undo or a redo: \(effect)")
-        }
-    }
-
-    /// Makes a change taken back again: one more win, the team added or deleted again, or
-    /// the edit's fields set again. Returns the change as made (an add's team has a new id).
-    private func redo(_ change: TeamChange) throws -> TeamChange {
-        switch change.action {
-        case .tap:
-            let team = try scoreboard.tap(teamID: change.teamID ?? -1)
-            return BoardModel.tap(of: team)
-        case .add:
-            let team = try scoreboard.add(name: change.teamName, zone: change.after?.qualifyingZone ?? "")
-            return TeamChange(action: .add, before: nil, after: team)
-        case .delete:
-            return TeamChange(action: .delete, before: try scoreboard.delete(teamID: change.teamID ?? -1), after: nil)
-        case .edit, .undo:
-            guard let before = change.before, let after = change.after, let id = change.teamID else { return change }
-            return try scoreboard.edit(teamID: id, name: before.teamName == after.teamName ? nil : after.teamName,
-                                       zone: before.qualifyingZone == after.qualifyingZone ? nil : after.qualifyingZone,
-                                       wins: before.wins == after.wins ? nil : after.wins)
+            return .undid(entry: change.entryID ?? -1, undo: try scoreboard.undo(change))
+        case .redo(let undo):
+            guard let entry = undo.entryID else { throw Refusal("That undo has no history entry, so it cannot be made again.") }
+            return .redid(entry: entry, redo: try scoreboard.redo(entryID: entry))
+        case .filter:
+            preconditionFailure("not a write: \(effect)")
         }
     }
 }
 
 extension BoardEffect {
-    /// The event that says why this edit, undo or redo was refused.
-    var refusal: (String) -> BoardEvent {
+    /// The event for this write's `error`, in one sentence: a rule's refusal of an undo
+    /// or a redo (a `Refusal`) drops the change from the board's stack; any other failure
+    /// (a lost connection, a lock, a deadline) keeps it. An add's and an edit's go to their
+    /// dialog; a tap's and a delete's to the status line.
+    func outcome(of error: any Error) -> BoardEvent {
+        let message = "\(error)", refused = error is Refusal
         switch self {
-        case .edit: BoardEvent.editRefused
-        case .redo: BoardEvent.redoRefused
-        default: BoardEvent.undoRefused
+        case .add: return .addRefused(message)
+        case .edit: return .editRefused(message)
+        case .undo(let change):
+            return refused ? .undoRefused(entry: change.entryID ?? -1, message) : .undoFailed(message)
+        case .redo(let undo):
+            return refused ? .redoRefused(entry: undo.entryID ?? -1, message) : .redoFailed(message)
+        case .tap, .delete, .filter: return .failed(message)
         }
     }
 }

@@ -6,14 +6,18 @@ import WorldCup
 /// One change of the teams and its history entry, as one statement (PostgresWriter.write
 /// takes one statement that commits on its own):
 ///
-///     WITH guarded AS (the team as the change expects it, locked; or a new id),
+///     WITH [claimed AS (the entry an undo or a redo takes back, while not taken back, locked)],
+///          guarded AS (the team as the change expects it, locked; or a new id),
 ///          recorded AS (INSERT INTO history … FROM guarded ON CONFLICT ("writeID") DO NOTHING),
-///          [marked AS (UPDATE history SET "undoneBy" … the entry an undo takes back)]
+///          [marked AS (UPDATE history SET "undoneBy" … the entry claimed)]
 ///     UPDATE / DELETE / INSERT team … FROM recorded
 ///
 /// So the change is made only when its entry is written, and its entry only when the team
-/// is still as the change expects it; a write id recorded before (a resend after a lost
-/// connection) makes nothing, and the caller finds the entry instead.
+/// is still as the change expects it (and the entry it takes back is not taken back yet:
+/// the lock on it makes a second undo wait, then find it taken); a write id recorded before
+/// (a resend after a lost connection) makes nothing, and the caller finds the entry instead.
+/// A change by one win (a tap, an undo or redo of one) records the team as the lock found
+/// it and one win off or on: the values it actually wrote.
 struct PostgresRecordedWrite {
     /// What the team must be for the change to be made.
     enum Guard {
@@ -21,6 +25,8 @@ struct PostgresRecordedWrite {
         case unchanged(Team)
         /// The team with the id exists and has a win.
         case hasWin(teamID: Int64)
+        /// The team with the id exists.
+        case exists(teamID: Int64)
         /// No team has this id or (ignoring case and normalisation) this name.
         case absent(Team)
         /// No team has this name; the new team takes the next id.
@@ -33,18 +39,46 @@ struct PostgresRecordedWrite {
         case update(Team)
         /// One win off.
         case takeWin
+        /// One win more.
+        case addWin
         case delete
         /// This team is inserted (with the guard's id).
         case insert(Team)
+
+        /// The change in wins, for a change by one win.
+        var step: Int? {
+            switch self {
+            case .takeWin: -1
+            case .addWin: 1
+            default: nil
+            }
+        }
     }
 
     var change: TeamChange
     var writeID: UUID
     var author: String
-    /// For an undo: the history entry it takes back.
-    var undoing: Int64?
+    /// For an undo or a redo: the history entry it takes back.
+    var reverting: Int64?
     var guarded: Guard
     var apply: Apply
+
+    /// The write of `plan` (an undo's or a redo's, `TeamChange.undoPlan`), given the team as
+    /// it was read (`current`), recorded as `change`, taking back the entry `reverting`.
+    init(plan: UndoPlan, current: Team?, change: TeamChange, writeID: UUID, author: String, reverting: Int64) {
+        switch plan {
+        case .takeWin(let id): (guarded, apply) = (.hasWin(teamID: id), .takeWin)
+        case .giveWin(let id): (guarded, apply) = (.exists(teamID: id), .addWin)
+        case .delete(let team): (guarded, apply) = (.unchanged(team), .delete)
+        case .insert(let team): (guarded, apply) = (.absent(team), .insert(team))
+        case .restore(let team): (guarded, apply) = (.unchanged(current ?? team), .update(team))
+        }
+        (self.change, self.writeID, self.author, self.reverting) = (change, writeID, author, reverting)
+    }
+
+    init(change: TeamChange, writeID: UUID, author: String, guarded: Guard, apply: Apply) {
+        (self.change, self.writeID, self.author, self.guarded, self.apply) = (change, writeID, author, guarded, apply)
+    }
 
     /// Statement text with its bindings, built piece by piece.
     private struct Text {
@@ -65,36 +99,53 @@ struct PostgresRecordedWrite {
     /// The statement, for `PostgresWriter.write`.
     var write: PostgresWrite {
         var text = Text()
-        let guardSQL: String
+        var sql = "WITH "
+        var claim = ""
+        if let reverting {
+            sql += #"claimed AS (SELECT id FROM history WHERE id = \#(text.bind(reverting)) AND "undoneBy" IS NULL FOR UPDATE),"# + "\n"
+            claim = " AND EXISTS (SELECT 1 FROM claimed)"
+        }
+        let teamRow = #"SELECT id AS "teamID", "teamName", "qualifyingZone", "imageName", wins FROM team"#
         switch guarded {
         case .unchanged(let team):
-            guardSQL = """
-                SELECT id AS "teamID" FROM team WHERE id = \(text.bind(team.id)) AND "teamName" = \(text.bind(team.teamName))
-                AND "qualifyingZone" = \(text.bind(team.qualifyingZone)) AND wins = \(text.bind(Int32(clamping: team.wins))) FOR UPDATE
+            sql += """
+                guarded AS (\(teamRow) WHERE id = \(text.bind(team.id)) AND "teamName" = \(text.bind(team.teamName))
+                AND "qualifyingZone" = \(text.bind(team.qualifyingZone)) AND wins = \(text.bind(Int32(clamping: team.wins)))\(claim) FOR UPDATE)
                 """
         case .hasWin(let id):
-            guardSQL = #"SELECT id AS "teamID" FROM team WHERE id = \#(text.bind(id)) AND wins > 0 FOR UPDATE"#
+            sql += "guarded AS (\(teamRow) WHERE id = \(text.bind(id)) AND wins > 0\(claim) FOR UPDATE)"
+        case .exists(let id):
+            sql += "guarded AS (\(teamRow) WHERE id = \(text.bind(id))\(claim) FOR UPDATE)"
         case .absent(let team):
             let id = text.bind(team.id)
-            guardSQL = #"SELECT \#(id)::int8 AS "teamID" WHERE NOT EXISTS (SELECT 1 FROM team WHERE id = \#(id)::int8 OR "nameKey" = \#(text.bind(Team.nameKey(team.teamName))))"#
+            sql += #"guarded AS (SELECT \#(id)::int8 AS "teamID" WHERE NOT EXISTS (SELECT 1 FROM team WHERE id = \#(id)::int8 OR "nameKey" = \#(text.bind(Team.nameKey(team.teamName))))\#(claim))"#
         case .newName(let name):
-            guardSQL = #"SELECT nextval(pg_get_serial_sequence('team', 'id')) AS "teamID" WHERE NOT EXISTS (SELECT 1 FROM team WHERE "nameKey" = \#(text.bind(Team.nameKey(name))))"#
+            sql += #"guarded AS (SELECT nextval(pg_get_serial_sequence('team', 'id')) AS "teamID" WHERE NOT EXISTS (SELECT 1 FROM team WHERE "nameKey" = \#(text.bind(Team.nameKey(name))))\#(claim))"#
         }
-        let old = change.before, new = change.after
-        var sql = """
-            WITH guarded AS (\(guardSQL)),
+        let values: String
+        if let step = apply.step {
+            // The team as the lock found it, and one win off or on.
+            values = #""teamName", "teamName", "qualifyingZone", "imageName", wins, "teamName", "qualifyingZone", "imageName", wins + (\#(step))"#
+        } else {
+            let old = change.before, new = change.after
+            values = """
+                \(text.bind(change.teamName)), \(text.bind(old?.teamName)), \(text.bind(old?.qualifyingZone)), \(text.bind(old?.imageName)),
+                \(text.bind(old.map { Int32(clamping: $0.wins) })), \(text.bind(new?.teamName)), \(text.bind(new?.qualifyingZone)),
+                \(text.bind(new?.imageName)), \(text.bind(new.map { Int32(clamping: $0.wins) }))
+                """
+        }
+        sql += """
+            ,
             recorded AS (
                 INSERT INTO history ("writeID", author, action, "teamID", "teamName", "oldName", "oldZone", "oldImage", "oldWins",
-                    "newName", "newZone", "newImage", "newWins", undid)
-                SELECT \(text.bind(writeID)), \(text.bind(author)), \(text.bind(change.action.rawValue)), "teamID", \(text.bind(change.teamName)),
-                    \(text.bind(old?.teamName)), \(text.bind(old?.qualifyingZone)), \(text.bind(old?.imageName)), \(text.bind(old.map { Int32(clamping: $0.wins) })),
-                    \(text.bind(new?.teamName)), \(text.bind(new?.qualifyingZone)), \(text.bind(new?.imageName)), \(text.bind(new.map { Int32(clamping: $0.wins) })),
-                    \(text.bind(change.undid?.rawValue))
+                    "newName", "newZone", "newImage", "newWins", undid, reverts)
+                SELECT \(text.bind(writeID)), \(text.bind(author)), \(text.bind(change.action.rawValue)), "teamID", \(values),
+                    \(text.bind(change.undid?.rawValue)), \(text.bind(reverting))
                 FROM guarded
                 ON CONFLICT ("writeID") DO NOTHING RETURNING id AS "entryID", "teamID")
             """
-        if let undoing {
-            sql += #",\#nmarked AS (UPDATE history SET "undoneBy" = recorded."entryID" FROM recorded WHERE history.id = \#(text.bind(undoing)))"#
+        if let reverting {
+            sql += #",\#nmarked AS (UPDATE history SET "undoneBy" = recorded."entryID" FROM recorded WHERE history.id = \#(text.bind(reverting)))"#
         }
         sql += "\n"
         switch apply {
@@ -105,8 +156,8 @@ struct PostgresRecordedWrite {
                     "nameSortKey" = \(text.bind(Team.nameSortKey(team.teamName)))
                 FROM recorded WHERE team.id = recorded."teamID"
                 """
-        case .takeWin:
-            sql += #"UPDATE team SET wins = wins - 1 FROM recorded WHERE team.id = recorded."teamID""#
+        case .takeWin, .addWin:
+            sql += #"UPDATE team SET wins = wins + (\#(apply.step ?? 0)) FROM recorded WHERE team.id = recorded."teamID""#
         case .delete:
             sql += #"DELETE FROM team USING recorded WHERE team.id = recorded."teamID""#
         case .insert(let team):

@@ -8,7 +8,7 @@ import WorldCup
 /// build the same table and index from these statements.
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
-    public static let version = 4
+    public static let version = 5
     /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
     /// (13) and `CREATE OR REPLACE TRIGGER` (14).
     public static let oldestServer = 140_000
@@ -119,6 +119,17 @@ public enum PostgresSchema {
                     "undoneBy" bigint)
                 """),
             .sql(#"CREATE INDEX IF NOT EXISTS history_by_author ON history (author, id)"#),
+        ],
+        // Undo you can trust: an undo or a redo names the entry it takes back (`reverts`), an
+        // entry whose undo a rule refused is passed over by the next `worldcup undo`
+        // (`refused`), and a tap records the team before and after like every change (its
+        // entries of before, which kept one side, get the other: one win more).
+        5: [
+            .sql(#"ALTER TABLE history ADD COLUMN IF NOT EXISTS reverts bigint, ADD COLUMN IF NOT EXISTS refused boolean NOT NULL DEFAULT false"#),
+            .sql(#"""
+                UPDATE history SET "newName" = "oldName", "newZone" = "oldZone", "newImage" = "oldImage", "newWins" = "oldWins" + 1
+                WHERE action = 'tap' AND "newWins" IS NULL AND "oldWins" IS NOT NULL
+                """#),
         ],
     ]
 

@@ -3,7 +3,7 @@ import LiveResultsPostgres
 import PostgresNIO
 import WorldCup
 
-/// Edits, undos and the history, on PostgreSQL. Every write has an id (a UUID) recorded in
+/// Edits and the history, on PostgreSQL (undos and redos: PostgresTeamStore+Undo). Every write has an id (a UUID) recorded in
 /// its history entry by the same statement (`PostgresRecordedWrite`): a write resent after a
 /// lost connection finds its entry and is not made again (`exactlyOnce`).
 extension PostgresTeamStore {
@@ -15,41 +15,13 @@ extension PostgresTeamStore {
             try repeatWhileRaced(writeID, connection) {
                 guard let current = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
                 let edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zones(connection))
-                try Self.checkNameFree(edited, connection)
-                let change = TeamChange(action: .edit, before: current, after: edited)
+                try TeamValidation.checkName(of: edited, heldBy: Self.team(nameKey: Team.nameKey(edited.teamName), connection))
+                var change = TeamChange(action: .edit, before: current, after: edited)
                 let write = PostgresRecordedWrite(change: change, writeID: writeID, author: author, guarded: .unchanged(current), apply: .update(edited))
-                return try self.write(write.write, connection).isEmpty ? nil : change
+                guard let written = try recordedWrite(write, connection) else { return nil }
+                change.entryID = written.entryID
+                return change
             }
-        }
-    }
-
-    @discardableResult
-    public func undo(_ change: TeamChange) throws -> TeamChange {
-        try refuseIfReadOnly()
-        let writeID = UUID()
-        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            if let done = try Self.recorded(writeID, connection) { return done }
-            let entry = try Self.query(connection, """
-                SELECT id FROM history WHERE author = \(author) AND action = \(change.action.rawValue) AND "teamID" = \(change.teamID)
-                AND "undoneBy" IS NULL ORDER BY id DESC LIMIT 1
-                """).single(Int64.self)
-            return try undo(change, entry: entry, writeID: writeID, connection)
-        }
-    }
-
-    @discardableResult
-    public func undoLast() throws -> TeamChange {
-        try refuseIfReadOnly()
-        let writeID = UUID()
-        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            if let done = try Self.recorded(writeID, connection) { return done }
-            guard let entry = try Self.query(connection, """
-                SELECT \(unescaped: Self.historyColumns) FROM history WHERE author = \(author) AND action <> 'undo' AND "undoneBy" IS NULL
-                ORDER BY id DESC LIMIT 1
-                """).map(Self.entry).first else {
-                throw WorldCupError("There is nothing of \(WorldCupError.quotable(author))'s to undo.")
-            }
-            return try undo(entry.change, entry: entry.id, writeID: writeID, connection)
         }
     }
 
@@ -67,44 +39,19 @@ extension PostgresTeamStore {
         }
     }
 
-    /// Takes `change` back by its plan (`TeamChange.undoPlan`, from the team as it is), as
-    /// the write `writeID`, marking `entry` undone.
-    private func undo(_ change: TeamChange, entry: Int64?, writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange {
-        try repeatWhileRaced(writeID, connection) {
-            let current = try change.teamID.flatMap { try Self.team(id: $0, connection) }
-            let plan = try change.undoPlan(current: current)
-            var undo = change.undone(by: plan, current: current)
-            let guarded: PostgresRecordedWrite.Guard, apply: PostgresRecordedWrite.Apply
-            switch plan {
-            case .takeWin(let id): (guarded, apply) = (.hasWin(teamID: id), .takeWin)
-            case .delete(let team): (guarded, apply) = (.unchanged(team), .delete)
-            case .insert(let team):
-                try Self.checkNameFree(team, connection, bringingBack: true)
-                (guarded, apply) = (.absent(team), .insert(team))
-            case .restore(let team):
-                try Self.checkNameFree(team, connection)
-                (guarded, apply) = (.unchanged(current ?? team), .update(team))
-            }
-            let write = PostgresRecordedWrite(change: undo, writeID: writeID, author: author, undoing: entry, guarded: guarded, apply: apply)
-            guard let row = try self.write(write.write, connection).first else { return nil }
-            if case .takeWin = plan { undo.after = try Team(postgresRow: row) }
-            return undo
-        }
-    }
-
     /// Runs `attempt` (which returns nil when the team was changed by someone between its read
     /// and its write, or throws on a name taken in that moment) again, up to three times; a
     /// write `writeID` already recorded (the attempt is a resend) returns its change.
-    func repeatWhileRaced<T>(_ writeID: UUID, _ connection: PostgresConnection, _ attempt: () throws -> T?) throws -> T where T: RecordedResult {
+    func repeatWhileRaced(_ writeID: UUID, _ connection: PostgresConnection, _ attempt: () throws -> TeamChange?) throws -> TeamChange {
         for _ in 0..<3 {
-            if let done = try Self.recorded(writeID, connection) { return T(done) }
+            if let done = try Self.recorded(writeID, connection) { return done }
             do {
                 if let result = try attempt() { return result }
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 continue // a name taken in the moment: the next attempt reads it and says so
             }
         }
-        if let done = try Self.recorded(writeID, connection) { return T(done) }
+        if let done = try Self.recorded(writeID, connection) { return done }
         throw WorldCupError("The team kept changing while this change was being made; try again.")
     }
 
@@ -131,18 +78,14 @@ extension PostgresTeamStore {
         }
     }
 
-    /// The change recorded for the write `writeID`, if it was made.
+    /// The change recorded for the write `writeID` (with its entry's id), if it was made.
     static func recorded(_ writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange? {
         try query(connection, "SELECT \(unescaped: historyColumns) FROM history WHERE \"writeID\" = \(writeID)").map(entry).first?.change
     }
 
-    /// Throws one sentence when another team has `team`'s name, ignoring case and normalisation.
-    static func checkNameFree(_ team: Team, _ connection: PostgresConnection, bringingBack: Bool = false) throws {
-        guard let other = try self.team(nameKey: Team.nameKey(team.teamName), connection), other.id != team.id else { return }
-        if bringingBack {
-            throw WorldCupError("A team named “\(WorldCupError.quotable(other.teamName))” exists again, so the deleted one was not brought back.")
-        }
-        throw TeamValidation.nameTaken(by: other.teamName)
+    /// The entry with this id, if the history still has it.
+    static func entry(id: Int64, _ connection: PostgresConnection) throws -> HistoryEntry? {
+        try query(connection, "SELECT \(unescaped: historyColumns) FROM history WHERE id = \(id)").map(entry).first
     }
 
     /// The team with this id, if any.
@@ -153,26 +96,20 @@ extension PostgresTeamStore {
     /// The columns `entry(_:)` reads.
     static let historyColumns = #"""
         id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), author, action, "teamID", "teamName",
-        "oldName", "oldZone", "oldImage", "oldWins", "newName", "newZone", "newImage", "newWins", undid, "undoneBy"
+        "oldName", "oldZone", "oldImage", "oldWins", "newName", "newZone", "newImage", "newWins", undid, "undoneBy", reverts, refused
         """#
 
-    /// A history entry from a row of `historyColumns`.
+    /// A history entry from a row of `historyColumns`, by the rule both stores share.
     static func entry(_ row: PostgresRow) throws -> HistoryEntry {
         let cells = row.makeRandomAccess()
-        func team(_ first: Int) throws -> Team? {
-            guard let name = try cells[first].decode(String?.self), let zone = try cells[first + 1].decode(String?.self),
-                  let wins = try cells[first + 3].decode(Int32?.self) else { return nil }
-            return Team(teamName: name, qualifyingZone: zone, imageName: try cells[first + 2].decode(String?.self) ?? Team.secretImageName, wins: Int(wins))
+        func side(_ first: Int) throws -> HistoryRow.Side {
+            HistoryRow.Side(name: try cells[first].decode(String?.self), zone: try cells[first + 1].decode(String?.self),
+                            image: try cells[first + 2].decode(String?.self), wins: try cells[first + 3].decode(Int32?.self).map(Int.init))
         }
-        let actionText = try cells[3].decode(String.self)
-        guard let action = TeamChange.Action(rawValue: actionText) else {
-            throw WorldCupError("The history holds an action this worldcup does not know (“\(WorldCupError.quotable(actionText))”).")
-        }
-        let change = TeamChange(recorded: action, teamID: try cells[4].decode(Int64.self), teamName: try cells[5].decode(String.self),
-                                old: try team(6), new: try team(10), undid: try cells[14].decode(String?.self).flatMap(TeamChange.Action.init(rawValue:)))
-        let at = ISO8601DateFormatter().date(from: try cells[1].decode(String.self)) ?? Date(timeIntervalSince1970: 0)
-        return HistoryEntry(id: try cells[0].decode(Int64.self), at: at, by: try cells[2].decode(String.self), change: change,
-                            undoneBy: try cells[15].decode(Int64?.self))
+        return try HistoryRow(id: cells[0].decode(Int64.self), at: cells[1].decode(String.self), author: cells[2].decode(String.self),
+                              action: cells[3].decode(String.self), teamID: cells[4].decode(Int64.self), teamName: cells[5].decode(String.self),
+                              old: side(6), new: side(10), undid: cells[14].decode(String?.self), undoneBy: cells[15].decode(Int64?.self),
+                              reverts: cells[16].decode(Int64?.self), refused: cells[17].decode(Bool.self)).entry()
     }
 
     /// Deletes the entries beyond `HistoryEntry.retainedCount` that are over an hour old
@@ -186,22 +123,8 @@ extension PostgresTeamStore {
         _ = attempt { connection in
             try Self.query(connection, """
                 DELETE FROM history WHERE id <= (SELECT max(id) FROM history) - \(Int64(HistoryEntry.retainedCount))
-                AND id < coalesce((SELECT id FROM history WHERE at >= now() - interval '1 hour' ORDER BY id LIMIT 1), 9223372036854775807)
+                AND id < coalesce((SELECT id FROM history WHERE at >= now() - make_interval(secs => \(Double(HistoryEntry.retainedSeconds))) ORDER BY id LIMIT 1), 9223372036854775807)
                 """)
         }
     }
-}
-
-/// What `repeatWhileRaced` returns: a change, or a team (an add's), made from the change
-/// recorded for a resent write.
-protocol RecordedResult {
-    init(_ recorded: TeamChange)
-}
-
-extension TeamChange: RecordedResult {
-    init(_ recorded: TeamChange) { self = recorded }
-}
-
-extension Team: RecordedResult {
-    init(_ recorded: TeamChange) { self = recorded.action == .delete ? recorded.before! : recorded.after ?? recorded.before! }
 }

@@ -150,7 +150,7 @@ public final class PostgresTeamStore: TeamStore {
     public func damage(in error: any Error) -> WorldCupError? { nil }
 
     @discardableResult
-    public func add(name: String, zone: String) throws -> Team {
+    public func recordedAdd(name: String, zone: String) throws -> TeamChange {
         try refuseIfReadOnly()
         let typed = try TeamValidation.newTeam(name: name, zone: zone)
         let writeID = UUID()
@@ -159,64 +159,70 @@ public final class PostgresTeamStore: TeamStore {
                 var team = typed
                 // A zone spelt in another case or normalisation than one on the board takes its spelling.
                 team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(connection)) ?? team.qualifyingZone
-                try Self.checkNameFree(team, connection)
+                try TeamValidation.checkName(of: team, heldBy: Self.team(nameKey: Team.nameKey(team.teamName), connection))
                 let write = PostgresRecordedWrite(change: TeamChange(action: .add, before: nil, after: team), writeID: writeID, author: author,
                                                   guarded: .newName(team.teamName), apply: .insert(team))
-                return try self.write(write.write, connection).map(Team.init(postgresRow:)).first
+                return try recordedWrite(write, connection).map { TeamChange(action: .add, before: nil, after: $0.team, entryID: $0.entryID) }
             }
         }
     }
 
     @discardableResult
-    public func delete(teamID: Int64) throws -> Team {
+    public func recordedDelete(teamID: Int64) throws -> TeamChange {
         try refuseIfReadOnly()
         let writeID = UUID()
         return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            try repeatWhileRaced(writeID, connection) { () -> Team? in
+            try repeatWhileRaced(writeID, connection) {
                 guard let team = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
                 let change = TeamChange(action: .delete, before: team, after: nil)
                 let write = PostgresRecordedWrite(change: change, writeID: writeID, author: author, guarded: .unchanged(team), apply: .delete)
-                return try self.write(write.write, connection).isEmpty ? nil : team
+                return try recordedWrite(write, connection).map { TeamChange(action: .delete, before: team, after: nil, entryID: $0.entryID) }
             }
         }
     }
 
     @discardableResult
-    public func tap(teamID: Int64) throws -> Team {
-        try tap(teamID: teamID, tapID: UUID())
+    public func recordedTap(teamID: Int64) throws -> TeamChange {
+        try recordedTap(teamID: teamID, tapID: UUID())
     }
 
     /// Adds one win to a team for the tap `tapID`, exactly once however often it is called
-    /// with that id: a tap id already recorded means the tap counted, and the team is returned
-    /// as it is. When the connection dies during the statement (its outcome unknown), it is
-    /// made again and the statement sent again with the same id, for up to `deadline`.
+    /// with that id (`recordedTap(teamID:tapID:)`). Returns the team as saved.
     @discardableResult
     public func tap(teamID: Int64, tapID: UUID) throws -> Team {
+        try recordedTap(teamID: teamID, tapID: tapID).team
+    }
+
+    /// Adds one win to a team for the tap `tapID`, exactly once however often it is called
+    /// with that id: a tap id already recorded means the tap counted, and its recorded change
+    /// is returned. When the connection dies during the statement (its outcome unknown), it is
+    /// made again and the statement sent again with the same id, for up to `deadline`. The
+    /// tap is a recorded write like every change, by one win: its entry holds the team as
+    /// the lock found it and after.
+    @discardableResult
+    public func recordedTap(teamID: Int64, tapID: UUID) throws -> TeamChange {
         try refuseIfReadOnly()
         return try exactlyOnce(orElse: "so the tap may or may not have counted") { connection in
-            try tap(teamID: teamID, tapID: tapID, connection)
+            if let done = try Self.recorded(tapID, connection) { return done }
+            let write = PostgresRecordedWrite(change: TeamChange(action: .tap, before: nil, after: nil), writeID: tapID, author: author,
+                                              guarded: .exists(teamID: teamID), apply: .addWin)
+            if let written = try recordedWrite(write, connection) {
+                var before = written.team
+                before.wins -= 1
+                return TeamChange(action: .tap, before: before, after: written.team, entryID: written.entryID)
+            }
+            // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
+            guard let done = try Self.recorded(tapID, connection) else { throw WorldCupError("That team no longer exists.") }
+            return done
         }
     }
 
-    /// The tap's one statement: records `tapID` in the history with the team as it was, and
-    /// adds the win, or neither when the id was recorded before; then the team as it is.
-    private func tap(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> Team {
-        let tapped = try write(PostgresWrite(table: "team", """
-            WITH target AS (
-                SELECT id AS "teamID", "teamName" AS name, "qualifyingZone" AS zone, "imageName" AS image, wins AS "oldWins"
-                FROM team WHERE id = \(teamID) FOR UPDATE),
-            recorded AS (
-                INSERT INTO history ("writeID", author, action, "teamID", "teamName", "oldName", "oldZone", "oldImage", "oldWins")
-                SELECT \(tapID), \(author), 'tap', "teamID", name, name, zone, image, "oldWins" FROM target
-                ON CONFLICT ("writeID") DO NOTHING RETURNING id AS "entryID", "teamID")
-            UPDATE team SET wins = wins + 1 FROM recorded WHERE team.id = recorded."teamID"
-            """, returning: PostgresRecordedWrite.returning), connection).map(Team.init(postgresRow:)).first
-        if let tapped { return tapped }
-        // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
-        guard let team = try Self.team(id: teamID, connection), try Self.recorded(tapID, connection) != nil else {
-            throw WorldCupError("That team no longer exists.")
-        }
-        return team
+    /// Runs a recorded write; returns the team it wrote (as it was, for a delete) and its
+    /// history entry's id, or nil when its guard stopped it (nothing was written).
+    func recordedWrite(_ write: PostgresRecordedWrite, _ connection: PostgresConnection) throws -> (team: Team, entryID: Int64)? {
+        guard let row = try self.write(write.write, connection).first else { return nil }
+        guard let entryID = try row.makeRandomAccess()[5].decode(Int64?.self) else { return nil }
+        return (try Team(postgresRow: row), entryID)
     }
 
     /// Runs `change` on `connection`, handing the rows it committed to the controllers this

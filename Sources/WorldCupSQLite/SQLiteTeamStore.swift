@@ -127,9 +127,9 @@ public final class SQLiteTeamStore: TeamStore {
         DatabaseFile.damage(in: error, path: database.path)
     }
 
-    /// Adds one win to a team, atomically. Returns the team as saved.
+    /// Adds one win to a team, atomically. Returns the tap with its history entry's id.
     @discardableResult
-    public func tap(teamID: Int64) throws -> Team {
+    public func recordedTap(teamID: Int64) throws -> TeamChange {
         try refuseIfReadOnly()
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
@@ -141,8 +141,11 @@ public final class SQLiteTeamStore: TeamStore {
                 guard try returned.next() != nil else { throw WorldCupError("That team no longer exists.") }
                 guard let team = Team(currentRowOf: statement) else { throw DatabaseFile.damagedRow(path: database.path) }
                 while try returned.next() != nil {}
-                try record(TeamChange(recorded: .tap, teamID: teamID, teamName: team.teamName, old: nil, new: team, undid: nil), db)
-                return team
+                var before = team
+                before.wins -= 1
+                var tap = TeamChange(action: .tap, before: before, after: team)
+                tap.entryID = try record(tap, db)
+                return tap
             }
         }
     }
@@ -150,18 +153,17 @@ public final class SQLiteTeamStore: TeamStore {
     /// Adds a secret team with no wins. Refuses blank, overlong or duplicate names and zones.
     /// A zone spelt in another case or normalisation than one on the board takes its spelling.
     @discardableResult
-    public func add(name: String, zone: String) throws -> Team {
+    public func recordedAdd(name: String, zone: String) throws -> TeamChange {
         try refuseIfReadOnly()
         var team = try TeamValidation.newTeam(name: name, zone: zone)
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
-                if let existing = try Team.filter(Column("nameKey") == Team.nameKey(team.teamName)).fetchOne(db) {
-                    throw TeamValidation.nameTaken(by: existing.teamName)
-                }
+                try TeamValidation.checkName(of: team, heldBy: Self.team(nameKey: Team.nameKey(team.teamName), db))
                 team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(db)) ?? team.qualifyingZone
                 try team.insert(db)
-                try record(TeamChange(action: .add, before: nil, after: team), db)
-                return team
+                var add = TeamChange(action: .add, before: nil, after: team)
+                add.entryID = try record(add, db)
+                return add
             }
         }
     }
@@ -178,18 +180,24 @@ public final class SQLiteTeamStore: TeamStore {
             """)
     }
 
-    /// Deletes a team. Returns it as it was.
+    /// Deletes a team. Returns the delete with its history entry's id.
     @discardableResult
-    public func delete(teamID: Int64) throws -> Team {
+    public func recordedDelete(teamID: Int64) throws -> TeamChange {
         try refuseIfReadOnly()
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 guard let team = try Team.fetchOne(db, key: teamID), try Team.deleteOne(db, key: teamID) else {
                     throw WorldCupError("That team no longer exists.")
                 }
-                try record(TeamChange(action: .delete, before: team, after: nil), db)
-                return team
+                var delete = TeamChange(action: .delete, before: team, after: nil)
+                delete.entryID = try record(delete, db)
+                return delete
             }
         }
+    }
+
+    /// The team whose folded name is `key`, if any.
+    static func team(nameKey key: String, _ db: Database) throws -> Team? {
+        try Team.filter(Column("nameKey") == key).fetchOne(db)
     }
 }

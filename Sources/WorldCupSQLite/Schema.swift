@@ -5,7 +5,7 @@ import WorldCup
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v7"
+    public static let version = "v8"
 
     /// The index that holds the teams in `Team.boardOrder`.
     static let boardIndexName = "team_in_scoreboard_order"
@@ -106,6 +106,18 @@ public enum Schema {
                     undid TEXT,
                     undoneBy INTEGER);
                 CREATE INDEX IF NOT EXISTS history_by_author ON history (author, id);
+                """)
+        }
+        // Undo you can trust: an undo or a redo names the entry it takes back (`reverts`), an
+        // entry whose undo a rule refused is passed over by the next `worldcup undo`
+        // (`refused`), and a tap records the team before and after like every change (its
+        // entries of before, which kept one side, get the other: one win less).
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: """
+                ALTER TABLE history ADD COLUMN reverts INTEGER;
+                ALTER TABLE history ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;
+                UPDATE history SET oldName = newName, oldZone = newZone, oldImage = newImage, oldWins = newWins - 1
+                    WHERE action = 'tap' AND oldWins IS NULL AND newWins IS NOT NULL;
                 """)
         }
         return migrator

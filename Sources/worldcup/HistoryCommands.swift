@@ -35,15 +35,37 @@ extension WorldCupCommand {
 
     struct Undo: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Take back your last change not yet undone (yours: --author, WORLDCUP_AUTHOR or $USER@hostname).",
-            discussion: "A tap loses its win while the team has one; an add is taken back while nobody has tapped, renamed or moved the team since; a deleted team comes back as it was unless its name is taken; an edit's fields come back unless someone changed them since. Otherwise nothing changes, and one sentence says why.")
+            abstract: "Take back a change: your latest not yet undone, or the history entry ID (yours: --author, WORLDCUP_AUTHOR or $USER@hostname).",
+            discussion: "A tap loses its win while the team has one; an add is taken back while nobody has tapped, renamed or moved the team since; a deleted team comes back as it was unless its name is taken; an edit's fields come back unless someone changed them since. Otherwise nothing changes, and one sentence says why; the next worldcup undo then goes on to the change before, and worldcup undo ID tries the refused one again. A change is taken back once, however many programs ask at the same moment.")
 
         @OptionGroup var store: StoreOptions
 
+        @Argument(help: ArgumentHelp("The history entry to take back (worldcup history shows the ids).", valueName: "id"))
+        var id: Int64?
+
         func run() throws {
             try store.refuseChangesIfReadOnly()
-            let undo = try store.open().undoLast()
+            let scoreboard = try store.open()
+            let undo = try id.map { try scoreboard.undo(entryID: $0) } ?? scoreboard.undoLast()
             print("Undid: " + (undo.undoneChange ?? undo).summary)
+        }
+    }
+
+    struct Redo: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a change taken back again: your latest undo not yet redone, or the undo's history entry ID.",
+            discussion: "Only while nothing the change would overwrite has changed since the undo (a tap's redo is one more win, whoever tapped since; an add's brings the team back with its id). A new change of yours (not an undo or a redo) ends what can be redone, as in an editor.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: ArgumentHelp("The undo's history entry (worldcup history shows the ids).", valueName: "id"))
+        var id: Int64?
+
+        func run() throws {
+            try store.refuseChangesIfReadOnly()
+            let scoreboard = try store.open()
+            let redo = try id.map { try scoreboard.redo(entryID: $0) } ?? scoreboard.redoLast()
+            print("Redid: " + redo.summary)
         }
     }
 
@@ -54,7 +76,7 @@ extension WorldCupCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Flag(help: "Print a JSON array: at (ISO 8601, UTC), by, action (tap, add, delete, edit, undo), team, and old and new values (name, zone, wins) where there are some; undid for an undo, undone for a change taken back.")
+        @Flag(help: "Print a JSON array: id (what worldcup undo ID names), at (ISO 8601, UTC), by, action (tap, add, delete, edit, undo; a redo has the action it makes again), team, and old and new values (name, zone, wins) where there are some; undid for an undo, reverts for an undo or a redo (the entry it took back), undone and undoneBy for a change taken back (an undo made again).")
         var json = false
 
         @Option(parsing: .unconditional, help: "How many changes to print, newest first.")

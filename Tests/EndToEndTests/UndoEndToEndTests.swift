@@ -8,7 +8,7 @@ import TestSupport
 @Suite("Undo end to end", .serialized)
 struct UndoEndToEndTests {
     /// The store a test runs on: a file, or a throwaway server with a second board watching.
-    final class Place {
+    final class Place: Sendable {
         let server: SharedServer?
         let database: String
 
@@ -18,9 +18,25 @@ struct UndoEndToEndTests {
         }
 
         func worldcup(_ arguments: [String]) throws -> String {
-            let result = try Executable.run(arguments + ["--database", database])
+            let result = try run(arguments)
             guard result.status == 0 else { throw SharedServerError("worldcup \(arguments.joined(separator: " ")): \(result.err)") }
             return result.out
+        }
+
+        /// Runs `worldcup` on the place, whatever its outcome.
+        func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+            try Executable.run(arguments + ["--database", database])
+        }
+
+        /// Every team's zone and wins, by name, from `worldcup list --json`.
+        func teams() throws -> [String: (zone: String, wins: Int)] {
+            let teams = try JSONSerialization.jsonObject(with: Data(worldcup(["list", "--json"]).utf8)) as! [[String: Any]]
+            return Dictionary(uniqueKeysWithValues: teams.map { ($0["teamName"] as! String, ($0["qualifyingZone"] as! String, $0["wins"] as! Int)) })
+        }
+
+        /// The history, newest first, from `worldcup history --json`.
+        func history() throws -> [[String: Any]] {
+            try JSONSerialization.jsonObject(with: Data(worldcup(["history", "--json"]).utf8)) as! [[String: Any]]
         }
 
         /// Ghana's zone and wins, from `worldcup list --json`; nil when there is no Ghana.
@@ -29,8 +45,8 @@ struct UndoEndToEndTests {
             return teams.first { $0["teamName"] as? String == "Ghana" }.map { ($0["qualifyingZone"] as! String, $0["wins"] as! Int) }
         }
 
-        func board() throws -> TmuxTerminal {
-            let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database, "--author", "fan@laptop"], width: 100, height: 40)
+        func board(author: String = "fan@laptop") throws -> TmuxTerminal {
+            let terminal = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database, "--author", author], width: 100, height: 40)
             try #require(terminal.waitFor("32 teams"))
             return terminal
         }

@@ -17,6 +17,7 @@ public enum UndoContract {
         try editThenUndo(await fresh())
         try editRules(await fresh())
         try historyNamesAuthorsNewestFirst(await fresh())
+        try await EntryContract.all(fresh)
     }
 
     static func team(_ store: any TeamStore, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Team {
@@ -32,9 +33,9 @@ public enum UndoContract {
     public static func tapThenUndo(_ open: Open) throws {
         let fan = try open("fan@laptop"), guest = try open("guest@pc")
         let brazil = try team(fan, "Brazil")
-        let tapped = try fan.tap(teamID: brazil.id!)
+        let tap = try fan.recordedTap(teamID: brazil.id!)
         try guest.tap(teamID: brazil.id!)
-        let undo = try fan.undo(TeamChange(action: .tap, before: brazil, after: tapped))
+        let undo = try fan.undo(tap)
         #expect(undo.action == .undo && undo.undid == .tap)
         #expect(try team(fan, "Brazil").wins == brazil.wins + 1, "the guest's tap stays")
         // The CLI's undo: the latest of fan's changes not undone is none now.
@@ -48,11 +49,12 @@ public enum UndoContract {
     public static func undoingATapNeedsAWin(_ open: Open) throws {
         let fan = try open("fan@laptop"), guest = try open("guest@pc")
         let ghana = try team(fan, "Ghana")
-        try fan.tap(teamID: ghana.id!)
+        let tap = try fan.recordedTap(teamID: ghana.id!)
         try guest.edit(teamID: ghana.id!, name: nil, zone: nil, wins: 0)
-        #expect(refusal { try fan.undoLast() } == "Ghana has no win left to take back.")
+        #expect(refusal { try fan.undo(tap) } == "Ghana has no win left to take back.")
         try guest.delete(teamID: ghana.id!)
-        #expect(refusal { try fan.undoLast() } == "Ghana no longer exists, so its win cannot be taken back.")
+        #expect(refusal { try fan.undo(tap) } == "Ghana no longer exists, so its win cannot be taken back.")
+        #expect(refusal { try fan.undoLast() } == "There is nothing of fan@laptop's to undo.", "a refused undo is passed over")
     }
 
     /// An add taken back removes the team; not once others have tapped it.
@@ -63,10 +65,10 @@ public enum UndoContract {
         #expect(undo.undid == .add)
         #expect(try fan.team(named: "Atlantis") == nil)
         #expect(try fan.teamCount() == 32)
-        let again = try fan.add(name: "Atlantis", zone: "Oceania")
-        #expect(again.id != added.id)
-        try guest.tap(teamID: again.id!)
-        #expect(refusal { try fan.undoLast() } == "Atlantis has changed since it was added (1 win now), so it was kept: delete it with d if it should go.")
+        let again = try fan.recordedAdd(name: "Atlantis", zone: "Oceania")
+        #expect(again.team.id != added.id)
+        try guest.tap(teamID: again.team.id!)
+        #expect(refusal { try fan.undoLast() } == "Atlantis has changed since it was added (1 win now), so it was kept: delete it with d if it should go; the next worldcup undo goes on to the one before (worldcup undo \(again.entryID!) tries this one again).")
         #expect(try fan.team(named: "Atlantis")?.wins == 1)
     }
 
@@ -78,9 +80,9 @@ public enum UndoContract {
         try fan.delete(teamID: ghana.id!)
         #expect(try fan.undoLast().undid == .delete)
         #expect(try team(fan, "Ghana") == ghana, "name, zone, wins and id as they were")
-        try fan.delete(teamID: ghana.id!)
+        let delete = try fan.recordedDelete(teamID: ghana.id!)
         try guest.add(name: "GHANA", zone: "Elsewhere")
-        #expect(refusal { try fan.undoLast() } == "A team named “GHANA” exists again, so the deleted one was not brought back.")
+        #expect(refusal { try fan.undo(delete) } == "A team named “GHANA” exists again, so the deleted one was not brought back.")
         #expect(try team(fan, "ghana").qualifyingZone == "Elsewhere")
     }
 
@@ -142,10 +144,14 @@ public enum UndoContract {
         #expect(history[1].undoneBy == history[0].id)
         #expect(history[1].change.before?.wins == brazil.wins + 1 && history[1].change.after?.wins == 7)
         #expect(history.map(\.id) == history.map(\.id).sorted(by: >))
+        #expect(history[0].reverts == history[1].id, "an undo names the entry it took back")
+        #expect(history[3].change.before?.wins == brazil.wins && history[3].change.after?.wins == brazil.wins + 1, "a tap records both sides")
         #expect(abs(history[0].at.timeIntervalSinceNow) < 600)
         #expect(try guest.history(limit: 2).count == 2)
         let json = try JSONSerialization.jsonObject(with: HistoryEntry.json(history)) as! [[String: Any]]
         #expect(json[1]["action"] as? String == "edit")
+        #expect(json[1]["id"] as? Int64 == history[1].id)
+        #expect(json[0]["reverts"] as? Int64 == history[1].id)
         #expect((json[1]["old"] as? [String: Any])?["wins"] as? Int == brazil.wins + 1)
         #expect((json[1]["at"] as? String)?.hasSuffix("Z") == true)
     }

@@ -24,7 +24,7 @@ struct BoardUpdateTests {
     func tap() {
         var model = board()
         #expect(press(.down, .enter, on: &model) == [.tap(2)])
-        _ = model.update(.tapped(Team(id: 2, teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag", wins: 1)), data: data, now: 10)
+        _ = model.update(.tapped(TeamChange(action: .tap, before: nil, after: Team(id: 2, teamName: "Ghana", qualifyingZone: "Africa", imageName: "ghana-flag", wins: 1))), data: data, now: 10)
         #expect(model.status?.text == "Ghana: 1 win.")
         #expect(model.nextDeadline == 10 + BoardModel.confirmationSeconds)
         _ = model.update(.tick, data: data, now: 10 + BoardModel.confirmationSeconds)
@@ -42,7 +42,7 @@ struct BoardUpdateTests {
         #expect(effects == [.add(name: "W", zone: "Oc")], "the typed zone replaces the suggestion")
         _ = model.update(.addRefused("A team named “W” already exists."), data: data, now: 0)
         #expect(model.dialog?.message == "A team named “W” already exists.")
-        _ = model.update(.added(Team(id: 3, teamName: "Spain", qualifyingZone: "Europe", imageName: "")), data: data, now: 0)
+        _ = model.update(.added(TeamChange(action: .add, before: nil, after: Team(id: 3, teamName: "Spain", qualifyingZone: "Europe", imageName: ""))), data: data, now: 0)
         #expect(model.dialog == nil)
         #expect(model.table.cursor == TablePosition(section: 1, row: 0))
     }

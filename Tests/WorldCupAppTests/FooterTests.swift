@@ -40,7 +40,7 @@ struct FooterTests {
         _ = board.model.update(.failed("Something else."), data: board.data, now: 0)
         text = lines(board.render().grid)
         #expect(text[22] == " Something else.")
-        _ = board.model.update(.finished(.tap(1), .tapped(Team(id: 1, teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag", wins: 1))),
+        _ = board.model.update(.finished(.tap(1), .tapped(TeamChange(action: .tap, before: nil, after: Team(id: 1, teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag", wins: 1)))),
                                data: board.data, now: 0)
         #expect(board.model.pendingWrites.isEmpty)
         #expect(board.model.status?.text == "Algeria: 1 win.")

@@ -11,7 +11,7 @@ import WorldCupSQLite
 struct OthersChangesTests {
     func entry(_ id: Int64, by author: String, tapping name: String = "Brazil") -> HistoryEntry {
         let team = Team(id: 1, teamName: name, qualifyingZone: "South America", imageName: "", wins: 1)
-        return HistoryEntry(id: id, at: Date(), by: author, change: BoardModel.tap(of: team))
+        return HistoryEntry(id: id, at: Date(), by: author, change: TeamChange(action: .tap, before: nil, after: team))
     }
 
     @Test("One change: its author and its summary; a burst: how many, by whom")

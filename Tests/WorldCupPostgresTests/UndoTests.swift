@@ -66,9 +66,9 @@ import WorldCupPostgres
         #expect(edit.after?.wins == 5)
         #expect(try store.team(named: "Ghana")?.wins == 5)
         #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'edit'") == 1)
-        let tapped = try store.tap(teamID: ghana.id!)
+        let tap = try store.recordedTap(teamID: ghana.id!)
         let undo = try await cutMidStatement(database, teamID: ghana.id!) {
-            try store.undo(TeamChange(action: .tap, before: ghana, after: tapped))
+            try store.undo(tap)
         }
         #expect(undo.undid == .tap)
         #expect(try store.team(named: "Ghana")?.wins == 5, "one win off, not two")
@@ -86,10 +86,7 @@ import WorldCupPostgres
         let ghana = try #require(try fan.team(named: "Ghana"))
         // Two taps and one undo: the other board ends with one win more, not two.
         try fan.tap(teamID: ghana.id!)
-        let tapped = try fan.tap(teamID: ghana.id!)
-        var before = tapped
-        before.wins -= 1
-        try fan.undo(TeamChange(action: .tap, before: before, after: tapped))
+        try fan.undo(try fan.recordedTap(teamID: ghana.id!))
         var seen: Int?
         for _ in 0..<100 where seen != ghana.wins + 1 {
             try await Task.sleep(for: .milliseconds(50))
@@ -98,6 +95,46 @@ import WorldCupPostgres
         }
         #expect(seen == ghana.wins + 1)
         #expect(try guest.history(limit: 1).first?.by == "fan@laptop")
+    }
+
+    @Test func twoConnectionsUndoingTheSameEntryAtOnceTakeItBackOnce() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let stores = try [PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "a@pc"),
+                          PostgresTeamStore(location: database.location, seed: nil, author: "a@pc")]
+        try UndoRace.undoTheSameEntry(stores, rounds: 300)
+        #expect(try await database.integer(#"SELECT count(*) FROM history WHERE "undoneBy" IS NOT NULL"#) == 300)
+    }
+
+    @Test func randomChangesFromFourStoresLeaveAHistoryThatMarksChainsAndReplaysTrue() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        try HistoryTruthContract.check({ author in try PostgresTeamStore(location: database.location, seed: nil, author: author) },
+                                       authors: ["a@pc", "a@pc", "b@pc", "c@pc"], steps: 150, seed: 40)
+    }
+
+    @Test func aVersionFourHistoryKeepsEveryEntryAndATapGetsBothSides() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "fan@laptop")
+        let ghana = try #require(try store.team(named: "Ghana"))
+        try store.tap(teamID: ghana.id!)
+        try store.edit(teamID: ghana.id!, name: "Gahna", zone: nil, wins: nil)
+        // Version 4 as it was: no reverts or refused columns, a tap's entry with its old side only.
+        try await database.execute(#"UPDATE history SET "newName" = NULL, "newZone" = NULL, "newImage" = NULL, "newWins" = NULL WHERE action = 'tap'"#)
+        try await database.execute("ALTER TABLE history DROP COLUMN reverts, DROP COLUMN refused")
+        try await database.execute("UPDATE worldcup_schema SET version = 4")
+        let teams = try store.teams()
+        let v5 = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "fan@laptop")
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == 5)
+        #expect(try v5.teams() == teams)
+        let history = try v5.history(limit: 10)
+        #expect(history.map(\.change.action) == [.edit, .tap])
+        #expect(try await database.integer(#"SELECT "newWins"::int8 FROM history WHERE action = 'tap'"#) == 1)
+        try v5.undo(entryID: history[0].id)
+        try v5.undoLast()
+        #expect(try v5.team(named: "Ghana") == ghana)
     }
 
     @Test func theHistoryKeepsTheNewestEntriesAndTheLastHours() async throws {

@@ -4,25 +4,38 @@ import Foundation
 /// when, and how. Written in the same transaction as the change, so it never disagrees with
 /// the board.
 public struct HistoryEntry: Hashable, Sendable {
-    /// The entry's position: later changes have larger ones.
+    /// The entry's position: later changes have larger ones. `worldcup undo ID` names it.
     public var id: Int64
-    /// When the change was committed (UTC, to the second at least).
+    /// When the change was committed (UTC, to the second).
     public var at: Date
     /// Who made it (`Author`).
     public var by: String
     /// The change: its action and the team before and after (for an undo, `undid` says what
-    /// it took back).
+    /// it took back). Its `entryID` is this entry's id.
     public var change: TeamChange
-    /// For a change taken back since: the id of the undo's entry.
+    /// For a change taken back since (or an undo made again since, by a redo): the id of the
+    /// entry that took it back.
     public var undoneBy: Int64?
+    /// For an undo: the entry it took back; for a redo (recorded with the action it makes
+    /// again): the undo it took back. Nil for a new change.
+    public var reverts: Int64?
+    /// Whether taking this change back (or, for an undo, making it again) was refused by a
+    /// rule: `undoLast` and `redoLast` pass over it; its id still reaches it.
+    public var refused: Bool
 
-    public init(id: Int64, at: Date, by: String, change: TeamChange, undoneBy: Int64? = nil) {
+    public init(id: Int64, at: Date, by: String, change: TeamChange, undoneBy: Int64? = nil, reverts: Int64? = nil, refused: Bool = false) {
         self.id = id
         self.at = at
         self.by = by
         self.change = change
+        self.change.entryID = id
         self.undoneBy = undoneBy
+        self.reverts = reverts
+        self.refused = refused
     }
+
+    /// Whether the entry is a redo: a change made again, recorded with its own action.
+    public var isRedo: Bool { change.action != .undo && reverts != nil }
 
     /// The most entries a store keeps: older ones are pruned as new ones come (the last hour's
     /// are always kept, so a write resent after a lost connection still finds its id).
@@ -30,22 +43,37 @@ public struct HistoryEntry: Hashable, Sendable {
 
     /// How often (in entries) a store prunes its history: once every so many writes.
     public static let pruneInterval: Int64 = 100
+
+    /// How long every entry is kept, whatever their number: a resend comes within seconds.
+    public static let retainedSeconds = 3_600
 }
 
 extension HistoryEntry {
-    /// The entry as one line of `worldcup history`: "2026-11-26 09:30:12  fan@laptop  Ghana +1 win.".
-    public var line: String {
-        let time = ISO8601DateFormatter.string(from: at, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime])
-        let undone = undoneBy == nil ? "" : " (undone)"
-        return "\(time)  \(WorldCupError.quotable(by))  \(change.summary)\(undone)"
+    /// The refusal for taking this entry back (or, for an undo, making it again) when
+    /// `undoneBy` did so already, by `author`: "Korea +1 win was already taken back by a@pc."
+    public func alreadyReverted(by author: String) -> Refusal {
+        let (what, done) = change.action == .undo ? ((change.undoneChange ?? change).summary, "made again") : (change.summary, "taken back")
+        let clause = what.hasSuffix(".") ? String(what.dropLast()) : what
+        return Refusal("\(clause) was already \(done) by \(WorldCupError.quotable(author)).")
     }
 
-    /// The entry as `worldcup history --json` writes it: `at` (ISO 8601, UTC), `by`,
+    /// The entry as one line of `worldcup history`: "17  2026-11-26 09:30:12  fan@laptop  Ghana +1 win.".
+    public var line: String {
+        let time = ISO8601DateFormatter.string(from: at, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime])
+        var marks = ""
+        if isRedo { marks += " (redo)" }
+        if undoneBy != nil { marks += change.action == .undo ? " (redone)" : " (undone)" }
+        return "\(id)  \(time)  \(WorldCupError.quotable(by))  \(change.summary)\(marks)"
+    }
+
+    /// The entry as `worldcup history --json` writes it: `id`, `at` (ISO 8601, UTC), `by`,
     /// `action`, `team` (its name at that change), and what changed: `old` and `new` (name,
     /// zone, wins: a number, for a tap too) where there were values before and after; `undid`
-    /// for an undo.
+    /// for an undo; `reverts` (the entry an undo or a redo took back); `undoneBy` and `undone`
+    /// for a change taken back.
     public var jsonObject: [String: Any] {
         var object: [String: Any] = [
+            "id": id,
             "at": ISO8601DateFormatter.string(from: at, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime]),
             "by": by,
             "action": change.action.rawValue,
@@ -58,30 +86,16 @@ extension HistoryEntry {
         if let before = change.before { object["old"] = values(before) }
         if let after = change.after { object["new"] = values(after) }
         if let undid = change.undid { object["undid"] = undid.rawValue }
-        if undoneBy != nil { object["undone"] = true }
+        if let reverts { object["reverts"] = reverts }
+        if let undoneBy {
+            object["undone"] = true
+            object["undoneBy"] = undoneBy
+        }
         return object
     }
 
     /// Entries as a JSON array, keys sorted, ending with a newline.
     public static func json(_ entries: [HistoryEntry]) throws -> Data {
         try JSONSerialization.data(withJSONObject: entries.map(\.jsonObject), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
-    }
-}
-
-extension TeamChange {
-    /// The change a history entry records, from its columns: `old` and `new` are the team's
-    /// values before and after where the store recorded them. A tap may record only one side
-    /// (its win is the difference).
-    public init(recorded action: Action, teamID: Int64, teamName: String, old: Team?, new: Team?, undid: Action?) {
-        var old = old, new = new
-        if action == .tap || (action == .undo && undid == .tap) {
-            let step = action == .tap ? 1 : -1
-            if new == nil, var derived = old { derived.wins += step; new = derived }
-            if old == nil, var derived = new { derived.wins -= step; old = derived }
-        }
-        old?.id = teamID
-        new?.id = teamID
-        if old == nil, new == nil { old = Team(id: teamID, teamName: teamName, qualifyingZone: "", imageName: "") }
-        self.init(action: action, before: old, after: new, undid: undid)
     }
 }

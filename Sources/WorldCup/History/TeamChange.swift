@@ -16,18 +16,29 @@ public struct TeamChange: Hashable, Sendable {
     public var after: Team?
     /// For an undo: the action it took back.
     public var undid: Action?
+    /// The id of the history entry that records the change, once made (`TeamStore` returns
+    /// it with every change): what an undo or a redo names, so that the entry taken back is
+    /// the one this change made, never one found by its author and team.
+    public var entryID: Int64?
 
-    public init(action: Action, before: Team?, after: Team?, undid: Action? = nil) {
+    public init(action: Action, before: Team?, after: Team?, undid: Action? = nil, entryID: Int64? = nil) {
         self.action = action
         self.before = before
         self.after = after
         self.undid = undid
+        self.entryID = entryID
     }
 
     /// For an undo, the change it took back (its before and after swapped); nil otherwise.
     /// "Undid: " says its `summary`.
     public var undoneChange: TeamChange? {
         undid.map { TeamChange(action: $0, before: after, after: before) }
+    }
+
+    /// The team after the change (before it, for a delete): every recorded change has one.
+    public var team: Team {
+        guard let team = after ?? before else { preconditionFailure("a change without a team: \(self)") }
+        return team
     }
 
     /// The team's id.

@@ -21,26 +21,32 @@ enum BoardEvent {
     case changedBy([HistoryEntry], more: Bool = false)
     /// A write the board asked for came back (`BoardEffect.writes`): the event of its outcome.
     indirect case finished(BoardEffect, BoardEvent)
-    /// A tap was saved: the team as it is now.
-    case tapped(Team)
-    /// A team was added (the dialog's values were accepted).
-    case added(Team)
+    /// A tap was saved: the team around its win (after: as it is now), with its entry's id.
+    case tapped(TeamChange)
+    /// A team was added (the dialog's values were accepted): the team after, with its entry's id.
+    case added(TeamChange)
     /// The dialog's values were refused: why, in one sentence.
     case addRefused(String)
-    /// A team was deleted: the team as it was.
-    case deleted(Team)
+    /// A team was deleted: the team as it was (before), with its entry's id.
+    case deleted(TeamChange)
     /// The edit dialog's values were saved: the team before and after.
     case edited(TeamChange)
     /// The edit dialog's values were refused: why, in one sentence.
     case editRefused(String)
-    /// This board's last change was taken back: the undo.
-    case undid(TeamChange)
-    /// This board's last change cannot be taken back: why, in one sentence.
-    case undoRefused(String)
-    /// The last change taken back was made again, as saved.
-    case redid(TeamChange)
-    /// The last change taken back cannot be made again: why, in one sentence.
-    case redoRefused(String)
+    /// The change of `entry`, one of this board's, was taken back: the undo.
+    case undid(entry: Int64, undo: TeamChange)
+    /// A rule refused to take the change of `entry` back: why, in one sentence. The change
+    /// is dropped from the stack.
+    case undoRefused(entry: Int64, String)
+    /// Taking a change back failed (a lost connection, a lock, a deadline): why, in one
+    /// sentence. The change stays, to be asked again.
+    case undoFailed(String)
+    /// The undo `entry` was made again: the redo, as saved.
+    case redid(entry: Int64, redo: TeamChange)
+    /// A rule refused to make the undo `entry` again: why, in one sentence. It is dropped.
+    case redoRefused(entry: Int64, String)
+    /// Making an undo again failed: why, in one sentence. It stays, to be asked again.
+    case redoFailed(String)
     /// The result now shows the filter's teams (every team without a filter, as at the start);
     /// `wanted` is the team the cursor should be on.
     case filtered(wanted: RecordID?)
@@ -63,9 +69,9 @@ enum BoardEffect: Equatable {
     case delete(id: RecordID, name: String)
     /// Change a team's name, zone or wins (nil keeps it).
     case edit(id: RecordID, name: String?, zone: String?, wins: Int?)
-    /// Take back one of this board's changes.
+    /// Take back one of this board's changes, by its history entry (`entryID`).
     case undo(TeamChange)
-    /// Make a change taken back again.
+    /// Make a change taken back again, by the undo's history entry (the undo's `entryID`).
     case redo(TeamChange)
     /// Filter the result by the filter's text (nil: no filter, every team), in memory, then
     /// put the cursor on `wanted` when it shows. "/" asks for it with the empty text, so that

@@ -15,18 +15,16 @@ extension BoardModel {
 
     /// Ctrl-R: asks to make the last change taken back again, or says there is none.
     mutating func redoLast(now: Double) -> [BoardEffect] {
-        guard let change = ownChanges.undone.last else {
+        guard let undo = ownChanges.undone.last else {
             say("Nothing to redo.", now: now)
             return []
         }
-        return [.redo(change)]
+        return [.redo(undo)]
     }
 
-    /// The change a tap made, for the undo stack: the team around its win.
-    static func tap(of team: Team) -> TeamChange {
-        var before = team
-        before.wins -= 1
-        return TeamChange(action: .tap, before: before, after: team)
+    /// Records a new change this board made (by its history entry), for `u`.
+    mutating func recordOwn(_ change: TeamChange) {
+        if change.entryID != nil { ownChanges.record(change) }
     }
 
     /// The outcome of an edit, an undo or a redo.
@@ -34,7 +32,7 @@ extension BoardModel {
         switch event {
         case .edited(let change):
             mode = .browsing
-            ownChanges.record(change)
+            recordOwn(change)
             select(change, data: data)
             say(change.summary, now: now)
         case .editRefused(let message):
@@ -43,23 +41,33 @@ extension BoardModel {
                 form.messageIsHint = false
                 mode = .editing(form, team: team)
             }
-        case .undid(let undo):
-            ownChanges.didUndo()
+        case let .undid(entry, undo):
+            ownChanges.didUndo(entry, by: undo)
             select(undo, data: data)
             say("Undid: " + (undo.undoneChange ?? undo).summary, now: now)
-        case .undoRefused(let message):
-            ownChanges.didRefuseUndo()
+        case let .undoRefused(entry, message):
+            ownChanges.didRefuseUndo(entry)
             say(message, isError: true, for: Self.errorSeconds, now: now)
-        case .redid(let change):
-            ownChanges.didRedo(as: change)
-            select(change, data: data)
-            say("Redid: " + change.summary, now: now)
-        case .redoRefused(let message):
-            ownChanges.didRefuseRedo()
+        case let .redid(undo, redo):
+            ownChanges.didRedo(undo, by: redo)
+            select(redo, data: data)
+            say("Redid: " + redo.summary, now: now)
+        case let .redoRefused(undo, message):
+            ownChanges.didRefuseRedo(undo)
             say(message, isError: true, for: Self.errorSeconds, now: now)
+        case .undoFailed(let message):
+            say(Self.keptAfter(message, key: "u"), isError: true, for: Self.errorSeconds, now: now)
+        case .redoFailed(let message):
+            say(Self.keptAfter(message, key: "Ctrl-R"), isError: true, for: Self.errorSeconds, now: now)
         default:
             break
         }
+    }
+
+    /// A failure's sentence, saying that the change is kept to be asked again with `key`.
+    static func keptAfter(_ message: String, key: String) -> String {
+        let base = message.hasSuffix(".") ? String(message.dropLast()) : message
+        return "\(base): press \(key) to try again."
     }
 
     /// Puts the cursor on the changed team when it shows (the cursor stays on an edited team

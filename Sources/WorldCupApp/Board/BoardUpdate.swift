@@ -40,12 +40,14 @@ extension BoardModel {
                 return []
             }
             return apply(outcome, data: data, now: now)
-        case .tapped(let team):
-            ownChanges.record(Self.tap(of: team))
+        case .tapped(let tap):
+            recordOwn(tap)
+            let team = tap.team
             say("\(team.teamName): \(team.wins) \(team.wins == 1 ? "win" : "wins").", now: now)
-        case .added(let team):
+        case .added(let add):
             mode = .browsing
-            ownChanges.record(TeamChange(action: .add, before: nil, after: team))
+            recordOwn(add)
+            let team = add.team
             if let id = team.id, let position = data.position(of: id) {
                 table.select(position)
                 say("Added \(team.teamName) to \(team.qualifyingZone).", now: now)
@@ -58,10 +60,10 @@ extension BoardModel {
                 form.messageIsHint = false
                 mode = .adding(form)
             }
-        case .deleted(let team):
-            ownChanges.record(TeamChange(action: .delete, before: team, after: nil))
-            say("Deleted \(team.teamName).", now: now)
-        case .edited, .editRefused, .undid, .undoRefused, .redid, .redoRefused:
+        case .deleted(let delete):
+            recordOwn(delete)
+            say("Deleted \(delete.team.teamName).", now: now)
+        case .edited, .editRefused, .undid, .undoRefused, .undoFailed, .redid, .redoRefused, .redoFailed:
             updateForUndoAndEdit(event, data: data, now: now)
         case .filtered(let wanted):
             reload(from: data)

@@ -27,15 +27,6 @@ extension BoardEffect {
         case .filter: nil
         }
     }
-
-    /// The event that says, in one sentence, why this write did not happen.
-    func outcome(of error: any Error) -> BoardEvent {
-        switch self {
-        case .add: .addRefused("\(error)")
-        case .edit, .undo, .redo: refusal("\(error)")
-        default: .failed("\(error)")
-        }
-    }
 }
 
 extension BoardModel {
