@@ -1,6 +1,8 @@
 import Foundation
+import NIOPosix
 import PostgresNIO
 import PostgresSupport
+import Synchronization
 import Testing
 import ThrowawayPostgres
 import WorldCup
@@ -157,4 +159,29 @@ func cutMidStatement<T: Sendable>(_ database: FreshDatabase, teamID: Int64, _ wr
     try await locker.query("COMMIT", logger: TestServer.logger)
     try? await locker.close()
     return try await writing.value
+}
+
+/// Terminates about six in ten of the database's other client backends every tenth of a second until `stop`
+/// says so; returns how many it terminated. Blocks its thread.
+func terminateBackends(of database: FreshDatabase, until stop: @Sendable () -> Bool) throws -> Int {
+    let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: database.configuration,
+                                                    id: 77, logger: TestServer.logger).wait()
+    defer { try? connection.close().wait() }
+    var terminated = 0
+    while !stop() {
+        let result = try connection.query("""
+            SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND random() < 0.6
+            """, logger: TestServer.logger).wait()
+        terminated += Int(try result.rows.first?.decode(Int64.self) ?? 0)
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+    return terminated
+}
+
+/// A flag one thread sets and others read.
+final class StopFlag: Sendable {
+    private let flag = Mutex(false)
+    var isSet: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
 }

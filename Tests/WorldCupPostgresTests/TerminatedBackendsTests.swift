@@ -37,7 +37,7 @@ import WorldCupPostgres
         let before = try await wins(database)
         let stop = StopFlag()
         // On a thread of its own: tests that block the shared pool's threads must not starve it.
-        async let killed = onThreads(1) { _ in try Self.terminateBackends(of: database, until: { stop.isSet }) }
+        async let killed = onThreads(1) { _ in try terminateBackends(of: database, until: { stop.isSet }) }
         let outcomes = try await onThreads(4) { worker in
             var outcomes: [Outcome] = []
             var random = SystemRandomNumberGenerator()
@@ -100,29 +100,4 @@ import WorldCupPostgres
         }
         return wins
     }
-
-    /// Terminates about six in ten of the database's other backends every tenth of a second until `stop`
-    /// says so; returns how many it terminated. Blocks its thread.
-    private static func terminateBackends(of database: FreshDatabase, until stop: @Sendable () -> Bool) throws -> Int {
-        let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: database.configuration,
-                                                        id: 77, logger: TestServer.logger).wait()
-        defer { try? connection.close().wait() }
-        var terminated = 0
-        while !stop() {
-            let result = try connection.query("""
-                SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
-                WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND random() < 0.6
-                """, logger: TestServer.logger).wait()
-            terminated += Int(try result.rows.first?.decode(Int64.self) ?? 0)
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        return terminated
-    }
-}
-
-/// A flag one thread sets and others read.
-final class StopFlag: Sendable {
-    private let flag = Mutex(false)
-    var isSet: Bool { flag.withLock { $0 } }
-    func set() { flag.withLock { $0 = true } }
 }
