@@ -37,7 +37,7 @@ import WorldCupPostgres
         let before = try await wins(database)
         let stop = StopFlag()
         // On a thread of its own: tests that block the shared pool's threads must not starve it.
-        async let killed = onThreads(1) { _ in try terminateBackends(of: database, until: { stop.isSet }) }
+        let killer = OnThread { try terminateBackends(of: database, until: { stop.isSet }) }
         let outcomes = try await onThreads(4) { worker in
             var outcomes: [Outcome] = []
             var random = SystemRandomNumberGenerator()
@@ -65,7 +65,7 @@ import WorldCupPostgres
             return outcomes
         }.flatMap { $0 }
         stop.set()
-        let terminated = try await killed.reduce(0, +)
+        let terminated = try killer.value()
         #expect(terminated > 20, "only \(terminated) backends were terminated")
 
         for outcome in outcomes {

@@ -54,6 +54,7 @@ public struct PostgresWriter: Sendable {
         }
         let query = try WrittenRows.query(write, feeds: feeds)
         let rows = try connection.query(query, logger: reader.logger).waitWithinDeadline()
+        try Self.confirmCommit(on: connection, logger: reader.logger)
         try beforeHandOff()
         // Committed: a row the feeds cannot read is left to the log, never reported as a failure.
         if !feeds.isEmpty {
@@ -61,5 +62,16 @@ public struct PostgresWriter: Sendable {
         }
         return Array(rows)
     }
-}
 
+    /// Returns once the statement just answered has committed, or throws.
+    ///
+    /// postgres-nio answers a statement at its CommandComplete, before the Sync that ends its
+    /// implicit transaction: the server may still fail the commit, or end the connection
+    /// (terminated, restarted) before it, and the statement's rows then never were. The server
+    /// answers the next statement only after that Sync, so the empty statement (nothing to
+    /// parse or plan) confirms the commit, or fails as the connection does: an outcome the
+    /// caller treats as unknown, never as done.
+    static func confirmCommit(on connection: PostgresConnection, logger: Logger) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: ""), logger: logger).waitWithinDeadline()
+    }
+}

@@ -133,13 +133,6 @@ import Testing
         }
     }
 
-    /// Runs `body` on a thread of its own; its result when it ends.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { done in
-            Thread { done.resume(with: Result { try body() }) }.start()
-        }
-    }
-
     @Test(arguments: [UInt64(1), 2])
     func threeWritersWhileTheControllersConnectionIsTerminatedEveryFewSeconds(seed: UInt64) async throws {
         let database = try await PostgresItems()
@@ -160,9 +153,9 @@ import Testing
             pids.add(pid)
         }
         let writers = (0..<3).map { index in
-            Task { try await Self.onThread { try Self.write(configuration, seed: seed &* 31 &+ UInt64(index), for: seconds, pids: pids) } }
+            OnThread { try Self.write(configuration, seed: seed &* 31 &+ UInt64(index), for: seconds, pids: pids) }
         }
-        let terminator = Task { try await Self.onThread { try Self.terminate(configuration, for: seconds, sparing: pids, seed: seed) } }
+        let terminator = OnThread { try Self.terminate(configuration, for: seconds, sparing: pids, seed: seed) }
 
         var violations: [String] = []
         var longestLook = Duration.zero
@@ -188,8 +181,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(30))
         }
         var commits = 0
-        for writer in writers { commits += try await writer.value }
-        let terminated = try await terminator.value
+        for writer in writers { commits += try writer.value() }
+        let terminated = try terminator.value()
 
         // Quiet now: the controller catches up with a fresh read within a few deadlines.
         let fresh = expectedLayout(try await database.allRows())

@@ -207,6 +207,34 @@ import Testing
         }
     }
 
+    @Test func aWriteWhoseCommitFailsAfterItsStatementWasAnsweredIsAFailureAndHandsNothingOver() async throws {
+        try await withItems { database, ids in
+            // A check the server makes at the commit, after the statement's answer has gone out.
+            try await database.run("""
+                CREATE FUNCTION refuse_99() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF NEW.score = 99 THEN RAISE EXCEPTION 'no score of 99'; END IF; RETURN NULL; END $$
+                """, """
+                CREATE CONSTRAINT TRIGGER refuse_99 AFTER UPDATE ON item DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION refuse_99()
+                """)
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            controller.changeLogPollInterval = .zero
+            try controller.performFetch()
+            let before = try await database.allRows()
+            let doomed = try await TestServer.connect(database.configuration)
+            #expect(throws: (any Error).self, "the statement was answered, but never committed") {
+                try PostgresWriter(handingOverTo: database.database).write(PostgresWrite(table: "item", """
+                    UPDATE item SET score = 99 WHERE id = \(ids[0])
+                    """, returning: "score"), on: doomed)
+            }
+            #expect(try await database.allRows() == before)
+            try controller.processPendingChanges()
+            #expect(recorder.take() == [], "nothing was handed over")
+            try? await doomed.close()
+        }
+    }
+
     @Test func everyControllerOfTheReaderGetsItsRowsAndOtherReadersReadTheLog() async throws {
         try await withItems { database, ids in
             let (all, matching, elsewhere) = (Recorder(), Recorder(), Recorder())
