@@ -53,8 +53,11 @@ public struct PostgresWriter: Sendable {
             }
         }
         let query = try WrittenRows.query(write, feeds: feeds)
-        let rows = try connection.query(query, logger: reader.logger).waitWithinDeadline()
-        try Self.confirmCommit(on: connection, logger: reader.logger)
+        let answer = connection.query(query, logger: reader.logger)
+        // Asked for at once: the connection sends it as soon as the write's Sync is answered.
+        let committed = Self.commitConfirmation(on: connection, logger: reader.logger)
+        let rows = try answer.waitWithinDeadline()
+        try committed.waitWithinDeadline()
         try beforeHandOff()
         // Committed: a row the feeds cannot read is left to the log, never reported as a failure.
         if !feeds.isEmpty {
@@ -63,7 +66,8 @@ public struct PostgresWriter: Sendable {
         return Array(rows)
     }
 
-    /// Returns once the statement just answered has committed, or throws.
+    /// What ends once the statement asked for just before it on `connection` has committed,
+    /// or fails.
     ///
     /// postgres-nio answers a statement at its CommandComplete, before the Sync that ends its
     /// implicit transaction: the server may still fail the commit, or end the connection
@@ -71,7 +75,7 @@ public struct PostgresWriter: Sendable {
     /// answers the next statement only after that Sync, so the empty statement (nothing to
     /// parse or plan) confirms the commit, or fails as the connection does: an outcome the
     /// caller treats as unknown, never as done.
-    static func confirmCommit(on connection: PostgresConnection, logger: Logger) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: ""), logger: logger).waitWithinDeadline()
+    static func commitConfirmation(on connection: PostgresConnection, logger: Logger) -> EventLoopFuture<Void> {
+        connection.query(PostgresQuery(unsafeSQL: ""), logger: logger).map { _ in }
     }
 }
