@@ -45,6 +45,20 @@ struct OthersChangesTests {
         #expect(OthersNotice(entries).sentence == "2 changes by fan@laptop.")
     }
 
+    @Test("What this board did is said first: a notice from another program waits behind it, and a newer notice replaces an older")
+    func queuedBehindTheBoardsOwnOutcome() {
+        var board = PureBoard(ArrayData.sample)
+        _ = board.model.update(.changedBy([entry(1, by: "fan@laptop")]), data: board.data, now: 0)
+        #expect(board.model.status?.text == "fan@laptop: Brazil +1 win.")
+        _ = board.model.update(.changedBy([entry(2, by: "guest@pc")]), data: board.data, now: 0.5)
+        #expect(board.model.status?.text == "guest@pc: Brazil +1 win.", "a newer notice replaces an older")
+        board.model.say("Undid: Ghana +1 win.", now: 1)
+        _ = board.model.update(.changedBy([entry(3, by: "fan@laptop")]), data: board.data, now: 1)
+        #expect(board.model.status?.text == "Undid: Ghana +1 win.", "the board's own outcome is not replaced in the same moment")
+        _ = board.model.update(.tick, data: board.data, now: 1 + BoardModel.confirmationSeconds)
+        #expect(board.model.status?.text == "fan@laptop: Brazil +1 win.", "then the notice")
+    }
+
     @Test("A notice from another program behind an error is shown after it, never dropped; behind a question, after its answer's message")
     func queuedBehindAnError() {
         var board = PureBoard(ArrayData.sample)
@@ -54,7 +68,7 @@ struct OthersChangesTests {
         #expect(board.model.status?.text == "That team no longer exists.", "the error stays")
         _ = board.model.update(.tick, data: board.data, now: BoardModel.errorSeconds)
         #expect(board.model.status == BoardModel.StatusMessage(text: "2 changes by fan@laptop and guest@pc.", isError: false,
-                                                              expiry: BoardModel.errorSeconds + BoardModel.changedElsewhereSeconds))
+                                                              expiry: BoardModel.errorSeconds + BoardModel.changedElsewhereSeconds, isFromElsewhere: true))
         _ = board.model.update(.tick, data: board.data, now: 100)
         #expect(board.model.status == nil)
 

@@ -42,6 +42,8 @@ struct BoardModel {
         var isError: Bool
         /// When it fades; nil: at the next key.
         var expiry: Double?
+        /// Whether it names what other programs changed (which a newer such notice replaces).
+        var isFromElsewhere = false
     }
 
     var mode = Mode.browsing

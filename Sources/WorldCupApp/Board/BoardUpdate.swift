@@ -105,8 +105,8 @@ extension BoardModel {
     }
 
     /// Puts a message on the status line for `seconds` (nil: until a key).
-    mutating func say(_ text: String, isError: Bool = false, for seconds: Double? = confirmationSeconds, now: Double) {
-        status = StatusMessage(text: text, isError: isError, expiry: seconds.map { now + $0 })
+    mutating func say(_ text: String, isError: Bool = false, for seconds: Double? = confirmationSeconds, fromElsewhere: Bool = false, now: Double) {
+        status = StatusMessage(text: text, isError: isError, expiry: seconds.map { now + $0 }, isFromElsewhere: fromElsewhere)
     }
 
     /// The sentence of an add or an edit refused after its dialog was closed (Esc while it

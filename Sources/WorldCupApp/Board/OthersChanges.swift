@@ -58,11 +58,13 @@ extension BoardModel {
     /// Says who made the changes other programs just committed; while the status line holds
     /// a question or an error, keeps them behind it (`showOthersWaiting`), never dropped.
     mutating func showOthersChanges(_ notice: OthersNotice, now: Double) {
-        if isAskingToDelete || status?.isError == true {
+        // What this board did, asked or failed to do is said first: others' changes wait behind
+        // it (their rows have moved meanwhile), and a newer notice of theirs replaces an older.
+        if isAskingToDelete || status.map({ $0.isError || !$0.isFromElsewhere }) == true {
             othersWaiting = othersWaiting.map { $0.merged(with: notice) } ?? notice
             return
         }
-        say(notice.sentence, for: Self.changedElsewhereSeconds, now: now)
+        say(notice.sentence, for: Self.changedElsewhereSeconds, fromElsewhere: true, now: now)
     }
 
     /// Names the changes of others kept behind an error or a question, once the status line
@@ -70,7 +72,7 @@ extension BoardModel {
     mutating func showOthersWaiting(now: Double) {
         guard status == nil, let waiting = othersWaiting else { return }
         othersWaiting = nil
-        say(waiting.sentence, for: Self.changedElsewhereSeconds, now: now)
+        say(waiting.sentence, for: Self.changedElsewhereSeconds, fromElsewhere: true, now: now)
     }
 }
 
