@@ -65,8 +65,8 @@ final class MemberRecorder: ResultsControllerDelegate {
     }
 }
 
-/// The statements that read the `member` table, counted on a connection (`countingReads`):
-/// what a related row's change costs in row reads.
+/// The statements that read the `member` table on the controller's connection (recorded by
+/// its trace): what a related row's change costs in row reads.
 final class MemberReads: @unchecked Sendable { // Written by the connection's trace, on its queue; read after it.
     private let lock = NSLock()
     private var statements: [String] = []

@@ -8,7 +8,8 @@ import TestSupport
 //
 // Random transactions change both tables: players added, tapped, renamed, deleted, moved to
 // another club (one that exists or not), flagged; clubs renamed (to names other clubs have
-// too), reordered (one position, or the board's renumbering), inserted, deleted (empty, or with
+// too), reordered (one position, or the board's renumbering), inserted, replaced, given another
+// key, deleted (empty, or with
 // players, who then leave the result: an inner join) and inserted again. Half come from a
 // second connection, read through the change log. After each step the delegate's batch is
 // checked with the batch checker against the fresh joined result before and after, and the
@@ -93,8 +94,16 @@ struct ClubOperations {
                 WHERE id != \(id); UPDATE club SET position = \(to) WHERE id = \(id)
                 """
         case 12:
+            // A club inserted, replaced (REPLACE: deleted and inserted under one key), or given
+            // another key (its rowid: the update hook tells only the new one).
             let id = Int64(random.int(1...8))
-            return "INSERT OR IGNORE INTO club (id, name, position) VALUES (\(id), '\(random.pick(Self.clubNames))', \(random.int(0...6)))"
+            switch random.int(0...3) {
+            case 0: return "INSERT OR REPLACE INTO club (id, name, position) VALUES (\(id), '\(random.pick(Self.clubNames))', \(random.int(0...6)))"
+            case 1:
+                guard let from = clubs.pickElement(using: &random) else { return "SELECT 1" }
+                return "UPDATE OR IGNORE club SET id = \(id) WHERE id = \(from)"
+            default: return "INSERT OR IGNORE INTO club (id, name, position) VALUES (\(id), '\(random.pick(Self.clubNames))', \(random.int(0...6)))"
+            }
         default:
             guard let id = clubs.pickElement(using: &random) else { return "SELECT 1" }
             // Empty first most of the time (the board's merge), otherwise its players are left out.
