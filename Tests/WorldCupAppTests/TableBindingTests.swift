@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LiveResults
+@testable import LiveResults
 import TerminalUI
 @testable import WorldCupApp
 import WorldCup
