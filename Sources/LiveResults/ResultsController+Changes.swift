@@ -17,6 +17,12 @@ extension ResultsController {
     /// Applies one commit row by row, or refetches when the commit removed rows it does not
     /// name (its store's `check` fails) or split a section.
     func apply(_ commit: CommittedChange) throws {
+        var commit = commit
+        if !commit.readByForeignKey.isEmpty {
+            // A row read only for its related row, in and out of the result with the same key
+            // (its related row went and came back), did not change: not reported.
+            commit.rows.removeAll { row in commit.readByForeignKey.contains(row.id) && row.key != nil && result.index.key(for: row.id) == row.key }
+        }
         let ids = commit.rows.map(\.id)
         filterLoad?.touched.formUnion(ids) // a filter column being read reads these again
         if let check = commit.check, !check.holds(for: commit.rows, count: result.index.count, contains: { result.index.contains($0) }) {

@@ -23,6 +23,8 @@ extension Collection where Element == TrackedChange {
         guard changes.count > 1 else { return changes }
         var touched = Set<RecordID>()
         var latestKeys: [RecordID: RowKey?] = [:]
+        var readByForeignKey = Set<RecordID>()
+        var written = Set<RecordID>()
         var latestSectionRows: [(id: DatabaseValue, row: SectionRow?)] = []
         var sectionPlaces: [ExactValue: Int] = [:] // in latestSectionRows, by key
         var position: Int64?
@@ -40,7 +42,9 @@ extension Collection where Element == TrackedChange {
                 for row in commit.rows {
                     touched.insert(row.id)
                     latestKeys[row.id] = row.key
+                    if !commit.readByForeignKey.contains(row.id) { written.insert(row.id) }
                 }
+                readByForeignKey.formUnion(commit.readByForeignKey)
                 for section in commit.sections {
                     if let place = sectionPlaces[ExactValue(section.id)] {
                         latestSectionRows[place] = section
@@ -56,6 +60,8 @@ extension Collection where Element == TrackedChange {
         }
         guard !needsRefetch, case .rows(let last) = changes[changes.count - 1] else { return [.refetch(touched: touched, origin: origin)] }
         let rows = latestKeys.keys.sorted().map { (id: $0, key: latestKeys[$0]!) }
-        return [.rows(CommittedChange(rows: rows, sections: latestSectionRows, position: position, origin: origin, check: last.check))]
+        var merged = CommittedChange(rows: rows, sections: latestSectionRows, position: position, origin: origin, check: last.check)
+        merged.readByForeignKey = readByForeignKey.subtracting(written)
+        return [.rows(merged)]
     }
 }

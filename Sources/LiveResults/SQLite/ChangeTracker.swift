@@ -261,10 +261,12 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             logPosition = own.upperBound
         }
         var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+        var readByForeignKey = Set<RecordID>()
         if let relatedIDs {
             do {
                 let related = try relatedChanges(db, rowIDs: relatedIDs)
                 sections = related.sections
+                readByForeignKey = Set(related.rowIDs).subtracting(ids)
                 if !related.rowIDs.isEmpty { ids = Set(ids).union(related.rowIDs).sorted() }
             } catch {
                 resyncRelatedRows(db)
@@ -279,7 +281,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         }
         if !sections.isEmpty {
             keyReadsAfterCommit += 1
-            enqueue(readKeys(db, ids: ids, sections: sections, origin: .ownWrites, countingMatches: mayHaveReplaced))
+            enqueue(readKeys(db, ids: ids, sections: sections, readByForeignKey: readByForeignKey, origin: .ownWrites, countingMatches: mayHaveReplaced))
         } else if let prepared, prepared.ids == ids, !mayHaveReplaced {
             // Read inside the transaction, after its last statement: what the commit made.
             enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition, origin: .ownWrites)))
@@ -356,6 +358,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
                 return .reset
             }
             var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+            var readByForeignKey = Set<RecordID>()
             if relatedIsLogged, let table = query.related?.table {
                 guard let relatedIDs = try ChangeLog.changedRowIDs(db, table: table, after: position, through: end) else {
                     resyncRelatedRows(db)
@@ -364,10 +367,12 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
                 if !relatedIDs.isEmpty {
                     let related = try relatedChanges(db, rowIDs: relatedIDs.sorted())
                     sections = related.sections
+                    readByForeignKey = Set(related.rowIDs).subtracting(ids)
                     ids.formUnion(related.rowIDs)
                 }
             }
-            return ids.isEmpty && sections.isEmpty ? nil : readKeys(db, ids: ids.sorted(), sections: sections, origin: .elsewhere, countingMatches: false)
+            return ids.isEmpty && sections.isEmpty ? nil
+                : readKeys(db, ids: ids.sorted(), sections: sections, readByForeignKey: readByForeignKey, origin: .elsewhere, countingMatches: false)
         } catch {
             resyncRelatedRows(db)
             return .reset
@@ -376,12 +381,14 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     /// The keys of `ids` (ascending, distinct) now, as a change of `origin`; with
     /// `countingMatches`, also how many rows match the request.
-    private func readKeys(_ db: Database, ids: [RecordID], sections: [(id: DatabaseValue, row: SectionRow?)] = [], origin: ChangeOrigin,
-                          countingMatches: Bool) -> TrackedChange {
+    private func readKeys(_ db: Database, ids: [RecordID], sections: [(id: DatabaseValue, row: SectionRow?)] = [], readByForeignKey: Set<RecordID> = [],
+                          origin: ChangeOrigin, countingMatches: Bool) -> TrackedChange {
         do {
             let rows = try query.fetchKeys(db, ids: ids)
             let count = countingMatches ? try query.fetchCount(db) : nil
-            return .rows(CommittedChange(rows: rows, sections: sections, position: logPosition, origin: origin, check: count.map(MatchingRowCount.init)))
+            var change = CommittedChange(rows: rows, sections: sections, position: logPosition, origin: origin, check: count.map(MatchingRowCount.init))
+            change.readByForeignKey = readByForeignKey
+            return .rows(change)
         } catch {
             return .refetch(touched: Set(ids), origin: origin)
         }

@@ -40,6 +40,9 @@ package struct CommittedChange: Sendable {
     /// `rows`: the store reads the rows whose foreign key names it. A related row changed in
     /// place costs no row read.
     package var sections: [(id: DatabaseValue, row: SectionRow?)]
+    /// The ids of `rows` the commit did not write, read only because their related row
+    /// appeared or went: reported only when they came in, left, or changed section (rule 6).
+    package var readByForeignKey: Set<RecordID> = []
     /// The change log position the keys were read at (at least); nil without a log.
     package var position: Int64?
     /// Whether the connection's own writes made the commit, or another connection.
