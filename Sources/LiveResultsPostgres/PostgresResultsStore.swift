@@ -36,7 +36,7 @@ final class PostgresResultsStore: ResultsStore {
 
     private func keyQuery(_ query: StoreQuery) -> PostgresKeyQuery {
         PostgresKeyQuery(tableName: query.tableName, idColumn: idColumn, sortDescriptors: query.sortDescriptors,
-                         sectionColumn: query.sectionColumn, predicate: query.predicate)
+                         sectionColumn: query.sectionColumn, predicate: query.predicate, related: query.relatedSections)
     }
 
     func fetch(_ query: StoreQuery, tracking: Tracking?) throws -> StoreFetch {
@@ -46,7 +46,12 @@ final class PostgresResultsStore: ResultsStore {
         // snapshot's cursor, and the feed reads it.
         var feed: PostgresChangeFeed?
         if let tracking {
-            try database.read { try Self.checkChangeLog(on: query.tableName, $0, logger: logger) }
+            try database.read { connection in
+                // Sections through a related table follow its commits too, from its own log.
+                for table in [query.tableName] + (query.relatedSections.map { [$0.table] } ?? []) {
+                    try Self.checkChangeLog(on: table, connection, logger: logger)
+                }
+            }
             feed = try PostgresChangeFeed(database: database, read: LogRead(statements),
                                           channel: PostgresChangeLog.channel(for: query.tableName), tracking: tracking)
         }
@@ -87,7 +92,7 @@ final class PostgresResultsStore: ResultsStore {
 
     func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
         let keys = keyQuery(query)
-        return (try database.read { try keys.fetchAll($0, logger: logger) }, nil)
+        return (try database.read { try keys.fetchAll($0, logger: logger) }.rows, nil)
     }
 
     func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {

@@ -1,3 +1,4 @@
+import GRDB
 import LiveResults
 import PostgresNIO
 
@@ -37,6 +38,9 @@ struct WrittenRows {
     var xid: UInt64
     /// Per feed, in the order given: each row's id and key (nil: deleted or not matching).
     var rows: [[(id: RecordID, key: RowKey?)]]
+    /// Per feed whose sections come through a related table: the related rows of the rows
+    /// written, whose sections they are in (empty for other feeds).
+    var sections: [[(id: DatabaseValue, row: SectionRow?)]]
 
     /// `write`'s statement with a RETURNING clause of the caller's columns, then ours:
     /// the transaction, each feed's keys and match.
@@ -49,7 +53,7 @@ struct WrittenRows {
             for feed in feeds {
                 let (matches, predicate) = try feed.keys.matches(firstParameter: bindings.count + 1)
                 predicate?.bind(into: &bindings)
-                columns += [feed.keys.selection(from: table), matches]
+                columns += [feed.keys.selection(from: table), matches] + (feed.keys.related?.returning(from: table) ?? [])
             }
         }
         guard !columns.isEmpty else { return write.statement }
@@ -59,9 +63,10 @@ struct WrittenRows {
     /// The rows of `query(_:feeds:)`'s answer as each feed reads them; nil when there is
     /// nothing to hand over (no row).
     init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], deletes: Bool) throws {
-        let ours = 1 + feeds.reduce(0) { $0 + $1.keys.keyColumns.count + 1 }
+        let ours = 1 + feeds.reduce(0) { $0 + $1.keys.keyColumns.count + 1 + ($1.keys.related?.cellCount ?? 0) }
         var xid: UInt64?
         rows = Array(repeating: [], count: feeds.count)
+        sections = Array(repeating: [], count: feeds.count)
         for row in result {
             var cells = row.makeIterator()
             for _ in 0..<(row.count - ours) { _ = cells.next() }
@@ -70,7 +75,15 @@ struct WrittenRows {
             xid = rowXID
             for (index, feed) in feeds.enumerated() {
                 let (id, key) = try feed.keys.decode(&cells)
-                let matches = try cells.next()?.decode(Bool?.self) == true
+                var matches = try cells.next()?.decode(Bool?.self) == true
+                if let related = feed.keys.related {
+                    // Joined: a row is in the result only with its related row, whose section it brings.
+                    let section = try related.decode(&cells)
+                    matches = matches && section != nil
+                    if matches, !deletes, let section, !sections[index].contains(where: { $0.id == section.key }) {
+                        sections[index].append((section.key, section.row))
+                    }
+                }
                 rows[index].append((id, matches && !deletes ? key : nil))
             }
         }

@@ -1,3 +1,4 @@
+import GRDB
 import LiveResults
 import NIOCore
 
@@ -25,7 +26,8 @@ extension PostgresChangeFeed {
     /// its answer gave them (nil: it failed, or there is nothing to hand over), unless
     /// `EarlyWrites` says the log has them already or they may be stale; returns once done
     /// (the change is then pending). `sentAfter`: what `beginWrite` returned.
-    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)])?, sentAfter: Int) {
+    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)])?,
+                  sentAfter: Int) {
         let done = eventLoop.submit {
             let stillInFlight = self.writesInFlight.withLockedValue { count in
                 count -= 1
@@ -35,7 +37,8 @@ extension PostgresChangeFeed {
                 let sequence = self.handOffs.withLockedValue { $0 } + 1
                 if self.early.accept(xid: written.xid, ids: Set(written.rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) {
                     self.handOffs.withLockedValue { $0 = sequence }
-                    self.enqueue(.rows(CommittedChange(rows: written.rows, origin: .ownWrites)), wakes: self.notifiesOwnWrites)
+                    self.enqueue(.rows(CommittedChange(rows: written.rows, sections: written.sections, origin: .ownWrites)),
+                                 wakes: self.notifiesOwnWrites)
                 }
             }
             if stillInFlight == 0 {

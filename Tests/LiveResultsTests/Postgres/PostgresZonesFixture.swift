@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+@testable import LiveResults
+import LiveResultsPostgres
+import PostgresNIO
+import PostgresSupport
+
+/// A fresh PostgreSQL database of the test server with `member` rows sectioned through the
+/// `zone` they name (`zone_id`), both tables with a change log, a writer connection, and a way
+/// to drop it all. There is no foreign key constraint unless asked: a member may name a zone
+/// that does not exist (it is then not in the result, the join being inner), so that zones
+/// appearing and going change which members are in.
+final class PostgresZones: @unchecked Sendable { // Used from one test at a time.
+    let configuration: PostgresConnection.Configuration
+    let database: PostgresReader
+    let writer: PostgresConnection
+    private let drop: @Sendable () async -> Void
+
+    static func createTables(foreignKey: Bool) -> [String] {
+        [
+            "CREATE TABLE zone (id bigserial PRIMARY KEY, name text NOT NULL, position int4 NOT NULL)",
+            "CREATE TABLE member (id bigserial PRIMARY KEY, name text, zone_id int8"
+                + (foreignKey ? " REFERENCES zone(id) ON DELETE CASCADE" : "") + ", score int4, flag int4)",
+            "CREATE INDEX member_zone ON member (zone_id)",
+        ]
+    }
+
+    /// The request's sections: by zone, titled by its name, ordered by its position.
+    static let sections = RelatedSections(table: "zone", foreignKey: "zone_id", key: "id", title: "name", order: [SortColumn("position")])
+    /// Members within a zone: the highest score first, then by name.
+    static let sortDescriptors = [SortColumn("score", ascending: false), SortColumn("name")]
+
+    init(foreignKey: Bool = false, retaining: Int = PostgresChangeLog.defaultRetained) async throws {
+        (configuration, drop) = try await TestServer.freshDatabase()
+        database = PostgresReader(configuration: configuration)
+        writer = try await TestServer.connect(configuration)
+        for statement in Self.createTables(foreignKey: foreignKey) { try await run(statement) }
+        try await PostgresChangeLog.install(on: "zone", retaining: retaining, connection: writer)
+        try await PostgresChangeLog.install(on: "member", retaining: retaining, connection: writer)
+    }
+
+    /// Closes the connections and drops the database.
+    func close() async {
+        database.close()
+        try? await writer.close()
+        await drop()
+    }
+
+    /// Runs statements on the writer, each in its own transaction.
+    func run(_ statements: String...) async throws {
+        for statement in statements {
+            try await writer.query(PostgresQuery(unsafeSQL: statement), logger: TestServer.logger)
+        }
+    }
+
+    /// Every member, by id.
+    func members() async throws -> [Int64: Member] {
+        var rows: [Int64: Member] = [:]
+        let result = try await writer.query("SELECT id, name, zone_id, score, flag FROM member", logger: TestServer.logger)
+        for try await (id, name, zone, score, flag) in result.decode((Int64, String?, Int64?, Int32?, Int32?).self) {
+            rows[id] = Member(id: id, name: name, zone: zone, score: Int(score ?? 0), flag: Int(flag ?? 0))
+        }
+        return rows
+    }
+
+    /// Every zone, by id.
+    func zones() async throws -> [Int64: Zone] {
+        var rows: [Int64: Zone] = [:]
+        let result = try await writer.query("SELECT id, name, position FROM zone", logger: TestServer.logger)
+        for try await (id, name, position) in result.decode((Int64, String, Int32).self) {
+            rows[id] = Zone(id: id, name: name, position: Int(position))
+        }
+        return rows
+    }
+
+    /// A controller over `member` sectioned through `zone`, with a recorder as its delegate.
+    func controller(predicate: SQL? = nil, recorder: Recorder?) -> ResultsController<Member> {
+        let controller = ResultsController<Member>(
+            database: database,
+            fetchRequest: ResultsRequest(predicate: predicate, sortDescriptors: Self.sortDescriptors),
+            sections: Self.sections)
+        controller.delegate = recorder
+        return controller
+    }
+}
+
+struct Member: Equatable, FetchableRecord, TableRecord {
+    static let databaseTableName = "member"
+    var id: Int64
+    var name: String?
+    var zone: Int64?
+    var score: Int
+    var flag: Int
+
+    init(id: Int64, name: String?, zone: Int64?, score: Int, flag: Int) {
+        (self.id, self.name, self.zone, self.score, self.flag) = (id, name, zone, score, flag)
+    }
+
+    init(row: Row) {
+        self.init(id: row["id"], name: row["name"], zone: row["zone_id"], score: row["score"] ?? 0, flag: row["flag"] ?? 0)
+    }
+}
+
+struct Zone: Equatable {
+    var id: Int64
+    var name: String
+    var position: Int
+}
