@@ -47,7 +47,8 @@ extension ResultsController {
         guard let request = fetchedRequest else { return }
         refetchCount += 1
         recovery.needsRefetch = true
-        let (fresh, position) = try store.fetchAll(storeQuery(request))
+        let fetched = try store.fetchAll(storeQuery(request))
+        let (fresh, position) = (fetched.rows, fetched.position)
         records.removeAll()
         // A filter column being read cannot know what the refetch changes: it is read again.
         let loading = filterLoad?.column

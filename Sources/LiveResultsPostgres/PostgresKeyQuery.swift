@@ -96,7 +96,7 @@ package struct PostgresKeyQuery: Sendable {
             return (filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count)), predicate)
         }
 
-        /// Every matching row, in result order; joined, each row's related row follows its key.
+        /// Every matching row, in result order (joined: sections in their related rows' order).
         func selectAll() throws -> PostgresQuery {
             let (filter, predicate) = try filter(firstParameter: 1)
             var bindings = PostgresBindings()
@@ -112,8 +112,7 @@ package struct PostgresKeyQuery: Sendable {
             let ordering = related.sectionOrdering()
                 + query.sortDescriptors.map { main + "." + PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
                 + [main + "." + PostgresSQL.identifier(query.idColumn) + " ASC"]
-            return PostgresQuery(unsafeSQL: "SELECT " + selection(from: main) + ", " + related.selection(from: PostgresRelatedQuery.relatedAlias)
-                + " FROM " + related.joinedSource(mainTable: query.tableName, mainSelection: selection(), filter: filter)
+            return PostgresQuery(unsafeSQL: "SELECT " + selection(from: main) + " FROM " + related.joinedSource(mainTable: query.tableName, mainSelection: selection(), filter: filter)
                 + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
         }
 
@@ -191,21 +190,35 @@ package struct PostgresKeyQuery: Sendable {
         return Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
     }
 
-    /// Every row, in result order, with its key; joined, the section row of every section.
+    /// Every row, in result order, with its key; joined, every related row too, read in the
+    /// same snapshot (every row's section then has its related row).
     package func fetchAll(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres"))
     throws -> (rows: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)]) {
         let statements = try prepare(connection, logger: logger)
-        let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).waitWithinDeadline() }
-        var sections: [(id: DatabaseValue, row: SectionRow)] = []
-        let keys = try rows.map { row in
-            var cells = row.makeIterator()
-            let (id, key) = try statements.decode(&cells)
-            if let related = statements.related, sections.last.map({ $0.id != key.section }) ?? true, let section = try related.decode(&cells) {
-                sections.append((section.key, section.row))
+        return try Self.inSnapshot(connection, logger: logger) {
+            let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
+            let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).waitWithinDeadline() }
+            let keys = try rows.map { row in
+                var cells = row.makeIterator()
+                return try statements.decode(&cells)
             }
-            return (id, key)
+            return (keys, sections)
         }
-        return (keys, sections)
+    }
+
+    /// Runs `body` in a read-only transaction of one snapshot (REPEATABLE READ).
+    package static func inSnapshot<T>(_ connection: PostgresConnection, logger: Logger, _ body: () throws -> T) throws -> T {
+        try running {
+            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).waitWithinDeadline()
+            do {
+                let result = try body()
+                _ = try connection.query("COMMIT", logger: logger).waitWithinDeadline()
+                return result
+            } catch {
+                _ = try? connection.query("ROLLBACK", logger: logger).waitWithinDeadline()
+                throw error
+            }
+        }
     }
 
     /// Every matching row, in result order, straight into an index as the rows arrive, as
@@ -213,8 +226,12 @@ package struct PostgresKeyQuery: Sendable {
     /// column in binary form, which for text is its UTF-8), a row of the previous row's
     /// section recognised from the section cell's bytes, ids mapped once at the end, and no
     /// count first (the index grows as it goes).
-    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, logger: Logger) throws -> SectionedIndex {
-        let builder = IndexBuilder(IndexAppender(self, related: statements.related))
+    /// Joined, `sections` are every related row (`PostgresRelatedQuery.relatedRows`), which the
+    /// index holds before the first row arrives.
+    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, sections: [(id: DatabaseValue, row: SectionRow)] = [],
+                            logger: Logger) throws -> SectionedIndex {
+        let builder = IndexBuilder(IndexAppender(self))
+        for (id, row) in sections { builder.appender.index.setSectionRow(row, for: id) }
         try Self.running {
             // postgres-nio hands rows over one at a time on its event loop; this thread waits.
             _ = try connection.query(statements.selectAll(), logger: logger) { row in
@@ -244,17 +261,13 @@ package struct PostgresKeyQuery: Sendable {
         private let firstValueIsSection: Bool
         /// The section cell's bytes of the last row that began a section (nil: NULL), once one did.
         private var lastSection: [UInt8]??
-        /// The related part of a joined query, whose cells follow the section cell.
-        private let related: PostgresRelatedQuery?
-        /// Joined: each section's row, read from the first row of the section.
-        var sectionRows: [(id: DatabaseValue, row: SectionRow)] = []
         /// One row's sort values and text bytes (reused: nothing allocated a row).
         private var values: [DatabaseValue] = []
         private var texts: [UnsafeRawBufferPointer?] = []
 
-        init(_ query: PostgresKeyQuery, related: PostgresRelatedQuery?) {
-            self.related = related
-            index = SectionedIndex(ascending: query.sortDescriptors.map(\.ascending), unsectioned: query.sectionColumn == nil)
+        init(_ query: PostgresKeyQuery) {
+            index = SectionedIndex(ascending: query.sortDescriptors.map(\.ascending), unsectioned: query.sectionColumn == nil,
+                                   sectionOrder: query.related.map { $0.order.map(\.ascending) })
             sortCount = query.sortDescriptors.count
             sectioned = query.sectionColumn != nil
             firstValueIsSection = sectioned && query.sortDescriptors.first?.column == query.sectionColumn
@@ -294,7 +307,6 @@ package struct PostgresKeyQuery: Sendable {
                 try index.appendSorted(id: id, section: section, sectionName: SectionedIndex.sectionName,
                                        firstValueIsSection: firstValueIsSection, mapsID: false, sortValues: sortValue)
                 lastSection = .some(sectionCell?.bytes.map { Array($0.readableBytesView) })
-                if let related, let row = try related.decode(&cells) { sectionRows.append((row.key, row.row)) }
             }
         }
 

@@ -7,9 +7,9 @@ import PostgresNIO
 /// related row each row's foreign key names gives the row's section, its title and its order.
 ///
 /// The join is an inner join by the related table's integer key, so a row whose foreign key
-/// is NULL or names no related row is not in the result. Every read of rows reads their related
-/// row with them (its key, title and order columns), so a row that enters a section the result
-/// did not have brings that section's title and order along.
+/// is NULL or names no related row is not in the result. A fetch reads every related row first
+/// (the index holds them all, so a row may enter any section); a log read or a write's answer
+/// reads the related row of each row it reads, to know whether the row is in the join.
 package struct PostgresRelatedQuery: Sendable {
     package let sections: RelatedSections
     /// Which of the related table's order columns are text (ordered `COLLATE "C"`).
@@ -84,6 +84,18 @@ package struct PostgresRelatedQuery: Sendable {
             order.append(try PostgresKeyQuery.value(cell))
         }
         return (key, SectionRow(title: title, order: order))
+    }
+
+    /// Every related row: its key and section row (run it in the snapshot of the rows read with it).
+    func relatedRows(_ connection: PostgresConnection, logger: Logger) throws -> [(id: DatabaseValue, row: SectionRow)] {
+        let rows = try PostgresKeyQuery.running {
+            try connection.query(PostgresQuery(unsafeSQL: "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias),
+                                 logger: logger).waitWithinDeadline()
+        }
+        return try rows.compactMap { row in
+            var cells = row.makeIterator()
+            return try decode(&cells).map { ($0.key, $0.row) }
+        }
     }
 
     /// Checks the related table's columns (one round trip) and returns the query's related part.

@@ -245,7 +245,7 @@ extension SectionedIndex {
                 arriving[number, default: []].append(Int32(slot))
             } else {
                 let s = sectionInsertionIndex(of: slot)
-                sections.insert(Section(number: number, value: key.section, name: sectionName(key.section), slots: [Int32(slot)]), at: s)
+                sections.insert(Section(number: number, value: key.section, name: newSectionName(key.section, sectionName), slots: [Int32(slot)]), at: s)
                 reindexSections()
             }
         }

@@ -61,12 +61,12 @@ final class SQLiteResultsStore: ResultsStore {
         savedPosition = position
     }
 
-    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
+    func fetchAll(_ query: StoreQuery) throws -> StoreRows {
         let keys = KeyQuery(query)
         return try LiveResultsError.readable {
             try database.read { db in
                 let position = try ChangeLog.isInstalled(on: query.tableName, in: db) ? try ChangeLog.position(db) : nil
-                return (try keys.fetchAll(db), position)
+                return StoreRows(rows: try keys.fetchAll(db), position: position)
             }
         }
     }

@@ -20,6 +20,15 @@ struct RelatedKeys: Sendable {
     private(set) var keys: Set<Int64> = []
     private(set) var known = false
 
+    /// Unknown keys (the first read brings them).
+    init() {}
+
+    /// The keys of a fetch's related rows, read in its snapshot.
+    init(_ keys: [DatabaseValue]) {
+        self.keys = Set(keys.compactMap { if case .int64(let key) = $0.storage { key } else { nil } })
+        known = true
+    }
+
     /// Binds the read's parameters from $5: the related table, the keys, whether they are unknown.
     func bind(table: String, into bindings: inout PostgresBindings) {
         bindings.append(table)
@@ -100,11 +109,9 @@ extension LogRead {
     }
 
     /// What the rows of the joined read say: the main table's rows as `decode` reads them (a
-    /// row whose related row is gone has left the result), the related rows named, and the
-    /// related rows of the rows read.
+    /// row whose related row is gone has left the result), and the related rows named.
     func decodeJoined(_ rows: some Sequence<PostgresRow>, _ related: PostgresRelatedQuery) throws -> Found {
         var found = Found()
-        var seen = Set<Int64>()
         for row in rows {
             let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?, [String]?, Bool?, [Int64]?).self)
             var cells = row.makeIterator()
@@ -133,9 +140,6 @@ extension LogRead {
             _ = cells.next() // The foreign key again, which `key` holds as its section.
             let section = try related.decode(&cells)
             found.rows.append((id, matches == true && section != nil ? key : nil))
-            if matches == true, let section, case .int64(let sectionKey) = section.key.storage, seen.insert(sectionKey).inserted {
-                found.rowSections.append((section.key, section.row))
-            }
         }
         return found
     }

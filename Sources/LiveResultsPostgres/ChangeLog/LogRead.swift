@@ -32,9 +32,6 @@ struct LogRead: Sendable {
         var transactions: [RecordID: [UInt64]] = [:]
         /// Joined: the related rows the entries named, each with its section row now (nil: gone).
         var sections: [(id: DatabaseValue, row: SectionRow?)] = []
-        /// Joined: the related rows of the rows in `rows` that are in the result, once each
-        /// (the sections those rows are in, which the result may not have had).
-        var rowSections: [(id: DatabaseValue, row: SectionRow)] = []
         /// Joined: every related key, when the read was asked for them (`RelatedKeys`).
         var relatedKeys: [Int64]?
     }

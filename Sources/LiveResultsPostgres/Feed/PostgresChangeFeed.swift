@@ -131,10 +131,11 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     /// Starts reading the log after `cursor` (the cursor of the snapshot the result was
     /// fetched from), now and at every wake-up.
-    func start(at cursor: ChangeLogCursor) {
+    func start(at cursor: ChangeLogCursor, related: RelatedKeys = RelatedKeys()) {
         database.ownWrites.add(self, under: table)
         eventLoop.execute {
             self.cursor = cursor
+            self.relatedKeys = related
             self.startHeartbeat()
             self.requestRead(now: true)
         }
@@ -258,8 +259,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             enqueue(.refetch(touched: Set(found.rows.map(\.id))))
         } else {
             let rows = early.filter(found.rows, transactions: found.transactions, snapshot: found.snapshot)
-            let sections = found.sections + found.rowSections.map { ($0.id, Optional($0.row)) }
-            if !rows.isEmpty || !found.sections.isEmpty { enqueue(.rows(CommittedChange(rows: rows, sections: sections))) }
+            if !rows.isEmpty || !found.sections.isEmpty { enqueue(.rows(CommittedChange(rows: rows, sections: found.sections))) }
         }
     }
 
