@@ -190,9 +190,14 @@ package struct PostgresKeyQuery: Sendable {
         return Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
     }
 
+    /// Every row, in result order, with its key.
+    package func fetchAll(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> [(id: RecordID, key: RowKey)] {
+        try fetchResult(connection, logger: logger).rows
+    }
+
     /// Every row, in result order, with its key; joined, every related row too, read in the
     /// same snapshot (every row's section then has its related row).
-    package func fetchAll(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres"))
+    package func fetchResult(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres"))
     throws -> (rows: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)]) {
         let statements = try prepare(connection, logger: logger)
         return try Self.inSnapshot(connection, logger: logger) {

@@ -99,7 +99,7 @@ final class PostgresResultsStore: ResultsStore {
 
     func fetchAll(_ query: StoreQuery) throws -> StoreRows {
         let keys = keyQuery(query)
-        let (rows, sections) = try database.read { try keys.fetchAll($0, logger: logger) }
+        let (rows, sections) = try database.read { try keys.fetchResult($0, logger: logger) }
         return StoreRows(rows: rows, sections: sections, position: nil)
     }
 

@@ -215,4 +215,10 @@ final class JoinDeliveries: ResultsControllerDelegate {
         lastRowEvents = rowEvents
         deliveries += 1
     }
+
+    /// A reset is a batch of every row: a rename must never cause one.
+    func controllerDidResetContent(_ controller: ResultsController<JoinedTeam>) {
+        rowEvents = .max
+        controllerDidChangeContent(controller)
+    }
 }

@@ -74,7 +74,7 @@ final class PostgresZones: @unchecked Sendable { // Used from one test at a time
     }
 
     /// A controller over `member` sectioned through `zone`, with a recorder as its delegate.
-    func controller(predicate: SQL? = nil, recorder: Recorder?) -> ResultsController<Member> {
+    func controller(predicate: SQL? = nil, recorder: BatchRecorder?) -> ResultsController<Member> {
         let controller = ResultsController<Member>(
             database: database,
             fetchRequest: ResultsRequest(predicate: predicate, sortDescriptors: Self.sortDescriptors),
@@ -105,4 +105,70 @@ struct Zone: Equatable {
     var id: Int64
     var name: String
     var position: Int
+}
+
+/// Records each batch a controller of members delivers, and its resets.
+final class BatchRecorder: ResultsControllerDelegate {
+    typealias Record = Member
+    var batches: [ChangeBatch] = []
+    var resets = 0
+    /// The result after each batch, as the controller held it then.
+    var layouts: [[JoinedSection]] = []
+
+    func controller(_ controller: ResultsController<Member>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin) {
+        batches.append(batch)
+        layouts.append(controller.joinedLayout)
+    }
+
+    func controllerDidResetContent(_ controller: ResultsController<Member>) {
+        resets += 1
+    }
+
+    /// Takes the batches and layouts recorded so far.
+    func take() -> [(batch: ChangeBatch, after: [JoinedSection])] {
+        defer { (batches, layouts) = ([], []) }
+        return Array(zip(batches, layouts))
+    }
+}
+
+/// A section of a joined result: the zone's key as text, its name, its members in order.
+struct JoinedSection: Equatable, CustomStringConvertible {
+    var identifier: String
+    var name: String
+    var ids: [Int64]
+
+    var description: String { "\(identifier) \(name): \(ids)" }
+}
+
+extension ResultsController<Member> {
+    /// The result as the controller holds it.
+    var joinedLayout: [JoinedSection] {
+        sections.enumerated().map { s, section in
+            JoinedSection(identifier: section.identifier, name: section.name,
+                          ids: (0..<section.numberOfObjects).map { id(at: IndexPath(row: $0, section: s)) })
+        }
+    }
+}
+
+/// The result a fresh fetch gives for `members` and `zones`: members that match and whose zone
+/// exists, sections by zone position then id, members by score descending, name (bytes), id.
+func expectedJoinedLayout(_ members: [Int64: Member], _ zones: [Int64: Zone], matching: (Member) -> Bool = { _ in true }) -> [JoinedSection] {
+    let inJoin = members.values.filter { member in matching(member) && member.zone.flatMap { zones[$0] } != nil }
+    let sorted = inJoin.sorted { a, b in
+        let (za, zb) = (zones[a.zone!]!, zones[b.zone!]!)
+        if za.position != zb.position { return za.position < zb.position }
+        if za.id != zb.id { return za.id < zb.id }
+        if a.score != b.score { return a.score > b.score }
+        let order = SQLiteOrdering.compare(a.name.databaseValue, b.name.databaseValue)
+        if order != 0 { return order < 0 }
+        return a.id < b.id
+    }
+    var layout: [JoinedSection] = []
+    for member in sorted {
+        if layout.last?.identifier != String(member.zone!) {
+            layout.append(JoinedSection(identifier: String(member.zone!), name: zones[member.zone!]!.name, ids: []))
+        }
+        layout[layout.count - 1].ids.append(member.id)
+    }
+    return layout
 }
