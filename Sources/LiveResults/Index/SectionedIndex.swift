@@ -135,9 +135,13 @@ package struct SectionedIndex {
     /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
     /// not describe an index: counts that disagree, an id or a section value that repeats.
     /// `denseSlots`: `KeyStore.denseSlots(of: ids)`, when it was kept (see `KeyStore.init`).
+    /// Through a relationship, `sectionOrder` and `sectionRows` (every related row) order and
+    /// title the sections; nil when the described order is not theirs.
     init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column],
-          denseSlots: FlatArray<Int32>? = nil, sectionName: (DatabaseValue) -> String) {
-        self.init(ascending: ascending, unsectioned: unsectioned)
+          denseSlots: FlatArray<Int32>? = nil, sectionOrder: [Bool]? = nil, sectionRows: [(id: DatabaseValue, row: SectionRow)] = [],
+          sectionName: (DatabaseValue) -> String) {
+        self.init(ascending: ascending, unsectioned: unsectioned, sectionOrder: sectionOrder)
+        for (value, row) in sectionRows { store.setSectionRow(row, for: value) }
         if unsectioned {
             guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
             sections = []
@@ -160,9 +164,11 @@ package struct SectionedIndex {
             start += Int32(count)
         }
         guard Int(start) == ids.count,
-              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, sectionValues: store.sectionValues, columns: columns,
-                                   denseSlots: denseSlots) else { return nil }
+              var store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, sectionValues: store.sectionValues, columns: columns,
+                                   denseSlots: denseSlots, sectionOrder: sectionOrder) else { return nil }
+        store.copySectionRows(from: self.store)
         self.store = store
+        if isRelated, (try? checkSectionOrder()) == nil { return nil }
         if unsectioned && sections.isEmpty {
             let number = self.sectionNumber(for: .null)
             placeOfSectionNumber[number] = 0

@@ -133,6 +133,28 @@ struct KeyStore {
         number >= 0 && Int(number) < sectionRows.count ? sectionRows[Int(number)] : nil
     }
 
+    /// Takes every related row `other` knows.
+    mutating func copySectionRows(from other: KeyStore) {
+        for (number, row) in other.sectionRows.enumerated() where row != nil { setSectionRow(row, for: other.sectionValues[number]) }
+    }
+
+    /// The related rows that differ from `fresh` (every related row now), as a commit gives them:
+    /// the new and changed ones, and nil for those no longer there.
+    func sectionRowChanges(to fresh: [(id: DatabaseValue, row: SectionRow)]) -> [(id: DatabaseValue, row: SectionRow?)] {
+        guard sectionOrder != nil else { return [] }
+        var changes: [(id: DatabaseValue, row: SectionRow?)] = []
+        var present = Set<Int32>()
+        for (value, row) in fresh {
+            let number = sectionNumberIfKnown(value)
+            if let number { present.insert(number) }
+            if number.flatMap(sectionRow) != row { changes.append((value, row)) }
+        }
+        for number in sectionRows.indices where sectionRows[number] != nil && !present.contains(Int32(number)) {
+            changes.append((sectionValues[number], nil))
+        }
+        return changes
+    }
+
     /// Compares two sections (by number) in result order through a relationship: their related
     /// rows' order values under their directions (an unknown row's values are NULL), then
     /// their section values (the related keys).
