@@ -107,52 +107,70 @@ struct Zone: Equatable {
     var position: Int
 }
 
-/// Records each batch a controller of members delivers, and its resets.
+/// Records what a controller of members delivers, as `Recorder` does for items: each batch's
+/// delegate events (for `batchViolations`), the batch itself, and the result after it.
 final class BatchRecorder: ResultsControllerDelegate {
     typealias Record = Member
-    var batches: [ChangeBatch] = []
+    private var events: [Recorder.Event] = []
+    private var batches: [ChangeBatch] = []
+    private var layouts: [[Layout]] = []
     var resets = 0
-    /// The result after each batch, as the controller held it then.
-    var layouts: [[JoinedSection]] = []
+
+    func controllerWillChangeContent(_ controller: ResultsController<Member>) {
+        events.append(.willChange)
+    }
+
+    func controller(_ controller: ResultsController<Member>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
+                    newSectionIndex: Int?) {
+        if let newSectionIndex {
+            events.append(.sectionKept(type, from: sectionIndex, to: newSectionIndex, name: section.name, count: section.numberOfObjects))
+        } else {
+            events.append(.section(type, index: sectionIndex, name: section.name, count: section.numberOfObjects))
+        }
+    }
+
+    func controller(_ controller: ResultsController<Member>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind,
+                    newIndexPath: IndexPath?) {
+        events.append(.row(type, id: id, from: indexPath, to: newIndexPath))
+    }
+
+    func controllerDidChangeContent(_ controller: ResultsController<Member>) {
+        events.append(.didChange)
+        layouts.append(controller.joinedLayout)
+    }
 
     func controller(_ controller: ResultsController<Member>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin) {
         batches.append(batch)
-        layouts.append(controller.joinedLayout)
     }
 
     func controllerDidResetContent(_ controller: ResultsController<Member>) {
         resets += 1
     }
 
-    /// Takes the batches and layouts recorded so far.
-    func take() -> [(batch: ChangeBatch, after: [JoinedSection])] {
-        defer { (batches, layouts) = ([], []) }
-        return Array(zip(batches, layouts))
+    /// Takes what was recorded so far: each batch with its events and the result after it.
+    func take() -> [(events: [Recorder.Event], batch: ChangeBatch, after: [Layout])] {
+        var grouped: [[Recorder.Event]] = []
+        for event in events {
+            if event == .willChange { grouped.append([]) }
+            if !grouped.isEmpty { grouped[grouped.count - 1].append(event) }
+        }
+        defer { (events, batches, layouts) = ([], [], []) }
+        return zip(zip(grouped, batches), layouts).map { ($0.0, $0.1, $1) }
     }
 }
 
-/// A section of a joined result: the zone's key as text, its name, its members in order.
-struct JoinedSection: Equatable, CustomStringConvertible {
-    var identifier: String
-    var name: String
-    var ids: [Int64]
-
-    var description: String { "\(identifier) \(name): \(ids)" }
-}
-
 extension ResultsController<Member> {
-    /// The result as the controller holds it.
-    var joinedLayout: [JoinedSection] {
+    /// The result as the controller holds it: each section's title, members and identity (the zone's key).
+    var joinedLayout: [Layout] {
         sections.enumerated().map { s, section in
-            JoinedSection(identifier: section.identifier, name: section.name,
-                          ids: (0..<section.numberOfObjects).map { id(at: IndexPath(row: $0, section: s)) })
+            Layout(section.name, (0..<section.numberOfObjects).map { id(at: IndexPath(row: $0, section: s)) }, identifier: section.identifier)
         }
     }
 }
 
 /// The result a fresh fetch gives for `members` and `zones`: members that match and whose zone
 /// exists, sections by zone position then id, members by score descending, name (bytes), id.
-func expectedJoinedLayout(_ members: [Int64: Member], _ zones: [Int64: Zone], matching: (Member) -> Bool = { _ in true }) -> [JoinedSection] {
+func expectedJoinedLayout(_ members: [Int64: Member], _ zones: [Int64: Zone], matching: (Member) -> Bool = { _ in true }) -> [Layout] {
     let inJoin = members.values.filter { member in matching(member) && member.zone.flatMap { zones[$0] } != nil }
     let sorted = inJoin.sorted { a, b in
         let (za, zb) = (zones[a.zone!]!, zones[b.zone!]!)
@@ -163,10 +181,10 @@ func expectedJoinedLayout(_ members: [Int64: Member], _ zones: [Int64: Zone], ma
         if order != 0 { return order < 0 }
         return a.id < b.id
     }
-    var layout: [JoinedSection] = []
+    var layout: [Layout] = []
     for member in sorted {
         if layout.last?.identifier != String(member.zone!) {
-            layout.append(JoinedSection(identifier: String(member.zone!), name: zones[member.zone!]!.name, ids: []))
+            layout.append(Layout(zones[member.zone!]!.name, [], identifier: String(member.zone!)))
         }
         layout[layout.count - 1].ids.append(member.id)
     }
