@@ -51,12 +51,13 @@ extension SectionedIndex {
 
     /// Where the changed rows were before the batch, and what the sections were.
     struct Before {
-        var sections: [(value: DatabaseValue, name: String)]
+        /// Each section's value and name, and through a relationship its related row.
+        var sections: [(value: DatabaseValue, name: String, row: SectionRow?)]
         var paths: [RecordID: IndexPath] = [:]
         var keys: [RecordID: RowKey] = [:]
 
         init(_ index: SectionedIndex, changed: [RecordID: RowKey?]) {
-            sections = index.sections.map { ($0.value, $0.name) }
+            sections = index.sections.map { ($0.value, $0.name, index.store.sectionRow($0.number)) }
             for id in changed.keys {
                 if let path = index.indexPath(for: id) {
                     paths[id] = path
@@ -72,7 +73,8 @@ extension SectionedIndex {
         var survivors: [(old: Int, new: Int)]
         /// The old indices of the survivors that keep their place among the others.
         var stable: Set<Int>
-        /// Old indices of deleted sections; new indices of inserted ones.
+        /// Old indices of deleted sections; new indices of inserted ones (through a relationship,
+        /// the survivors that are not stable are moved instead).
         var deleted: Set<Int>
         var inserted: Set<Int>
     }
@@ -123,8 +125,13 @@ extension SectionedIndex {
         if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
             stable = Set(oldIndices)
         } else if isRelated {
-            // As few moves as possible first, then the most rows in place.
-            let weights = survivors.map { (1 << 32) + sections[$0.new].slots.count }
+            // As few moves as possible first, then those whose order did not change stay (the
+            // one reordered moves, not the one it swapped with), then the most rows.
+            let weights = survivors.map { survivor in
+                let number = sections[survivor.new].number
+                let orderKept = before.sections[survivor.old].row.map { old in store.sectionRow(number).map { $0.order == old.order } ?? false } ?? false
+                return (1 << 50) + (orderKept ? 1 << 32 : 0) + sections[survivor.new].slots.count
+            }
             stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
         } else {
             // Counting untouched rows costs O(n), so only when sections did trade places (rare).
@@ -135,7 +142,8 @@ extension SectionedIndex {
         }
         var deleted = Set(before.sections.indices)
         var inserted = Set(sections.indices)
-        for survivor in survivors where stable.contains(survivor.old) {
+        // Through a relationship, a survivor out of place is moved, not deleted and inserted.
+        for survivor in survivors where isRelated || stable.contains(survivor.old) {
             deleted.remove(survivor.old)
             inserted.remove(survivor.new)
         }
