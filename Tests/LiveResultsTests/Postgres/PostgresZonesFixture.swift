@@ -54,28 +54,28 @@ final class PostgresZones: @unchecked Sendable { // Used from one test at a time
     }
 
     /// Every member, by id.
-    func members() async throws -> [Int64: Member] {
-        var rows: [Int64: Member] = [:]
+    func members() async throws -> [Int64: ZonedMember] {
+        var rows: [Int64: ZonedMember] = [:]
         let result = try await writer.query("SELECT id, name, zone_id, score, flag FROM member", logger: TestServer.logger)
         for try await (id, name, zone, score, flag) in result.decode((Int64, String?, Int64?, Int32?, Int32?).self) {
-            rows[id] = Member(id: id, name: name, zone: zone, score: Int(score ?? 0), flag: Int(flag ?? 0))
+            rows[id] = ZonedMember(id: id, name: name, zone: zone, score: Int(score ?? 0), flag: Int(flag ?? 0))
         }
         return rows
     }
 
     /// Every zone, by id.
-    func zones() async throws -> [Int64: Zone] {
-        var rows: [Int64: Zone] = [:]
+    func zones() async throws -> [Int64: ZoneRow] {
+        var rows: [Int64: ZoneRow] = [:]
         let result = try await writer.query("SELECT id, name, position FROM zone", logger: TestServer.logger)
         for try await (id, name, position) in result.decode((Int64, String, Int32).self) {
-            rows[id] = Zone(id: id, name: name, position: Int(position))
+            rows[id] = ZoneRow(id: id, name: name, position: Int(position))
         }
         return rows
     }
 
     /// A controller over `member` sectioned through `zone`, with a recorder as its delegate.
-    func controller(predicate: SQL? = nil, recorder: BatchRecorder?) -> ResultsController<Member> {
-        let controller = ResultsController<Member>(
+    func controller(predicate: SQL? = nil, recorder: BatchRecorder?) -> ResultsController<ZonedMember> {
+        let controller = ResultsController<ZonedMember>(
             database: database,
             fetchRequest: ResultsRequest(predicate: predicate, sortDescriptors: Self.sortDescriptors),
             sections: Self.sections)
@@ -84,7 +84,7 @@ final class PostgresZones: @unchecked Sendable { // Used from one test at a time
     }
 }
 
-struct Member: Equatable, FetchableRecord, TableRecord {
+struct ZonedMember: Equatable, FetchableRecord, TableRecord {
     static let databaseTableName = "member"
     var id: Int64
     var name: String?
@@ -101,7 +101,7 @@ struct Member: Equatable, FetchableRecord, TableRecord {
     }
 }
 
-struct Zone: Equatable {
+struct ZoneRow: Equatable {
     var id: Int64
     var name: String
     var position: Int
@@ -110,17 +110,17 @@ struct Zone: Equatable {
 /// Records what a controller of members delivers, as `Recorder` does for items: each batch's
 /// delegate events (for `batchViolations`), the batch itself, and the result after it.
 final class BatchRecorder: ResultsControllerDelegate {
-    typealias Record = Member
+    typealias Record = ZonedMember
     private var events: [Recorder.Event] = []
     private var batches: [ChangeBatch] = []
     private var layouts: [[Layout]] = []
     var resets = 0
 
-    func controllerWillChangeContent(_ controller: ResultsController<Member>) {
+    func controllerWillChangeContent(_ controller: ResultsController<ZonedMember>) {
         events.append(.willChange)
     }
 
-    func controller(_ controller: ResultsController<Member>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
+    func controller(_ controller: ResultsController<ZonedMember>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
                     newSectionIndex: Int?) {
         if let newSectionIndex {
             events.append(.sectionKept(type, from: sectionIndex, to: newSectionIndex, name: section.name, count: section.numberOfObjects))
@@ -129,21 +129,21 @@ final class BatchRecorder: ResultsControllerDelegate {
         }
     }
 
-    func controller(_ controller: ResultsController<Member>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind,
+    func controller(_ controller: ResultsController<ZonedMember>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind,
                     newIndexPath: IndexPath?) {
         events.append(.row(type, id: id, from: indexPath, to: newIndexPath))
     }
 
-    func controllerDidChangeContent(_ controller: ResultsController<Member>) {
+    func controllerDidChangeContent(_ controller: ResultsController<ZonedMember>) {
         events.append(.didChange)
         layouts.append(controller.joinedLayout)
     }
 
-    func controller(_ controller: ResultsController<Member>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin) {
+    func controller(_ controller: ResultsController<ZonedMember>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin) {
         batches.append(batch)
     }
 
-    func controllerDidResetContent(_ controller: ResultsController<Member>) {
+    func controllerDidResetContent(_ controller: ResultsController<ZonedMember>) {
         resets += 1
     }
 
@@ -159,7 +159,7 @@ final class BatchRecorder: ResultsControllerDelegate {
     }
 }
 
-extension ResultsController<Member> {
+extension ResultsController<ZonedMember> {
     /// The result as the controller holds it: each section's title, members and identity (the zone's key).
     var joinedLayout: [Layout] {
         sections.enumerated().map { s, section in
@@ -170,7 +170,7 @@ extension ResultsController<Member> {
 
 /// The result a fresh fetch gives for `members` and `zones`: members that match and whose zone
 /// exists, sections by zone position then id, members by score descending, name (bytes), id.
-func expectedJoinedLayout(_ members: [Int64: Member], _ zones: [Int64: Zone], matching: (Member) -> Bool = { _ in true }) -> [Layout] {
+func expectedJoinedLayout(_ members: [Int64: ZonedMember], _ zones: [Int64: ZoneRow], matching: (ZonedMember) -> Bool = { _ in true }) -> [Layout] {
     let inJoin = members.values.filter { member in matching(member) && member.zone.flatMap { zones[$0] } != nil }
     let sorted = inJoin.sorted { a, b in
         let (za, zb) = (zones[a.zone!]!, zones[b.zone!]!)
