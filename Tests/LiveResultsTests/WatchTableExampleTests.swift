@@ -67,10 +67,8 @@ import TestSupport
         #expect(try await again.exitStatus() == 0)
     }
 
-    @Test("watch-table --join sections players by their team row: a rename is a section update, a reorder a section move, a transfer a row move")
-    func watchesThroughAJoin() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path),
-                     "Examples/WatchTable is not built: run `make example` (make test does).")
+    /// A file of players on teams that are rows of their own (`--join`).
+    func makeTeams() throws -> String {
         let file = try TemporaryFolder(prefix: "watch-table").file("teams.sqlite").path
         let queue = try DatabaseQueue(path: file)
         try queue.write { db in
@@ -81,6 +79,14 @@ import TestSupport
                 INSERT INTO player (name, teamID, score) VALUES ('Ada', 1, 3), ('Bob', 2, 5), ('Cy', 1, 1);
                 """)
         }
+        return file
+    }
+
+    @Test("watch-table --join sections players by their team row: a rename is a section update, a reorder a section move, a transfer a row move")
+    func watchesThroughAJoin() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path),
+                     "Examples/WatchTable is not built: run `make example` (make test does).")
+        let file = try makeTeams()
         let arguments = [file, "player", "--join", "team:teamID:name", "--section-sort", "position", "--sort", "score:desc"]
         let watcher = try RunningProgram(Self.binary, arguments)
         defer { watcher.stop() }

@@ -39,7 +39,8 @@ struct WrittenRows {
     /// Per feed, in the order given: each row's id and key (nil: deleted or not matching).
     var rows: [[(id: RecordID, key: RowKey?)]]
     /// Per feed whose sections come through a related table: the related rows of the rows
-    /// written, whose sections they are in (empty for other feeds).
+    /// written, whose sections they are in; or, for a write of that related table, the related
+    /// rows it wrote (and no row). Empty for other feeds.
     var sections: [[(id: DatabaseValue, row: SectionRow?)]]
 
     /// `write`'s statement with a RETURNING clause of the caller's columns, then ours:
@@ -51,6 +52,11 @@ struct WrittenRows {
             columns.append("pg_current_xact_id()::text")
             let table = PostgresSQL.identifier(write.table)
             for feed in feeds {
+                if let related = feed.relatedWritten(by: write) {
+                    // A write of the related table: its rows are sections, read as they are.
+                    columns.append(related.selection(from: table))
+                    continue
+                }
                 let (matches, predicate) = try feed.keys.matches(firstParameter: bindings.count + 1)
                 predicate?.bind(into: &bindings)
                 columns += [feed.keys.selection(from: table), matches] + (feed.keys.related?.returning(from: table) ?? [])
@@ -62,8 +68,11 @@ struct WrittenRows {
 
     /// The rows of `query(_:feeds:)`'s answer as each feed reads them; nil when there is
     /// nothing to hand over (no row).
-    init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], deletes: Bool) throws {
-        let ours = 1 + feeds.reduce(0) { $0 + $1.keys.keyColumns.count + 1 + ($1.keys.related?.cellCount ?? 0) }
+    init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], table: String, deletes: Bool) throws {
+        let related = feeds.map { $0.relatedWritten(byTable: table) }
+        let ours = 1 + zip(feeds, related).reduce(0) { count, pair in
+            count + (pair.1?.cellCount ?? (pair.0.keys.keyColumns.count + 1 + (pair.0.keys.related?.cellCount ?? 0)))
+        }
         var xid: UInt64?
         rows = Array(repeating: [], count: feeds.count)
         sections = Array(repeating: [], count: feeds.count)
@@ -74,6 +83,11 @@ struct WrittenRows {
                   xid == nil || xid == rowXID else { return nil }
             xid = rowXID
             for (index, feed) in feeds.enumerated() {
+                if let written = related[index] {
+                    // A related row: a section changed (nil: deleted), and no row of the feed's table.
+                    if let section = try written.decode(&cells) { sections[index].append((section.key, deletes ? nil : section.row)) }
+                    continue
+                }
                 let (id, key) = try feed.keys.decode(&cells)
                 var matches = try cells.next()?.decode(Bool?.self) == true
                 if let related = feed.keys.related {

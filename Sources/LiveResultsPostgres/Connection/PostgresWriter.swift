@@ -61,7 +61,7 @@ public struct PostgresWriter: Sendable {
         try beforeHandOff()
         // Committed: a row the feeds cannot read is left to the log, never reported as a failure.
         if !feeds.isEmpty {
-            written = try? WrittenRows(rows, feeds: feeds, deletes: write.deletes)
+            written = try? WrittenRows(rows, feeds: feeds, table: write.table, deletes: write.deletes)
         }
         return Array(rows)
     }

@@ -133,6 +133,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// fetched from), now and at every wake-up.
     func start(at cursor: ChangeLogCursor, related: RelatedKeys = RelatedKeys()) {
         database.ownWrites.add(self, under: table)
+        // Joined: writes of the related table rename and reorder this feed's sections.
+        if let related = read.keys.related { database.ownWrites.add(self, under: related.sections.table) }
         eventLoop.execute {
             self.cursor = cursor
             self.relatedKeys = related

@@ -115,7 +115,7 @@ import Testing
         #expect(Set(back.rowChanges.map(\.id)) == [3, 4])
     }
 
-    @Test("This process's writes through PostgresWriter reach the controller from their answer, with the zone of each row")
+    @Test("This process's writes through PostgresWriter reach the controller from their answer: rows with their zone, a zone renamed in place")
     func ownWrites() async throws {
         let database = try await Self.seeded()
         defer { Task { await database.close() } }
@@ -136,6 +136,21 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
         #expect(controller.joinedLayout == fresh)
         #expect(recorded[0].batch.sectionChanges.map(\.name) == ["Oceania"])
+
+        // A zone renamed through the writer: handed over too, one section update at once.
+        let renamed = controller.joinedLayout
+        _ = try writer.write(PostgresWrite(table: "zone", "UPDATE zone SET name = 'OFC' WHERE id = 4"), on: database.writer)
+        try controller.processPendingChanges()
+        let rename = recorder.take()
+        try #require(rename.count == 1, "the rename is delivered from the write's answer")
+        #expect(rename[0].batch.sectionChanges.map(\.kind) == [.update] && rename[0].batch.rowChanges.isEmpty)
+        #expect(batchViolations(old: renamed, new: expectedJoinedLayout(try await database.members(), try await database.zones()),
+                                events: rename[0].events).isEmpty)
+        // A zone deleted through it is left to the log, which reads its members by foreign key.
+        _ = try writer.write(PostgresWrite(table: "zone", "DELETE FROM zone WHERE id = 2", deletes: true), on: database.writer)
+        let fresh2 = expectedJoinedLayout(try await database.members(), try await database.zones())
+        try await controller.processJoinedChanges { controller.joinedLayout == fresh2 }
+        #expect(controller.joinedLayout == fresh2)
     }
 
     @Test("A related table without a change log is refused at the fetch, in one sentence")
