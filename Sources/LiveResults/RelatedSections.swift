@@ -14,7 +14,13 @@ import GRDB
 /// sort descriptors order the rows inside each section. Rows whose foreign key is NULL or
 /// names no related row are not in the result (an inner join). Related columns may title and
 /// order sections only (not order rows inside a section, nor filter): one level, to one
-/// related row, by one key column.
+/// related row of another table, by one key column.
+///
+/// Changes to the related table are followed like the table's own: a related row renamed or
+/// reordered costs no row read, whatever its number of rows. On SQLite, install the
+/// `ChangeLog` on the related table too (`ChangeLog.install(on: "zone", in: db)`) to follow
+/// other processes' changes to it; without it, only this connection's are seen, and a section
+/// cache is never used. The controller keeps every related row's title and order in memory.
 public struct RelatedSections: Hashable, Sendable {
     /// The related table: `"zone"`.
     public var table: String

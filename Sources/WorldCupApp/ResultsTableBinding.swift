@@ -35,7 +35,9 @@ final class ResultsTableBinding<Record: FetchableRecord & TableRecord>: ResultsC
             switch change.kind {
             case .insert: update.insertedSections.insert(change.index)
             case .delete: update.deletedSections.insert(change.index)
-            case .move, .update: break
+            // Sections through a relationship: a zone moved (its rows with it) or renamed.
+            case .move: update.movedSections.append((change.index, change.newIndex ?? change.index))
+            case .update: update.reloadedSections.append((change.index, change.newIndex ?? change.index))
             }
         }
         func position(_ path: IndexPath?) -> TablePosition? {

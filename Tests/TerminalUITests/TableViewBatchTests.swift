@@ -173,8 +173,11 @@ struct PositionCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-func makeUpdate(deletedSections: Set<Int> = [], insertedSections: Set<Int> = [], deleted: [TablePosition] = [], inserted: [TablePosition] = [], moved: [(TablePosition, TablePosition)] = [], reloaded: [(TablePosition, TablePosition)] = []) -> TableUpdate {
+func makeUpdate(deletedSections: Set<Int> = [], insertedSections: Set<Int> = [], deleted: [TablePosition] = [], inserted: [TablePosition] = [], moved: [(TablePosition, TablePosition)] = [], reloaded: [(TablePosition, TablePosition)] = [],
+                movedSections: [(Int, Int)] = [], reloadedSections: [(Int, Int)] = []) -> TableUpdate {
     var update = TableUpdate()
+    update.movedSections = movedSections.map { (from: $0.0, to: $0.1) }
+    update.reloadedSections = reloadedSections.map { (from: $0.0, to: $0.1) }
     update.deletedSections = deletedSections
     update.insertedSections = insertedSections
     update.deletedRows = deleted
@@ -237,6 +240,16 @@ struct TableUpdatePositionTests {
         ]),
         PositionCase(name: "a section inserted and rows deleted in a later one", update: makeUpdate(insertedSections: [0], deleted: [pos(1, 0)]), mapping: [
             (pos(1, 1), pos(2, 0)), (pos(0, 1), pos(1, 1)),
+        ]),
+        PositionCase(name: "a section moved to the top: its rows travel, the others shift down", update: makeUpdate(movedSections: [(2, 0)]), mapping: [
+            (pos(2, 0), pos(0, 0)), (pos(2, 3), pos(0, 3)), (pos(0, 1), pos(1, 1)), (pos(1, 0), pos(2, 0)), (pos(3, 0), pos(3, 0)),
+        ]),
+        PositionCase(name: "a section moved down, a row moved out of it and one into another", update: makeUpdate(
+            moved: [(pos(0, 0), pos(2, 0))], movedSections: [(0, 1)]), mapping: [
+            (pos(0, 1), pos(1, 0)), (pos(1, 0), pos(0, 0)), (pos(2, 0), pos(2, 1)), (pos(0, 0), pos(2, 0)),
+        ]),
+        PositionCase(name: "a section renamed in place, another deleted before it", update: makeUpdate(deletedSections: [0], reloadedSections: [(1, 0)]), mapping: [
+            (pos(1, 2), pos(0, 2)), (pos(0, 0), nil), (pos(2, 0), pos(1, 0)),
         ]),
     ])
     func newPositions(_ test: PositionCase) {

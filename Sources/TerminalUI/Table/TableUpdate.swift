@@ -9,8 +9,25 @@ public struct TableUpdate: Sendable {
     public var movedRows: [(from: TablePosition, to: TablePosition)] = []
     /// Rows whose content changed in place (old and new place).
     public var reloadedRows: [(from: TablePosition, to: TablePosition)] = []
+    /// Sections moved among the others, from old to new index: their rows travel with them
+    /// (those not otherwise changed are not listed).
+    public var movedSections: [(from: Int, to: Int)] = []
+    /// Sections whose header changed in place (a new title), old and new index.
+    public var reloadedSections: [(from: Int, to: Int)] = []
 
     public init() {}
+
+    /// Where a section that was at `old` before the batch is after it; nil when it was deleted.
+    /// Sections leave (deleted, moved away) from the old order and arrive (inserted, moved
+    /// in) in the new one.
+    public func newSection(of old: Int) -> Int? {
+        if deletedSections.contains(old) { return nil }
+        if let kept = movedSections.first(where: { $0.from == old }) ?? reloadedSections.first(where: { $0.from == old }) { return kept.to }
+        let leaving = deletedSections.union(movedSections.map(\.from))
+        var section = old - leaving.filter { $0 < old }.count
+        for arriving in insertedSections.union(movedSections.map(\.to)).sorted() where arriving <= section { section += 1 }
+        return section
+    }
 
     /// Where a row that was at `old` before the batch is after it; nil when it was deleted.
     public func newPosition(of old: TablePosition) -> TablePosition? {
@@ -20,8 +37,7 @@ public struct TableUpdate: Sendable {
         }
         let removed = deletedRows + movedRows.map(\.from) + reloadedRows.map(\.from)
         var row = old.row - removed.filter { $0.section == old.section && $0.row < old.row }.count
-        var section = old.section - deletedSections.filter { $0 < old.section }.count
-        for inserted in insertedSections.sorted() where inserted <= section { section += 1 }
+        guard let section = newSection(of: old.section) else { return nil }
         let added = (insertedRows + movedRows.map(\.to) + reloadedRows.map(\.to)).filter { $0.section == section }.map(\.row).sorted()
         for inserted in added where inserted <= row { row += 1 }
         return TablePosition(section: section, row: row)
