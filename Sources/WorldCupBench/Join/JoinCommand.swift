@@ -11,17 +11,19 @@ struct JoinCommand: ParsableCommand {
         commandName: "join",
         abstract: "Measure renaming and moving a zone of a board sectioned through a zone table: the controller, a refetch-and-diff peer, the bare UPDATE.")
 
-    @Option(help: ArgumentHelp("Where the board lives: sqlite, postgres, or both (default).", valueName: "store"))
-    var store: [BenchStore] = []
+    // Names of their own: the parent command's options (--store, --rows, --seed, --postgres-url)
+    // would take the values given after `join`.
+    @Option(help: ArgumentHelp("Measure on this store only: sqlite or postgres (default: both).", valueName: "store"))
+    var only: BenchStore?
 
-    @Option(name: .customLong("postgres-url"), help: ArgumentHelp("The PostgreSQL server to use instead of a throwaway one (the user must be allowed to create databases).", valueName: "url"))
-    var postgresURL: String?
+    @Option(help: ArgumentHelp("The PostgreSQL server to use instead of a throwaway one (the user must be allowed to create databases).", valueName: "url"))
+    var server: String?
 
     @Option(help: ArgumentHelp("Teams on the board.", valueName: "n"))
-    var rows = 1_000_000
+    var teams = 1_000_000
 
-    @Option(name: .customLong("zone-rows"), help: ArgumentHelp("Teams in each zone.", valueName: "n"))
-    var zoneRows = 1_000
+    @Option(name: .customLong("zone-teams"), help: ArgumentHelp("Teams in each zone.", valueName: "n"))
+    var zoneTeams = 1_000
 
     @Option(help: ArgumentHelp("Measured renames and moves of the controller and of the floor.", valueName: "n"))
     var changes = 200
@@ -29,29 +31,29 @@ struct JoinCommand: ParsableCommand {
     @Option(name: .customLong("peer-changes"), help: ArgumentHelp("Measured renames and moves of the peer (each one refetches the board).", valueName: "n"))
     var peerChanges = 10
 
-    @Option(help: ArgumentHelp("Seed of the random wins and of the zones changed.", valueName: "n"))
-    var seed: UInt64 = 2014
+    /// The seed of the random wins and of the zones changed.
+    private let seed: UInt64 = 2014
 
     func validate() throws {
-        if rows < 2 { throw ValidationError("--rows must be at least 2.") }
-        if zoneRows < 1 || zoneRows * 2 > rows { throw ValidationError("--zone-rows must be at least 1 and at most half of --rows.") }
+        if teams < 2 { throw ValidationError("--teams must be at least 2.") }
+        if zoneTeams < 1 || zoneTeams * 2 > teams { throw ValidationError("--zone-teams must be at least 1 and at most half of --teams.") }
         if changes < 1 || peerChanges < 1 { throw ValidationError("--changes and --peer-changes must be at least 1.") }
-        if let postgresURL, PostgresURL(string: postgresURL) == nil { throw ValidationError("--postgres-url must be a postgres:// URL.") }
+        if let server, PostgresURL(string: server) == nil { throw ValidationError("--server must be a postgres:// URL.") }
     }
 
     func run() throws {
-        let stores = store.isEmpty ? BenchStore.allCases : store
+        let stores = only.map { [$0] } ?? BenchStore.allCases
         let results = try BenchError.readable {
             try stores.map { store -> JoinResult in
                 switch store {
                 case .sqlite:
                     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worldcup-bench-join-\(getpid())", isDirectory: true)
                     defer { try? FileManager.default.removeItem(at: folder) }
-                    return try JoinSQLiteBenchmark(rows: rows, zoneRows: zoneRows, changes: changes, peerChanges: peerChanges, seed: seed, folder: folder).run()
+                    return try JoinSQLiteBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, seed: seed, folder: folder).run()
                 case .postgres:
-                    let opened = try BenchServer.open(postgresURL: postgresURL, maxConnections: 20)
+                    let opened = try BenchServer.open(postgresURL: server, maxConnections: 20)
                     defer { opened.stop() }
-                    return try JoinPostgresBenchmark(rows: rows, zoneRows: zoneRows, changes: changes, peerChanges: peerChanges, seed: seed, server: opened.url).run()
+                    return try JoinPostgresBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, seed: seed, server: opened.url).run()
                 }
             }
         }

@@ -40,8 +40,11 @@ struct JoinPostgresBenchmark {
             return JoinTables.renameSQL(zone, to: name)
         }
         let ours = try measureController(url: url, renames: renames.prefix(changes + 5).map(rename),
-                                         moves: moves.prefix(changes + 5).map(JoinTables.moveSQL), warmUp: 5)
-        Progress.say("\(label) controller (NOTIFY, the log read of the zone rows alone): rename p50 \(Report.format(median(ours.renames), decimals: 0)) µs, move p50 \(Report.format(median(ours.moves), decimals: 0)) µs")
+                                         moves: moves.prefix(changes + 5).map(JoinTables.moveSQL), warmUp: 5, written: true)
+        Progress.say("\(label) controller, written (PostgresWriter: the zone rows handed over from the UPDATE's answer): rename p50 \(Report.format(median(ours.renames), decimals: 0)) µs, move p50 \(Report.format(median(ours.moves), decimals: 0)) µs")
+        let notified = try measureController(url: url, renames: renames.prefix(changes + 5).map(rename),
+                                             moves: moves.prefix(changes + 5).map(JoinTables.moveSQL), warmUp: 5, written: false)
+        Progress.say("\(label) controller, notified (another connection's UPDATE: NOTIFY, the log read of the zone rows alone): rename p50 \(Report.format(median(notified.renames), decimals: 0)) µs, move p50 \(Report.format(median(notified.moves), decimals: 0)) µs")
         let peer = try measurePeer(url: url, renames: renames.dropFirst(changes + 5).prefix(peerChanges + 1).map(rename),
                                    moves: moves.dropFirst(changes + 5).prefix(peerChanges + 1).map(JoinTables.moveSQL))
         Progress.say("\(label) peer (LISTEN + refetch the joined ids and zones + difference(from:)): rename p50 \(Report.format(median(peer.renames), decimals: 0)) µs, move p50 \(Report.format(median(peer.moves), decimals: 0)) µs")
@@ -49,7 +52,8 @@ struct JoinPostgresBenchmark {
         Progress.say("\(label) floor (the bare UPDATE of the zone rows, no trigger): rename p50 \(Report.format(median(floor.renames), decimals: 0)) µs, move p50 \(Report.format(median(floor.moves), decimals: 0)) µs")
         return JoinResult(store: "PostgreSQL", rows: rows, zoneRows: zoneRows,
                           renameOurs: median(ours.renames), renamePeer: median(peer.renames), renameFloor: median(floor.renames),
-                          moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves))
+                          moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves),
+                          renameNotified: median(notified.renames), moveNotified: median(notified.moves))
     }
 
     /// `count` zone numbers in 1...zones, the same for every run with the same seed.
@@ -103,8 +107,10 @@ struct JoinPostgresBenchmark {
         return url
     }
 
-    /// Microseconds from sending each statement to the end of the controller's batch for it.
-    private func measureController(url: PostgresURL, renames: [String], moves: [String], warmUp: Int) throws -> (renames: [Double], moves: [Double]) {
+    /// Microseconds from sending each statement to the end of the controller's batch for it:
+    /// `written` through the reader's `PostgresWriter`, otherwise as another connection's.
+    private func measureController(url: PostgresURL, renames: [String], moves: [String], warmUp: Int,
+                                   written: Bool) throws -> (renames: [Double], moves: [Double]) {
         let reader = PostgresReader(configuration: url.configuration)
         defer { reader.close() }
         let controller = ResultsController(database: reader, fetchRequest: JoinTables.request, sections: JoinTables.sections)
@@ -121,7 +127,12 @@ struct JoinPostgresBenchmark {
         func change(_ sql: String) throws -> Double {
             let before = recorder.deliveries
             let start = Monotonic.now()
-            try PG.execute(writer, sql)
+            if written {
+                _ = try PostgresWriter(handingOverTo: reader).write(PostgresWrite(table: JoinTables.zone, PostgresQuery(unsafeSQL: sql)), on: writer)
+            } else {
+                try PG.execute(writer, sql)
+            }
+            if written { try controller.processPendingChanges() }
             while recorder.deliveries == before {
                 guard available.wait(timeout: .now() + 30) == .success else {
                     throw BenchError("The controller heard of no change within 30 seconds of “\(sql)”.")

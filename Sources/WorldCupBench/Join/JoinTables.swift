@@ -126,12 +126,16 @@ struct JoinResult {
     var moveOurs: Double
     var movePeer: Double
     var moveFloor: Double
+    /// PostgreSQL: the controller hearing another connection's change (NOTIFY, its log read).
+    var renameNotified: Double?
+    var moveNotified: Double?
 
     var lines: [String] {
         func us(_ value: Double) -> String { Report.format(value, decimals: 0) + " µs" }
+        func notified(_ value: Double?) -> String { value.map { ", from another connection \(us($0))" } ?? "" }
         return [
-            "\(store), \(rows) teams, zones of \(zoneRows): rename a zone: ours \(us(renameOurs)), refetch peer \(us(renamePeer)) (\(Report.format(renamePeer / max(renameOurs, 1), decimals: 0))×), bare UPDATE \(us(renameFloor))",
-            "\(store), \(rows) teams, zones of \(zoneRows): move a zone one place: ours \(us(moveOurs)), refetch peer \(us(movePeer)) (\(Report.format(movePeer / max(moveOurs, 1), decimals: 0))×), bare UPDATE \(us(moveFloor))",
+            "\(store), \(rows) teams, zones of \(zoneRows): rename a zone: ours \(us(renameOurs))\(notified(renameNotified)), refetch peer \(us(renamePeer)) (\(Report.format(renamePeer / max(renameOurs, 1), decimals: 0))×), bare UPDATE \(us(renameFloor))",
+            "\(store), \(rows) teams, zones of \(zoneRows): move a zone one place: ours \(us(moveOurs))\(notified(moveNotified)), refetch peer \(us(movePeer)) (\(Report.format(movePeer / max(moveOurs, 1), decimals: 0))×), bare UPDATE \(us(moveFloor))",
         ]
     }
 }
