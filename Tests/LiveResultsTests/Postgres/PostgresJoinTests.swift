@@ -153,6 +153,40 @@ import Testing
         #expect(controller.joinedLayout == fresh2)
     }
 
+    @Test("Connections terminated while zones change: made again, and the batches take the result to the fresh one (a log pruned past the controller too)",
+          arguments: [PostgresChangeLog.defaultRetained, 10])
+    func reconnects(retained: Int) async throws {
+        let database = try await PostgresZones(retaining: retained)
+        defer { Task { await database.close() } }
+        try await database.run(
+            "INSERT INTO zone (id, name, position) VALUES (1, 'Africa', 0), (2, 'Asia', 1), (3, 'Europe', 2)",
+            "INSERT INTO member (id, name, zone_id, score, flag) SELECT n, 'm' || n, n % 3 + 1, n, 1 FROM generate_series(1, 30) AS n")
+        let recorder = BatchRecorder()
+        let controller = database.controller(recorder: recorder)
+        controller.changeLogPollInterval = .zero
+        try controller.performFetch()
+        var held = controller.joinedLayout
+        let killed = try await database.writer.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """, logger: TestServer.logger).collect().count
+        #expect(killed == 1, "the controller's one connection")
+        // While it is down: a rename, a move, a zone gone with its members, members reassigned, a zone back.
+        try await database.run(
+            "UPDATE zone SET name = 'CAF' WHERE id = 1", "UPDATE zone SET position = 5 WHERE id = 2",
+            "DELETE FROM zone WHERE id = 3", "UPDATE member SET zone_id = 1 WHERE id IN (4, 5)",
+            "UPDATE member SET score = score + 10 WHERE id % 4 = 0", "INSERT INTO zone (id, name, position) VALUES (3, 'UEFA', 1)")
+        let fresh = expectedJoinedLayout(try await database.members(), try await database.zones())
+        try await controller.processJoinedChanges { (try? controller.refresh()) != nil && controller.joinedLayout == fresh }
+        #expect(controller.joinedLayout == fresh)
+        for (events, _, after) in recorder.take() {
+            let problems = batchViolations(old: held, new: after, events: events)
+            #expect(problems.isEmpty, "\(problems)")
+            held = after
+        }
+        #expect(held == fresh)
+        #expect(recorder.resets == 0)
+    }
+
     @Test("A related table without a change log is refused at the fetch, in one sentence")
     func relatedTableWithoutLog() async throws {
         let database = try await Self.seeded()
