@@ -26,13 +26,18 @@ package struct PostgresKeyQuery: Sendable {
     package let sectionColumn: String?
     /// An SQL condition on the table's columns; nil matches every row.
     package let predicate: SQL?
+    /// The related table that sections and orders the rows, if any: the section column is then
+    /// its foreign key (`PostgresRelatedQuery`).
+    package let related: RelatedSections?
 
-    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil, predicate: SQL? = nil) {
+    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil, predicate: SQL? = nil,
+                 related: RelatedSections? = nil) {
         self.tableName = tableName
         self.idColumn = idColumn
         self.sortDescriptors = sortDescriptors
-        self.sectionColumn = sectionColumn
+        self.sectionColumn = related?.foreignKey ?? sectionColumn
         self.predicate = predicate
+        self.related = related
     }
 
     /// The types the query reads, by oid: whether each is text (ordered `COLLATE "C"`).
@@ -47,6 +52,9 @@ package struct PostgresKeyQuery: Sendable {
         PostgresDataType.varchar.rawValue: ("varchar", true),
         PostgresDataType.bytea.rawValue: ("bytea", false),
     ]
+
+    /// The integer types, by oid: what an id or a join's key may be.
+    static let integerTypes: Set<UInt32> = [PostgresDataType.int2.rawValue, PostgresDataType.int4.rawValue, PostgresDataType.int8.rawValue]
 
     /// One ORDER BY term: the column, `COLLATE "C"` for text, the direction, and NULLs where
     /// SQLite puts them (smallest).
@@ -66,6 +74,8 @@ package struct PostgresKeyQuery: Sendable {
         let keyColumns: [String]
         /// Which sort columns are text.
         let textColumns: Set<String>
+        /// The related table's part, when the rows are sectioned through it.
+        let related: PostgresRelatedQuery?
 
         /// The key columns, ordered, of `source` (a table or an alias).
         func selection(from source: String? = nil) -> String {
@@ -86,15 +96,24 @@ package struct PostgresKeyQuery: Sendable {
             return (filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count)), predicate)
         }
 
-        /// Every matching row, in result order.
+        /// Every matching row, in result order (joined: sections in their related rows' order).
         func selectAll() throws -> PostgresQuery {
-            let ordering = query.sortDescriptors.map { PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
-                + [PostgresSQL.identifier(query.idColumn) + " ASC"]
             let (filter, predicate) = try filter(firstParameter: 1)
             var bindings = PostgresBindings()
             predicate?.bind(into: &bindings)
-            return PostgresQuery(unsafeSQL: "SELECT " + selection() + " FROM " + PostgresSQL.identifier(query.tableName)
-                + filter + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
+            guard let related else {
+                let ordering = query.sortDescriptors.map { PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
+                    + [PostgresSQL.identifier(query.idColumn) + " ASC"]
+                return PostgresQuery(unsafeSQL: "SELECT " + selection() + " FROM " + PostgresSQL.identifier(query.tableName)
+                    + filter + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
+            }
+            // Sections by the related order and key, then rows by their own sort and id.
+            let main = PostgresRelatedQuery.mainAlias
+            let ordering = related.sectionOrdering()
+                + query.sortDescriptors.map { main + "." + PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
+                + [main + "." + PostgresSQL.identifier(query.idColumn) + " ASC"]
+            return PostgresQuery(unsafeSQL: "SELECT " + selection(from: main) + " FROM " + related.joinedSource(mainTable: query.tableName, mainSelection: selection(), filter: filter)
+                + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
         }
 
         /// The whole rows of `ids` that exist.
@@ -118,49 +137,92 @@ package struct PostgresKeyQuery: Sendable {
         }
     }
 
-    /// Checks the table's columns (one round trip) and returns the query's statements.
-    package func prepare(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> Statements {
+    /// The columns of `table` in order, with their types' oids (none: there is no such table).
+    static func columnTypes(of table: String, _ connection: PostgresConnection, logger: Logger) throws -> [(name: String, oid: UInt32)] {
         var binds = PostgresBindings()
-        binds.append(PostgresSQL.identifier(tableName))
+        binds.append(PostgresSQL.identifier(table))
         let rows = try connection.query(PostgresQuery(unsafeSQL: """
             SELECT a.attname::text, a.atttypid::int8 FROM pg_attribute a
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
             """, binds: binds), logger: logger).waitWithinDeadline()
-        var types: [String: UInt32] = [:]
-        var recordColumns: [String] = []
-        for row in rows {
+        return try rows.map { row in
             let (name, oid) = try row.decode((String, Int64).self)
-            types[name] = UInt32(oid)
-            let column = PostgresSQL.identifier(name)
-            recordColumns.append(Self.supportedTypes[UInt32(oid)] == nil ? column + "::text AS " + column : column)
+            return (name, UInt32(oid))
         }
-        guard !types.isEmpty else {
+    }
+
+    /// The type of `column` of `table` (`types`: its columns' oids), or an error in one sentence
+    /// when there is no such column or LiveResults cannot order its type.
+    static func checkedType(of column: String, in table: String, types: [String: UInt32]) throws -> (name: String, isText: Bool) {
+        guard let oid = types[column] else {
+            throw LiveResultsError(.unknownColumn(column), "The table “\(table)” has no column named “\(column)”.")
+        }
+        guard let type = supportedTypes[oid] else {
+            throw LiveResultsError(.database, "The column “\(column)” of “\(table)” has a type LiveResults cannot order like SQLite (oid \(oid)): use an integer, real, text, varchar, bool or bytea column.")
+        }
+        return type
+    }
+
+    /// Checks the table's columns (one round trip; one more for a related table) and returns
+    /// the query's statements.
+    package func prepare(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> Statements {
+        let columns = try Self.columnTypes(of: tableName, connection, logger: logger)
+        guard !columns.isEmpty else {
             throw LiveResultsError(.unknownColumn(tableName), "There is no table named “\(tableName)”.")
+        }
+        let types = Dictionary(columns.map { ($0.name, $0.oid) }, uniquingKeysWith: { first, _ in first })
+        let recordColumns = columns.map { name, oid in
+            let column = PostgresSQL.identifier(name)
+            return Self.supportedTypes[oid] == nil ? column + "::text AS " + column : column
         }
         var textColumns = Set<String>()
         for column in [idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? []) {
-            guard let oid = types[column] else {
-                throw LiveResultsError(.unknownColumn(column), "The table “\(tableName)” has no column named “\(column)”.")
-            }
-            guard let type = Self.supportedTypes[oid] else {
-                throw LiveResultsError(.database, "The column “\(column)” of “\(tableName)” has a type LiveResults cannot order like SQLite (oid \(oid)): use an integer, real, text, varchar, bool or bytea column.")
-            }
-            if column == idColumn, !["int2", "int4", "int8"].contains(type.name) {
+            let type = try Self.checkedType(of: column, in: tableName, types: types)
+            if column == idColumn, !Self.integerTypes.contains(types[column]!) {
                 throw LiveResultsError(.database, "The id column “\(column)” of “\(tableName)” is not an integer column.")
             }
             if type.isText { textColumns.insert(column) }
         }
+        let related = try related.map {
+            try PostgresRelatedQuery.prepare($0, mainColumns: types, mainTable: tableName, connection, logger: logger)
+        }
         let keyColumns = ([idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).map(PostgresSQL.identifier)
-        return Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns)
+        return Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
     }
 
     /// Every row, in result order, with its key.
     package func fetchAll(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> [(id: RecordID, key: RowKey)] {
+        try fetchResult(connection, logger: logger).rows
+    }
+
+    /// Every row, in result order, with its key; joined, every related row too, read in the
+    /// same snapshot (every row's section then has its related row).
+    package func fetchResult(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres"))
+    throws -> (rows: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)]) {
         let statements = try prepare(connection, logger: logger)
-        let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).waitWithinDeadline() }
-        return try rows.map { row in
-            var cells = row.makeIterator()
-            return try statements.decode(&cells)
+        return try Self.inSnapshot(connection, logger: logger) {
+            let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
+            let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).waitWithinDeadline() }
+            let keys = try rows.map { row in
+                var cells = row.makeIterator()
+                return try statements.decode(&cells)
+            }
+            return (keys, sections)
+        }
+    }
+
+    /// Runs `body` in a read-only transaction of one snapshot (REPEATABLE READ).
+    package static func inSnapshot<T>(_ connection: PostgresConnection, logger: Logger, _ body: () throws -> T) throws -> T {
+        try running {
+            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).waitWithinDeadline()
+            do {
+                let result = try body()
+                _ = try connection.query("COMMIT", logger: logger).waitWithinDeadline()
+                return result
+            } catch {
+                _ = try? connection.query("ROLLBACK", logger: logger).waitWithinDeadline()
+                throw error
+            }
         }
     }
 
@@ -169,8 +231,12 @@ package struct PostgresKeyQuery: Sendable {
     /// column in binary form, which for text is its UTF-8), a row of the previous row's
     /// section recognised from the section cell's bytes, ids mapped once at the end, and no
     /// count first (the index grows as it goes).
-    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, logger: Logger) throws -> SectionedIndex {
+    /// Joined, `sections` are every related row (`PostgresRelatedQuery.relatedRows`), which the
+    /// index holds before the first row arrives.
+    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, sections: [(id: DatabaseValue, row: SectionRow)] = [],
+                            logger: Logger) throws -> SectionedIndex {
         let builder = IndexBuilder(IndexAppender(self))
+        for (id, row) in sections { builder.appender.index.setSectionRow(row, for: id) }
         try Self.running {
             // postgres-nio hands rows over one at a time on its event loop; this thread waits.
             _ = try connection.query(statements.selectAll(), logger: logger) { row in
@@ -205,7 +271,8 @@ package struct PostgresKeyQuery: Sendable {
         private var texts: [UnsafeRawBufferPointer?] = []
 
         init(_ query: PostgresKeyQuery) {
-            index = SectionedIndex(ascending: query.sortDescriptors.map(\.ascending), unsectioned: query.sectionColumn == nil)
+            index = SectionedIndex(ascending: query.sortDescriptors.map(\.ascending), unsectioned: query.sectionColumn == nil,
+                                   sectionOrder: query.related.map { $0.order.map(\.ascending) })
             sortCount = query.sortDescriptors.count
             sectioned = query.sectionColumn != nil
             firstValueIsSection = sectioned && query.sortDescriptors.first?.column == query.sectionColumn

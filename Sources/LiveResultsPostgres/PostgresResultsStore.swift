@@ -19,6 +19,18 @@ extension ResultsController {
     }
 }
 
+extension ResultsController {
+    /// A controller over a table of a PostgreSQL database whose sections are the rows of a
+    /// related table (`RelatedSections`), as on SQLite: titled and ordered by the related row,
+    /// identified by its key, so that a section can be renamed (a section update) and
+    /// reordered (a section move). For a delegate to hear of changes, both tables need
+    /// `PostgresChangeLog.install(on:)`; index the foreign key, which a related row inserted or
+    /// deleted makes the controller look rows up by.
+    public convenience init(database: PostgresReader, fetchRequest: ResultsRequest<Record>, sections: RelatedSections, idColumn: String = "id") {
+        self.init(store: PostgresResultsStore(database: database, idColumn: idColumn), fetchRequest: fetchRequest, relatedSections: sections)
+    }
+}
+
 /// The rows of a PostgreSQL table: keys from `PostgresKeyQuery`, changes from a
 /// `PostgresChangeFeed` over the table's `PostgresChangeLog`.
 final class PostgresResultsStore: ResultsStore {
@@ -36,7 +48,7 @@ final class PostgresResultsStore: ResultsStore {
 
     private func keyQuery(_ query: StoreQuery) -> PostgresKeyQuery {
         PostgresKeyQuery(tableName: query.tableName, idColumn: idColumn, sortDescriptors: query.sortDescriptors,
-                         sectionColumn: query.sectionColumn, predicate: query.predicate)
+                         sectionColumn: query.sectionColumn, predicate: query.predicate, related: query.relatedSections)
     }
 
     func fetch(_ query: StoreQuery, tracking: Tracking?) throws -> StoreFetch {
@@ -46,30 +58,30 @@ final class PostgresResultsStore: ResultsStore {
         // snapshot's cursor, and the feed reads it.
         var feed: PostgresChangeFeed?
         if let tracking {
-            try database.read { try Self.checkChangeLog(on: query.tableName, $0, logger: logger) }
+            try database.read { connection in
+                // Sections through a related table follow its commits too, from its own log.
+                for table in [query.tableName] + (query.relatedSections.map { [$0.table] } ?? []) {
+                    try Self.checkChangeLog(on: table, connection, logger: logger)
+                }
+            }
             feed = try PostgresChangeFeed(database: database, read: LogRead(statements),
                                           channel: PostgresChangeLog.channel(for: query.tableName), tracking: tracking)
         }
-        let (index, cursor) = try database.read { connection in try snapshot(keys, statements, tracking: feed != nil, connection) }
-        if let cursor { feed?.start(at: cursor) }
+        let (index, cursor, related) = try database.read { connection in try snapshot(keys, statements, tracking: feed != nil, connection) }
+        if let cursor { feed?.start(at: cursor, related: related) }
         records = statements
         return StoreFetch(index: index, feed: feed)
     }
 
-    /// The whole result and, when `tracking`, the change log cursor of the snapshot it was read in.
+    /// The whole result and, when `tracking`, the change log cursor of the snapshot it was read
+    /// in; joined, the keys of the related rows in that snapshot too.
     private func snapshot(_ keys: PostgresKeyQuery, _ statements: PostgresKeyQuery.Statements, tracking: Bool,
-                          _ connection: PostgresConnection) throws -> (SectionedIndex, ChangeLogCursor?) {
-        try PostgresKeyQuery.running {
-            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).waitWithinDeadline()
-            do {
-                let cursor = tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
-                let index = try keys.fetchIndex(connection, statements: statements, logger: logger)
-                _ = try connection.query("COMMIT", logger: logger).waitWithinDeadline()
-                return (index, cursor)
-            } catch {
-                _ = try? connection.query("ROLLBACK", logger: logger).waitWithinDeadline()
-                throw error
-            }
+                          _ connection: PostgresConnection) throws -> (SectionedIndex, ChangeLogCursor?, RelatedKeys) {
+        try PostgresKeyQuery.inSnapshot(connection, logger: logger) {
+            let cursor = tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
+            let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
+            let index = try keys.fetchIndex(connection, statements: statements, sections: sections, logger: logger)
+            return (index, cursor, statements.related == nil ? RelatedKeys() : RelatedKeys(sections.map(\.id)))
         }
     }
 
@@ -87,7 +99,8 @@ final class PostgresResultsStore: ResultsStore {
 
     func fetchAll(_ query: StoreQuery) throws -> StoreRows {
         let keys = keyQuery(query)
-        return StoreRows(rows: try database.read { try keys.fetchAll($0, logger: logger) }, position: nil)
+        let (rows, sections) = try database.read { try keys.fetchResult($0, logger: logger) }
+        return StoreRows(rows: rows, sections: sections, position: nil)
     }
 
     func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {

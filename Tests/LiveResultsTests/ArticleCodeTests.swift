@@ -123,6 +123,36 @@ func postgresWrite(database: PostgresReader, connection: PostgresConnection, id:
     print("score:", try rows.first?.decode(Int32.self) ?? 0)
 }
 
+/// Sections through a relationship: teams sectioned by their zone row.
+@MainActor func sectionsThroughARelationship(dbPool: DatabasePool) throws {
+    struct Team: Decodable, FetchableRecord, TableRecord {
+        var id: Int64
+        var name: String
+        var zoneID: Int64
+        var wins: Int
+    }
+
+    // zone(id INTEGER PRIMARY KEY, name TEXT NOT NULL, position INTEGER NOT NULL)
+    // team(id INTEGER PRIMARY KEY, name TEXT, zoneID INTEGER NOT NULL REFERENCES zone(id), wins INTEGER)
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("live teams and zones") { db in
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS team_zone ON team(zoneID, wins DESC, name)")
+        try ChangeLog.install(on: "team", in: db)
+        try ChangeLog.install(on: "zone", in: db)  // the zones' commits are followed too
+    }
+    try migrator.migrate(dbPool)
+
+    let controller = ResultsController(
+        database: dbPool,
+        fetchRequest: ResultsRequest<Team>(sortDescriptors: [SortColumn("wins", ascending: false), SortColumn("name")]),
+        sections: RelatedSections(table: "zone", foreignKey: "zoneID", key: "id", title: "name",
+                                  order: [SortColumn("position")]))
+    try controller.performFetch()
+    for section in controller.sections {
+        print(section.name, section.numberOfObjects)       // the zone's name, its teams
+    }
+}
+
 @Suite struct ArticleCodeTests {
     @Test("Every Swift block of the articles is compiled here, as written")
     func articleCodeIsHere() throws {

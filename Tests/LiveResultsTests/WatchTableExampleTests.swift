@@ -67,6 +67,54 @@ import TestSupport
         #expect(try await again.exitStatus() == 0)
     }
 
+    /// A file of players on teams that are rows of their own (`--join`).
+    func makeTeams() throws -> String {
+        let file = try TemporaryFolder(prefix: "watch-table").file("teams.sqlite").path
+        let queue = try DatabaseQueue(path: file)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT NOT NULL, position INTEGER NOT NULL);
+                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, teamID INTEGER REFERENCES team(id), score INTEGER);
+                INSERT INTO team VALUES (1, 'Red', 0), (2, 'Blue', 1);
+                INSERT INTO player (name, teamID, score) VALUES ('Ada', 1, 3), ('Bob', 2, 5), ('Cy', 1, 1);
+                """)
+        }
+        return file
+    }
+
+    @Test("watch-table --join sections players by their team row: a rename is a section update, a reorder a section move, a transfer a row move")
+    func watchesThroughAJoin() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path),
+                     "Examples/WatchTable is not built: run `make example` (make test does).")
+        let file = try makeTeams()
+        let arguments = [file, "player", "--join", "team:teamID:name", "--section-sort", "position", "--sort", "score:desc"]
+        let watcher = try RunningProgram(Self.binary, arguments)
+        defer { watcher.stop() }
+        try await watcher.waitFor(error: "Ctrl-C stops.")
+        #expect(watcher.error.contains("Installed LiveResults' change log on “team”"))
+        var expected = """
+            section 0 "Red" (2 rows)
+              [0,0] 1 score=3
+              [0,1] 3 score=1
+            section 1 "Blue" (1 row)
+              [1,0] 2 score=5
+
+            """
+        try await watcher.waitFor(output: expected)
+        let steps: [(sql: String, lines: [String])] = [
+            ("UPDATE team SET name = 'Reds' WHERE id = 1", ["section update 0 -> 0 \"Reds\""]),
+            ("UPDATE team SET position = 2 WHERE id = 1", ["section move 0 -> 1 \"Reds\""]),
+            ("UPDATE player SET teamID = 1 WHERE name = 'Bob'", ["section delete 0 \"Blue\"", "delete 2 [0,0]", "insert 2 -> [0,0]"]),
+        ]
+        for step in steps {
+            try await runSQLite3(on: file, script: step.sql)
+            expected += step.lines.map { $0 + "\n" }.joined()
+            try await watcher.waitFor(output: expected)
+        }
+        watcher.interrupt()
+        #expect(try await watcher.exitStatus() == 0)
+    }
+
     @Test("watch-table refuses a missing file, a missing table and a missing column in one sentence, creating nothing")
     func badInput() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path),

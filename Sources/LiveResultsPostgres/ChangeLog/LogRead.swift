@@ -30,11 +30,19 @@ struct LogRead: Sendable {
         var rows: [(id: RecordID, key: RowKey?)] = []
         /// The transactions whose entries named each row of `rows`.
         var transactions: [RecordID: [UInt64]] = [:]
+        /// Joined: the related rows the entries named, each with its section row now (nil: gone).
+        var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+        /// Joined: every related key, when the read was asked for them (`RelatedKeys`).
+        var relatedKeys: [Int64]?
     }
 
     init(_ keys: PostgresKeyQuery.Statements) throws {
         self.keys = keys
         tableName = keys.query.tableName
+        if let related = keys.related {
+            (sql, predicate) = try Self.joined(keys, related)
+            return
+        }
         let (matches, predicate) = try keys.matches(firstParameter: ChangeLogReader.firstFreeParameter)
         self.predicate = predicate
         let pruned = PostgresSQL.identifier(PostgresChangeLog.prunedTableName)
@@ -55,15 +63,18 @@ struct LogRead: Sendable {
             """
     }
 
-    /// The statement for a reader at `cursor`.
-    func query(after cursor: ChangeLogCursor) -> PostgresQuery {
+    /// The statement for a reader at `cursor`; joined, `related` says which related rows
+    /// existed at the cursor.
+    func query(after cursor: ChangeLogCursor, related: RelatedKeys = RelatedKeys()) -> PostgresQuery {
         var bindings = ChangeLogReader.bindings(cursor, table: tableName)
+        if let joined = keys.related { related.bind(table: joined.sections.table, into: &bindings) }
         predicate?.bind(into: &bindings)
         return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
     /// What the rows of `query(after:)` say.
     func decode(_ rows: some Sequence<PostgresRow>) throws -> Found {
+        if let related = keys.related { return try decodeJoined(rows, related) }
         var found = Found()
         for row in rows {
             let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?, [String]?).self)

@@ -1,3 +1,4 @@
+import GRDB
 import LiveResults
 import PostgresNIO
 
@@ -37,6 +38,10 @@ struct WrittenRows {
     var xid: UInt64
     /// Per feed, in the order given: each row's id and key (nil: deleted or not matching).
     var rows: [[(id: RecordID, key: RowKey?)]]
+    /// Per feed whose sections come through a related table: the related rows of the rows
+    /// written, whose sections they are in; or, for a write of that related table, the related
+    /// rows it wrote (and no row). Empty for other feeds.
+    var sections: [[(id: DatabaseValue, row: SectionRow?)]]
 
     /// `write`'s statement with a RETURNING clause of the caller's columns, then ours:
     /// the transaction, each feed's keys and match.
@@ -47,9 +52,14 @@ struct WrittenRows {
             columns.append("pg_current_xact_id()::text")
             let table = PostgresSQL.identifier(write.table)
             for feed in feeds {
+                if let related = feed.relatedWritten(by: write) {
+                    // A write of the related table: its rows are sections, read as they are.
+                    columns.append(related.selection(from: table))
+                    continue
+                }
                 let (matches, predicate) = try feed.keys.matches(firstParameter: bindings.count + 1)
                 predicate?.bind(into: &bindings)
-                columns += [feed.keys.selection(from: table), matches]
+                columns += [feed.keys.selection(from: table), matches] + (feed.keys.related?.returning(from: table) ?? [])
             }
         }
         guard !columns.isEmpty else { return write.statement }
@@ -58,10 +68,14 @@ struct WrittenRows {
 
     /// The rows of `query(_:feeds:)`'s answer as each feed reads them; nil when there is
     /// nothing to hand over (no row).
-    init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], deletes: Bool) throws {
-        let ours = 1 + feeds.reduce(0) { $0 + $1.keys.keyColumns.count + 1 }
+    init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], table: String, deletes: Bool) throws {
+        let related = feeds.map { $0.relatedWritten(byTable: table) }
+        let ours = 1 + zip(feeds, related).reduce(0) { count, pair in
+            count + (pair.1?.cellCount ?? (pair.0.keys.keyColumns.count + 1 + (pair.0.keys.related?.cellCount ?? 0)))
+        }
         var xid: UInt64?
         rows = Array(repeating: [], count: feeds.count)
+        sections = Array(repeating: [], count: feeds.count)
         for row in result {
             var cells = row.makeIterator()
             for _ in 0..<(row.count - ours) { _ = cells.next() }
@@ -69,8 +83,21 @@ struct WrittenRows {
                   xid == nil || xid == rowXID else { return nil }
             xid = rowXID
             for (index, feed) in feeds.enumerated() {
+                if let written = related[index] {
+                    // A related row: a section changed (nil: deleted), and no row of the feed's table.
+                    if let section = try written.decode(&cells) { sections[index].append((section.key, deletes ? nil : section.row)) }
+                    continue
+                }
                 let (id, key) = try feed.keys.decode(&cells)
-                let matches = try cells.next()?.decode(Bool?.self) == true
+                var matches = try cells.next()?.decode(Bool?.self) == true
+                if let related = feed.keys.related {
+                    // Joined: a row is in the result only with its related row, whose section it brings.
+                    let section = try related.decode(&cells)
+                    matches = matches && section != nil
+                    if matches, !deletes, let section, !sections[index].contains(where: { $0.id == section.key }) {
+                        sections[index].append((section.key, section.row))
+                    }
+                }
                 rows[index].append((id, matches && !deletes ? key : nil))
             }
         }

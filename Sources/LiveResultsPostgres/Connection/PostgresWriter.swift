@@ -49,7 +49,7 @@ public struct PostgresWriter: Sendable {
         // Ended whatever happens, so the feeds do not hold notifications for it.
         defer {
             for (index, feed) in feeds.enumerated() {
-                feed.endWrite(written.map { ($0.xid, $0.rows[index]) }, sentAfter: handOffs[index])
+                feed.endWrite(written.map { ($0.xid, $0.rows[index], $0.sections[index]) }, sentAfter: handOffs[index])
             }
         }
         let query = try WrittenRows.query(write, feeds: feeds)
@@ -61,7 +61,7 @@ public struct PostgresWriter: Sendable {
         try beforeHandOff()
         // Committed: a row the feeds cannot read is left to the log, never reported as a failure.
         if !feeds.isEmpty {
-            written = try? WrittenRows(rows, feeds: feeds, deletes: write.deletes)
+            written = try? WrittenRows(rows, feeds: feeds, table: write.table, deletes: write.deletes)
         }
         return Array(rows)
     }

@@ -46,6 +46,12 @@ extension PostgresChangeFeed {
                     self?.probeReturned(notification.payload, generation: generation)
                 },
             ]
+            // Joined: the related table's commits wake a read as the table's do.
+            if let relatedChannel = self.relatedChannel {
+                self.listeners.append(connection.addListener(channel: relatedChannel) { [weak self] _, notification in
+                    self?.notified(by: UInt64(notification.payload))
+                })
+            }
             let logger = self.database.logger
             // Sent only between the controller's reads: a LISTEN inside a transaction that
             // rolled back would be undone with it.
@@ -53,6 +59,9 @@ extension PostgresChangeFeed {
                 connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel)), logger: logger)
             }.flatMap { _ in
                 connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(probe.channel)), logger: logger)
+            }.flatMap { result -> EventLoopFuture<PostgresQueryResult> in
+                guard let relatedChannel = self.relatedChannel else { return self.eventLoop.makeSucceededFuture(result) }
+                return connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(relatedChannel)), logger: logger)
             }.flatMap { _ -> EventLoopFuture<Void> in
                 guard generation == self.generation else { return self.eventLoop.makeFailedFuture(self.database.notAnswering) }
                 // Only a connection that listens is watched: one that failed before is closed

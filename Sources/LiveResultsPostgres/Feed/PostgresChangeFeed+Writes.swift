@@ -1,3 +1,4 @@
+import GRDB
 import LiveResults
 import NIOCore
 
@@ -8,6 +9,17 @@ import NIOCore
 extension PostgresChangeFeed {
     /// The controller's key query: what a write returns for this feed.
     var keys: PostgresKeyQuery.Statements { read.keys }
+
+    /// The related part of the key query when `table` is the related table of the feed's
+    /// sections (`write` changes sections, not rows); nil otherwise.
+    func relatedWritten(byTable table: String) -> PostgresRelatedQuery? {
+        guard let related = keys.related, related.sections.table == table, table != self.table else { return nil }
+        return related
+    }
+
+    func relatedWritten(by write: PostgresWrite) -> PostgresRelatedQuery? {
+        relatedWritten(byTable: write.table)
+    }
 
     /// How many writes' hand-overs the feed has applied so far: a write notes it before it
     /// is sent, so its hand-over can tell which applied writes it may have raced.
@@ -25,17 +37,28 @@ extension PostgresChangeFeed {
     /// its answer gave them (nil: it failed, or there is nothing to hand over), unless
     /// `EarlyWrites` says the log has them already or they may be stale; returns once done
     /// (the change is then pending). `sentAfter`: what `beginWrite` returned.
-    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)])?, sentAfter: Int) {
+    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)])?,
+                  sentAfter: Int) {
         let done = eventLoop.submit {
             let stillInFlight = self.writesInFlight.withLockedValue { count in
                 count -= 1
                 return count
             }
-            if let written, let cursor = self.cursor {
+            // A write of the related table is handed over only when it changed sections in
+            // place: a related row that appeared or went changes which rows the join keeps,
+            // which the log's read finds (it reads their rows by foreign key).
+            let inPlace = written.map { written in
+                !written.rows.isEmpty || written.sections.allSatisfy { section in
+                    guard section.row != nil, case .int64(let key) = section.id.storage else { return false }
+                    return self.relatedKeys.known && self.relatedKeys.keys.contains(key)
+                }
+            } ?? false
+            if let written, inPlace, let cursor = self.cursor {
                 let sequence = self.handOffs.withLockedValue { $0 } + 1
                 if self.early.accept(xid: written.xid, ids: Set(written.rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) {
                     self.handOffs.withLockedValue { $0 = sequence }
-                    self.enqueue(.rows(CommittedChange(rows: written.rows, origin: .ownWrites)), wakes: self.notifiesOwnWrites)
+                    self.enqueue(.rows(CommittedChange(rows: written.rows, sections: written.sections, origin: .ownWrites)),
+                                 wakes: self.notifiesOwnWrites)
                 }
             }
             if stillInFlight == 0 {

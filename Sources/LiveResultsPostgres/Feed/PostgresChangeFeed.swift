@@ -30,6 +30,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     let database: PostgresReader
     let eventLoop: any EventLoop
     let channel: String
+    /// The related table's channel, when the controller's sections come through one.
+    let relatedChannel: String?
     let read: LogRead
     let table: String
     let notify: @Sendable () -> Void
@@ -73,6 +75,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// probe and the read it held back): a silent network cut shows as this growing.
     var unansweredSince: NIODeadline?
     var cursor: ChangeLogCursor?
+    /// Joined: which related rows existed at the cursor.
+    var relatedKeys = RelatedKeys()
     var early = EarlyWrites()
     /// The transactions of notifications that came while writes were in flight (nil: none named).
     var heldNotifications: [UInt64?] = []
@@ -100,6 +104,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         eventLoop = database.eventLoop
         taskExecutor = EventLoopTaskExecutor(eventLoop)
         self.channel = channel
+        relatedChannel = try read.keys.related.map { try PostgresChangeLog.channel(for: $0.sections.table) }
         self.read = read
         self.table = read.keys.query.tableName
         notify = tracking.notify
@@ -126,10 +131,13 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
 
     /// Starts reading the log after `cursor` (the cursor of the snapshot the result was
     /// fetched from), now and at every wake-up.
-    func start(at cursor: ChangeLogCursor) {
+    func start(at cursor: ChangeLogCursor, related: RelatedKeys = RelatedKeys()) {
         database.ownWrites.add(self, under: table)
+        // Joined: writes of the related table rename and reorder this feed's sections.
+        if let related = read.keys.related { database.ownWrites.add(self, under: related.sections.table) }
         eventLoop.execute {
             self.cursor = cursor
+            self.relatedKeys = related
             self.startHeartbeat()
             self.requestRead(now: true)
         }
@@ -208,7 +216,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             self.awaitAnswer(since: .now())
             // Prepared only where notifications were heard: behind a transaction-mode pooler the
             // next statement may reach another server session, which never saw it prepared.
-            let query = self.read.query(after: cursor)
+            let query = self.read.query(after: cursor, related: self.relatedKeys)
             return self.notificationsHeard.withLockedValue({ $0 }) == true
                 ? PreparedLogRead.run(query, on: connection, executor: self.taskExecutor, logger: self.database.logger)
                 : connection.query(query, logger: self.database.logger).map { Array($0) }
@@ -247,12 +255,13 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         let next = cursor.after(found.lastPosition, snapshot: found.snapshot)
         let missed = found.pruned.map { cursor.mayHaveMissedEntries(prunedThrough: $0) } ?? false
         self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress, unfinishedFrom: next.unfinishedFrom) } ?? next
+        if read.keys.related != nil { relatedKeys.update(after: found, missed: missed || found.everyRow) }
         if missed || found.everyRow {
             early.forget(seenBy: found.snapshot)
             enqueue(.refetch(touched: Set(found.rows.map(\.id))))
         } else {
             let rows = early.filter(found.rows, transactions: found.transactions, snapshot: found.snapshot)
-            if !rows.isEmpty { enqueue(.rows(CommittedChange(rows: rows))) }
+            if !rows.isEmpty || !found.sections.isEmpty { enqueue(.rows(CommittedChange(rows: rows, sections: found.sections))) }
         }
     }
 

@@ -8,7 +8,10 @@ enum EventLines {
         case .reset:
             return ["reset"]
         case .batch(let batch, _):
-            let sections = batch.sectionChanges.map { "section \($0.kind) \($0.index) \(quoted($0.name))" }
+            // Moves and updates (sections through --join) go from their old index to their new one.
+            let sections = batch.sectionChanges.map { change in
+                "section \(change.kind) \(change.index)" + (change.newIndex.map { " -> \($0)" } ?? "") + " \(quoted(change.name))"
+            }
             let rows = batch.rowChanges.map { change -> String in
                 let from = change.indexPath.map(place) ?? ""
                 let to = change.newIndexPath.map(place) ?? ""

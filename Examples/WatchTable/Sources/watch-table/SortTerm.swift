@@ -16,3 +16,17 @@ struct SortTerm: ExpressibleByArgument {
         }
     }
 }
+
+/// The `--join` option: `TABLE:FOREIGN_KEY:TITLE`, the related table, the watched table's column
+/// holding a related row's id, and the related column titling its section.
+struct JoinTerm: ExpressibleByArgument {
+    var table: String
+    var foreignKey: String
+    var title: String
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, !parts.contains(where: \.isEmpty) else { return nil }
+        (table, foreignKey, title) = (parts[0], parts[1], parts[2])
+    }
+}

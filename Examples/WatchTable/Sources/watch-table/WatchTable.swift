@@ -12,9 +12,11 @@ struct WatchTable: AsyncParsableCommand {
         abstract: "Prints a table's rows, sorted and sectioned, then each commit's events as it happens.",
         discussion: """
             Installs LiveResults' change log on the table the first time (triggers that record \
-            every commit, so that other processes' changes show). Event lines: section insert \
-            <index> "<name>", section delete <index> "<name>", insert <id> -> [s,r], delete <id> \
-            [s,r], move <id> [s,r] -> [s,r], update <id> [s,r] -> [s,r], reset. Ctrl-C stops it.
+            every commit, so that other processes' changes show; with --join, on the related \
+            table too). Event lines: section insert <index> "<name>", section delete <index> \
+            "<name>", section move <index> -> <index> "<name>", section update <index> -> <index> \
+            "<name>", insert <id> -> [s,r], delete <id> [s,r], move <id> [s,r] -> [s,r], update \
+            <id> [s,r] -> [s,r], reset. Ctrl-C stops it.
             """)
 
     @Argument(help: ArgumentHelp("The SQLite file (it must exist).", valueName: "db"))
@@ -26,11 +28,19 @@ struct WatchTable: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The column whose value splits the rows into sections (sorted by it first).", valueName: "column"))
     var section: String?
 
+    @Option(help: ArgumentHelp("Sections through a related table instead: each row's section is the row of TABLE whose id its FOREIGN_KEY holds, titled by TITLE (a rename is a section update, a reorder a section move).", valueName: "table:foreign_key:title"))
+    var join: JoinTerm?
+
+    @Option(name: .customLong("section-sort"), help: ArgumentHelp("With --join, a column of the related table ordering the sections, ascending unless followed by :desc; repeat it to break ties (its id breaks the last).", valueName: "column[:desc]"))
+    var sectionSorts: [SortTerm] = []
+
     @Option(name: .customLong("sort"), help: ArgumentHelp("A column to sort by, ascending unless followed by :desc; repeat it to break ties.", valueName: "column[:desc]"))
     var sorts: [SortTerm] = []
 
     func validate() throws {
         if sorts.isEmpty { throw ValidationError("Give at least one --sort COLUMN (or COLUMN:desc).") }
+        if join != nil, section != nil { throw ValidationError("--section and --join exclude each other: a joined table's rows are its sections.") }
+        if join == nil, !sectionSorts.isEmpty { throw ValidationError("--section-sort orders the sections of --join: give --join too.") }
     }
 
     func run() async throws {
@@ -54,10 +64,14 @@ struct WatchTable: AsyncParsableCommand {
         let queue = try openDatabase()
         WatchedRow.tableName = table
         let sortColumns = sortColumns()
-        let controller = ResultsController(
-            database: queue,
-            fetchRequest: ResultsRequest<WatchedRow>(sortDescriptors: sortColumns),
-            sectionNameKeyPath: section)
+        let request = ResultsRequest<WatchedRow>(sortDescriptors: sortColumns)
+        let controller = if let join {
+            ResultsController(database: queue, fetchRequest: request, sections: RelatedSections(
+                table: join.table, foreignKey: join.foreignKey, title: join.title,
+                order: sectionSorts.map { SortColumn($0.column, ascending: $0.ascending) }))
+        } else {
+            ResultsController(database: queue, fetchRequest: request, sectionNameKeyPath: section)
+        }
         let changes = controller.changes() // before the fetch: the fetch starts tracking
         do {
             try controller.performFetch()
@@ -102,23 +116,34 @@ struct WatchTable: AsyncParsableCommand {
             }
             // Before anything is installed: a typo must leave the file as it was.
             let columns = try queue.read { db in try db.columns(in: table).map(\.name) }
-            for column in sortColumns().map(\.column) where !columns.contains(where: { $0.lowercased() == column.lowercased() }) {
+            for column in sortColumns().map(\.column) + (join.map { [$0.foreignKey] } ?? [])
+            where !columns.contains(where: { $0.lowercased() == column.lowercased() }) {
                 throw Failure(sentence: "There is no column “\(column)” in “\(table)” (it has \(columns.map { "“\($0)”" }.joined(separator: ", "))).")
+            }
+            if let join {
+                guard tables.contains(join.table) else { throw Failure(sentence: "There is no table “\(join.table)” in \(database) to join.") }
+                let related = try queue.read { db in try db.columns(in: join.table).map(\.name) }
+                for column in ["id", join.title] + sectionSorts.map(\.column) where !related.contains(where: { $0.lowercased() == column.lowercased() }) {
+                    throw Failure(sentence: "There is no column “\(column)” in “\(join.table)” (it has \(related.map { "“\($0)”" }.joined(separator: ", "))).")
+                }
             }
         } catch let error as DatabaseError {
             throw Failure(sentence: "\(database) could not be read as an SQLite database: \(error.message ?? "\(error.resultCode)").")
         }
-        do {
-            let installed = try queue.write { db in
-                if try ChangeLog.isInstalled(on: table, in: db) { return false }
-                try ChangeLog.install(on: table, in: db)
-                return true
+        // The related table's commits rename and reorder sections: it is followed too.
+        for table in [table] + (join.map { [$0.table] } ?? []) {
+            do {
+                let installed = try queue.write { db in
+                    if try ChangeLog.isInstalled(on: table, in: db) { return false }
+                    try ChangeLog.install(on: table, in: db)
+                    return true
+                }
+                if installed {
+                    status("Installed LiveResults' change log on “\(table)”: triggers that record every commit, so that other processes' changes show.")
+                }
+            } catch let error as DatabaseError {
+                throw Failure(sentence: "The change log could not be installed on “\(table)” (\(error.message ?? "\(error.resultCode)")): watch-table must write to \(database) once.")
             }
-            if installed {
-                status("Installed LiveResults' change log on “\(table)”: triggers that record every commit, so that other processes' changes show.")
-            }
-        } catch let error as DatabaseError {
-            throw Failure(sentence: "The change log could not be installed on “\(table)” (\(error.message ?? "\(error.resultCode)")): watch-table must write to \(database) once.")
         }
         return queue
     }

@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import LiveResults
+import PostgresNIO
+
+/// The part of a key query that sections through a related table (`RelatedSections`): the
+/// related row each row's foreign key names gives the row's section, its title and its order.
+///
+/// The join is an inner join by the related table's integer key, so a row whose foreign key
+/// is NULL or names no related row is not in the result. A fetch reads every related row first
+/// (the index holds them all, so a row may enter any section); a log read or a write's answer
+/// reads the related row of each row it reads, to know whether the row is in the join.
+package struct PostgresRelatedQuery: Sendable {
+    package let sections: RelatedSections
+    /// Which of the related table's order columns are text (ordered `COLLATE "C"`).
+    let textColumns: Set<String>
+
+    /// The alias the main table's rows have in the joined fetch.
+    static let mainAlias = "liveresults_row"
+    /// The alias the related table has in every joined read.
+    static let relatedAlias = "liveresults_related"
+
+    /// The related columns every read selects, of `source`, in order: the key, the title, the
+    /// order columns.
+    func selection(from source: String) -> String {
+        ([sections.key, sections.title] + sections.order.map(\.column))
+            .map { source + "." + PostgresSQL.identifier($0) }.joined(separator: ", ")
+    }
+
+    /// How many cells `selection(from:)` reads.
+    var cellCount: Int { 2 + sections.order.count }
+
+    /// The related table, quoted.
+    var table: String { PostgresSQL.identifier(sections.table) }
+
+    /// The ORDER BY terms that order sections: the order columns, then the key.
+    func sectionOrdering() -> [String] {
+        sections.order.map { column in
+            Self.relatedAlias + "." + PostgresKeyQuery.orderingTerm(column, isText: textColumns.contains(column.column))
+        } + [Self.relatedAlias + "." + PostgresSQL.identifier(sections.key) + " ASC"]
+    }
+
+    /// `FROM` of the joined fetch: the rows of the main table matching `filter` (its predicate
+    /// inside the main table's own query, so that its bare column names are that table's, never
+    /// the related table's), joined to the related row.
+    func joinedSource(mainTable: String, mainSelection: String, filter: String) -> String {
+        "(SELECT " + mainSelection + " FROM " + PostgresSQL.identifier(mainTable) + filter + ") AS " + Self.mainAlias
+            + " JOIN " + table + " AS " + Self.relatedAlias + " ON " + Self.relatedAlias + "." + PostgresSQL.identifier(sections.key)
+            + " = " + Self.mainAlias + "." + PostgresSQL.identifier(sections.foreignKey)
+    }
+
+    /// A subquery reading the related row whose key is `keySQL`, as columns of a lateral join
+    /// (`selection`'s cells; all NULL when there is none).
+    func lateralRow(keyedBy keySQL: String) -> String {
+        "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias
+            + " WHERE " + Self.relatedAlias + "." + PostgresSQL.identifier(sections.key) + " = " + keySQL
+    }
+
+    /// The related columns of the row a write returns (the main table `table` in a RETURNING
+    /// list), one scalar subquery each: RETURNING can join nothing.
+    func returning(from mainTable: String) -> [String] {
+        let foreignKey = mainTable + "." + PostgresSQL.identifier(sections.foreignKey)
+        return ([sections.key, sections.title] + sections.order.map(\.column)).map { column in
+            "(SELECT " + Self.relatedAlias + "." + PostgresSQL.identifier(column) + " FROM " + table + " AS " + Self.relatedAlias
+                + " WHERE " + Self.relatedAlias + "." + PostgresSQL.identifier(sections.key) + " = " + foreignKey + ")"
+        }
+    }
+
+    /// The related row of `selection`'s cells: its key and its section row; nil when the cells
+    /// are NULL (no such row).
+    func decode(_ cells: inout PostgresRow.Iterator) throws -> (key: DatabaseValue, row: SectionRow)? {
+        guard let keyCell = cells.next() else { throw LiveResultsError(.database, "A row of “\(sections.table)” lacks its key.") }
+        guard keyCell.bytes != nil else {
+            for _ in 1..<cellCount { _ = cells.next() }
+            return nil
+        }
+        let key = try PostgresKeyQuery.value(keyCell)
+        guard let titleCell = cells.next() else { throw LiveResultsError(.database, "A row of “\(sections.table)” lacks its title.") }
+        let title = SectionedIndex.sectionName(try PostgresKeyQuery.value(titleCell))
+        var order: [DatabaseValue] = []
+        order.reserveCapacity(sections.order.count)
+        for _ in sections.order {
+            guard let cell = cells.next() else { throw LiveResultsError(.database, "A row of “\(sections.table)” lacks an order value.") }
+            order.append(try PostgresKeyQuery.value(cell))
+        }
+        return (key, SectionRow(title: title, order: order))
+    }
+
+    /// Every related row: its key and section row (run it in the snapshot of the rows read with it).
+    func relatedRows(_ connection: PostgresConnection, logger: Logger) throws -> [(id: DatabaseValue, row: SectionRow)] {
+        let rows = try PostgresKeyQuery.running {
+            try connection.query(PostgresQuery(unsafeSQL: "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias),
+                                 logger: logger).waitWithinDeadline()
+        }
+        return try rows.compactMap { row in
+            var cells = row.makeIterator()
+            return try decode(&cells).map { ($0.key, $0.row) }
+        }
+    }
+
+    /// Checks the related table's columns (one round trip) and returns the query's related part.
+    static func prepare(_ sections: RelatedSections, mainColumns: [String: UInt32], mainTable: String,
+                        _ connection: PostgresConnection, logger: Logger) throws -> PostgresRelatedQuery {
+        guard let foreignKeyType = mainColumns[sections.foreignKey] else {
+            throw LiveResultsError(.unknownColumn(sections.foreignKey), "The table “\(mainTable)” has no column named “\(sections.foreignKey)”.")
+        }
+        let columns = try PostgresKeyQuery.columnTypes(of: sections.table, connection, logger: logger)
+        let types = Dictionary(columns.map { ($0.name, $0.oid) }, uniquingKeysWith: { first, _ in first })
+        guard !types.isEmpty else {
+            throw LiveResultsError(.unknownColumn(sections.table), "There is no table named “\(sections.table)”.")
+        }
+        var textColumns = Set<String>()
+        for column in [sections.key, sections.title] + sections.order.map(\.column) {
+            let type = try PostgresKeyQuery.checkedType(of: column, in: sections.table, types: types)
+            if type.isText, column != sections.key { textColumns.insert(column) }
+        }
+        for (column, oid, table) in [(sections.key, types[sections.key]!, sections.table), (sections.foreignKey, foreignKeyType, mainTable)]
+        where !PostgresKeyQuery.integerTypes.contains(oid) {
+            throw LiveResultsError(.database, "The column “\(column)” of “\(table)” joins the sections and must be an integer column.")
+        }
+        return PostgresRelatedQuery(sections: sections, textColumns: textColumns)
+    }
+}

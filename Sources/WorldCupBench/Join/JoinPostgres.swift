@@ -1,0 +1,235 @@
+import Dispatch
+import Foundation
+import LiveResults
+import LiveResultsPostgres
+import NIOCore
+import PostgresNIO
+import Synchronization
+import ThrowawayPostgres
+
+/// The joined board on PostgreSQL: renaming and moving a zone, heard by the controller (NOTIFY,
+/// then its log read, which reads the zone rows alone), against a peer that LISTENs and
+/// refetches the joined result, and against the bare UPDATE of the zone row.
+struct JoinPostgresBenchmark {
+    var rows: Int
+    var zoneRows: Int
+    var changes: Int
+    var peerChanges: Int
+    var seed: UInt64
+    var server: PostgresURL
+
+    private var zones: Int { max(2, rows / zoneRows) }
+
+    func run() throws -> JoinResult {
+        let label = "[\(rows) teams in zones of \(zoneRows), PostgreSQL]"
+        Progress.say("\(label) building the database")
+        let url = try build()
+        defer {
+            _ = try? PG.withConnection(server) { admin in
+                try PG.execute(admin, "DROP DATABASE IF EXISTS \(PostgresBoard.identifier(url.database)) WITH (FORCE)")
+            }
+        }
+        let renames = plan(count: changes + peerChanges + 10, salt: 1)
+        let moves = plan(count: changes + peerChanges + 10, salt: 2).map { $0 - 1 } // positions 0..<zones-1
+        func median(_ sample: [Double]) -> Double { Percentiles(sample).median ?? 0 }
+
+        var renamed = Set<Int>()
+        func rename(_ zone: Int) -> String {
+            let name = JoinTables.zoneName(zone, renamed: !renamed.contains(zone))
+            if renamed.contains(zone) { renamed.remove(zone) } else { renamed.insert(zone) }
+            return JoinTables.renameSQL(zone, to: name)
+        }
+        let ours = try measureController(url: url, renames: renames.prefix(changes + 5).map(rename),
+                                         moves: moves.prefix(changes + 5).map(JoinTables.moveSQL), warmUp: 5, written: true)
+        Progress.say("\(label) controller, written (PostgresWriter: the zone rows handed over from the UPDATE's answer): rename p50 \(Report.format(median(ours.renames), decimals: 0)) µs, move p50 \(Report.format(median(ours.moves), decimals: 0)) µs")
+        let notified = try measureController(url: url, renames: renames.prefix(changes + 5).map(rename),
+                                             moves: moves.prefix(changes + 5).map(JoinTables.moveSQL), warmUp: 5, written: false)
+        Progress.say("\(label) controller, notified (another connection's UPDATE: NOTIFY, the log read of the zone rows alone): rename p50 \(Report.format(median(notified.renames), decimals: 0)) µs, move p50 \(Report.format(median(notified.moves), decimals: 0)) µs")
+        let peer = try measurePeer(url: url, renames: renames.dropFirst(changes + 5).prefix(peerChanges + 1).map(rename),
+                                   moves: moves.dropFirst(changes + 5).prefix(peerChanges + 1).map(JoinTables.moveSQL))
+        Progress.say("\(label) peer (LISTEN + refetch the joined ids and zones + difference(from:)): rename p50 \(Report.format(median(peer.renames), decimals: 0)) µs, move p50 \(Report.format(median(peer.moves), decimals: 0)) µs")
+        let floor = try measureFloor(url: url, renames: renames.prefix(changes + 5).map(rename), moves: moves.prefix(changes + 5).map(JoinTables.moveSQL))
+        Progress.say("\(label) floor (the bare UPDATE of the zone rows, no trigger): rename p50 \(Report.format(median(floor.renames), decimals: 0)) µs, move p50 \(Report.format(median(floor.moves), decimals: 0)) µs")
+        return JoinResult(store: "PostgreSQL", rows: rows, zoneRows: zoneRows,
+                          renameOurs: median(ours.renames), renamePeer: median(peer.renames), renameFloor: median(floor.renames),
+                          moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves),
+                          renameNotified: median(notified.renames), moveNotified: median(notified.moves))
+    }
+
+    /// `count` zone numbers in 1...zones, the same for every run with the same seed.
+    private func plan(count: Int, salt: UInt64) -> [Int] {
+        BenchDatabase.tapPlan(rows: zones - 1, count: count, seed: seed &+ salt).map { Int($0) }
+    }
+
+    /// A fresh database with the joined board: COPY, the indexes, VACUUM ANALYZE, both change logs.
+    private func build() throws -> PostgresURL {
+        var url = server
+        url.database = PostgresBoard.databasePrefix + "join_\(getpid())_\(rows)"
+        try PG.withConnection(server) { admin in
+            try PG.execute(admin, "DROP DATABASE IF EXISTS \(PostgresBoard.identifier(url.database)) WITH (FORCE)")
+            try PG.execute(admin, "CREATE DATABASE \(PostgresBoard.identifier(url.database))")
+        }
+        let (rows, zones, seed) = (rows, zones, seed)
+        try PG.withConnection(url) { connection in
+            for statement in JoinTables.create(integer: "int8", text: "text COLLATE \"C\"") { try PG.execute(connection, statement) }
+            try PG.await {
+                try await connection.copyFrom(table: JoinTables.zone, columns: ["id", "name", "position"], logger: PostgresBoard.logger) { writer in
+                    var buffer = ByteBuffer()
+                    for number in 1...zones {
+                        let zone = JoinTables.zoneRow(number)
+                        buffer.writeString("\(zone.id)\t\(zone.name)\t\(zone.position)\n")
+                    }
+                    try await writer.write(buffer)
+                }
+                try await connection.copyFrom(table: JoinTables.team, columns: ["id", "name", "zone_id", "wins", "name_key"], logger: PostgresBoard.logger) { writer in
+                    var buffer = ByteBuffer()
+                    var lines: [String] = []
+                    JoinTables.forEachTeam(rows: rows, zones: zones, seed: seed) { id, name, zone, wins in
+                        lines.append("\(id)\t\(name)\t\(zone)\t\(wins)\t\(name.lowercased())\n")
+                    }
+                    for line in lines {
+                        buffer.writeString(line)
+                        if buffer.readableBytes >= 1 << 20 {
+                            try await writer.write(buffer)
+                            buffer.clear()
+                        }
+                    }
+                    if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                }
+            }
+            for statement in JoinTables.indexes { try PG.execute(connection, statement) }
+            try PG.execute(connection, "VACUUM (ANALYZE) \(JoinTables.team)")
+            try PG.execute(connection, "VACUUM (ANALYZE) \(JoinTables.zone)")
+            for table in [JoinTables.team, JoinTables.zone] {
+                try PG.await { try await PostgresChangeLog.install(on: table, connection: connection, logger: PostgresBoard.logger) }
+            }
+        }
+        return url
+    }
+
+    /// Microseconds from sending each statement to the end of the controller's batch for it:
+    /// `written` through the reader's `PostgresWriter`, otherwise as another connection's.
+    private func measureController(url: PostgresURL, renames: [String], moves: [String], warmUp: Int,
+                                   written: Bool) throws -> (renames: [Double], moves: [Double]) {
+        let reader = PostgresReader(configuration: url.configuration)
+        defer { reader.close() }
+        let controller = ResultsController(database: reader, fetchRequest: JoinTables.request, sections: JoinTables.sections)
+        let recorder = JoinDeliveries()
+        let available = DispatchSemaphore(value: 0)
+        controller.onChangesAvailable = { available.signal() }
+        controller.delegate = recorder
+        try controller.performFetch()
+        guard controller.numberOfObjects == rows, controller.numberOfSections == zones else {
+            throw BenchError("The controller fetched \(controller.numberOfObjects) teams in \(controller.numberOfSections) zones instead of \(rows) in \(zones).")
+        }
+        let writer = try PG.connect(url)
+        defer { try? writer.close().waitWithin(.long(.minutes(30))) }
+        func change(_ sql: String) throws -> Double {
+            let before = recorder.deliveries
+            let start = Monotonic.now()
+            if written {
+                _ = try PostgresWriter(handingOverTo: reader).write(PostgresWrite(table: JoinTables.zone, PostgresQuery(unsafeSQL: sql)), on: writer)
+            } else {
+                try PG.execute(writer, sql)
+            }
+            if written { try controller.processPendingChanges() }
+            while recorder.deliveries == before {
+                guard available.wait(timeout: .now() + 30) == .success else {
+                    throw BenchError("The controller heard of no change within 30 seconds of “\(sql)”.")
+                }
+                try controller.processPendingChanges()
+            }
+            guard recorder.deliveries == before + 1, recorder.lastRowEvents == 0 else {
+                throw BenchError("The controller delivered \(recorder.deliveries - before) batches with \(recorder.lastRowEvents) row events for “\(sql)” instead of one batch of section events.")
+            }
+            return Monotonic.microseconds(from: start, to: recorder.lastDelivery)
+        }
+        let renameTimes = try renames.map(change).dropFirst(warmUp)
+        let moveTimes = try moves.map(change).dropFirst(warmUp)
+        return (Array(renameTimes), Array(moveTimes))
+    }
+
+    /// The peer: LISTEN on the zone table's channel, then refetch every team's id, zone and
+    /// zone name in order, and `difference(from:)` the sections and the ids.
+    private func measurePeer(url: PostgresURL, renames: [String], moves: [String]) throws -> (renames: [Double], moves: [Double]) {
+        let listener = try PG.connect(url)
+        defer { try? listener.close().waitWithin(.long(.minutes(30))) }
+        let notified = DispatchSemaphore(value: 0)
+        let channel = try PostgresChangeLog.channel(for: JoinTables.zone)
+        listener.addListener(channel: channel) { _, _ in notified.signal() }
+        try PG.execute(listener, "LISTEN \(PostgresBoard.identifier(channel))")
+        let reader = try PG.connect(url)
+        defer { try? reader.close().waitWithin(.long(.minutes(30))) }
+        let writer = try PG.connect(url)
+        defer { try? writer.close().waitWithin(.long(.minutes(30))) }
+        final class State: @unchecked Sendable { var state = JoinedPeerState() } // Written on the event loop, read after the wait.
+        func fetch() throws -> JoinedPeerState {
+            let collected = State()
+            _ = try reader.query(PostgresQuery(unsafeSQL: JoinTables.peerSQL(textOrder: "")), logger: PostgresBoard.logger) { row in
+                let (id, zone, name) = try row.decode((Int64, Int64, String).self)
+                collected.state.append(id: id, zone: zone, name: name)
+            }.waitWithin(.long(.minutes(30)))
+            return collected.state
+        }
+        var previous = try fetch()
+        func change(_ sql: String) throws -> Double {
+            let start = Monotonic.now()
+            try PG.execute(writer, sql)
+            guard notified.wait(timeout: .now() + 120) == .success else { throw BenchError("The peer was not notified of “\(sql)”.") }
+            let state = try fetch()
+            let changes = state.changes(from: previous)
+            let end = Monotonic.now()
+            guard state.ids.count == rows, changes > 0 else { throw BenchError("The peer found \(state.ids.count) teams and no change after “\(sql)”.") }
+            previous = state
+            return Monotonic.microseconds(from: start, to: end)
+        }
+        // The first of each is a warm-up.
+        return (Array(try renames.map(change).dropFirst()), Array(try moves.map(change).dropFirst()))
+    }
+
+    /// The bare UPDATE round trips, with the zone table's triggers dropped (last: it leaves them so).
+    private func measureFloor(url: PostgresURL, renames: [String], moves: [String]) throws -> (renames: [Double], moves: [Double]) {
+        try PG.withConnection(url) { connection in
+            for trigger in ["liveresults_log", "liveresults_log_truncate", "liveresults_notify"] {
+                try PG.execute(connection, "DROP TRIGGER IF EXISTS \(trigger) ON \(JoinTables.zone)")
+            }
+            func change(_ sql: String) throws -> Double {
+                let start = Monotonic.now()
+                try PG.execute(connection, sql)
+                return Monotonic.microseconds(from: start, to: Monotonic.now())
+            }
+            return (Array(try renames.map(change).dropFirst(5)), Array(try moves.map(change).dropFirst(5)))
+        }
+    }
+}
+
+/// Counts the joined controller's batches and the row events of the last one.
+final class JoinDeliveries: ResultsControllerDelegate {
+    typealias Record = JoinedTeam
+
+    private(set) var deliveries = 0
+    private(set) var lastDelivery: UInt64 = 0
+    private(set) var lastRowEvents = 0
+    private var rowEvents = 0
+
+    func controllerWillChangeContent(_ controller: ResultsController<JoinedTeam>) {
+        rowEvents = 0
+    }
+
+    func controller(_ controller: ResultsController<JoinedTeam>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?,
+                    for type: ChangeKind, newIndexPath: IndexPath?) {
+        rowEvents += 1
+    }
+
+    func controllerDidChangeContent(_ controller: ResultsController<JoinedTeam>) {
+        lastDelivery = Monotonic.now()
+        lastRowEvents = rowEvents
+        deliveries += 1
+    }
+
+    /// A reset is a batch of every row: a rename must never cause one.
+    func controllerDidResetContent(_ controller: ResultsController<JoinedTeam>) {
+        rowEvents = .max
+        controllerDidChangeContent(controller)
+    }
+}

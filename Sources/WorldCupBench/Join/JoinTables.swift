@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+import LiveResults
+import SeededRandom
+
+/// The joined variant of the benchmark's board: teams in a table of their own, each naming its
+/// zone by key in a zone table (`bench_zone`: a name and a position), sectioned and ordered
+/// through it. Every zone holds the same number of teams, so renaming or moving one touches a
+/// known number of rows.
+enum JoinTables {
+    static let team = "bench_team"
+    static let zone = "bench_zone"
+
+    /// The controller's sections: by the team's zone, titled by its name, in the zones' order.
+    static let sections = RelatedSections(table: zone, foreignKey: "zone_id", key: "id", title: "name", order: [SortColumn("position")])
+
+    /// Rows within a zone: most wins first, then the name's key.
+    static let sortDescriptors = [SortColumn("wins", ascending: false), SortColumn("name_key")]
+
+    static var request: ResultsRequest<JoinedTeam> {
+        ResultsRequest(sortDescriptors: sortDescriptors, fetchBatchSize: 50)
+    }
+
+    /// The tables on either store (`integer` is SQLite's or PostgreSQL's 64-bit integer type,
+    /// `text` the text type with the collation the order needs).
+    static func create(integer: String, text: String) -> [String] {
+        [
+            "CREATE TABLE \(zone) (id \(integer) PRIMARY KEY, name \(text) NOT NULL, position \(integer) NOT NULL)",
+            "CREATE TABLE \(team) (id \(integer) PRIMARY KEY, name \(text) NOT NULL, zone_id \(integer) NOT NULL REFERENCES \(zone)(id), wins \(integer) NOT NULL, name_key \(text) NOT NULL)",
+        ]
+    }
+
+    /// The indexes: the board's order within a zone (which also finds a zone's teams), and the zones' order.
+    static let indexes = [
+        "CREATE INDEX \(team)_order ON \(team) (zone_id, wins DESC, name_key, id)",
+        "CREATE INDEX \(zone)_order ON \(zone) (position, id)",
+    ]
+
+    /// The zone of `number` (from 1) among `zones`: a name of fixed width, and its place.
+    static func zoneRow(_ number: Int) -> (id: Int, name: String, position: Int) {
+        (number, zoneName(number), number - 1)
+    }
+
+    static func zoneName(_ number: Int, renamed: Bool = false) -> String {
+        let digits = String(number)
+        return "Zone " + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + (renamed ? " (renamed)" : "")
+    }
+
+    /// The teams, in id order (1...rows): name, zone number, wins. Zone `z` holds the teams
+    /// whose id is congruent to `z` modulo the number of zones, so each holds `rows / zones`.
+    static func forEachTeam(rows: Int, zones: Int, seed: UInt64, _ body: (_ id: Int, _ name: String, _ zone: Int, _ wins: Int) throws -> Void) rethrows {
+        var random = SplitMix64(seed: seed)
+        let digits = max(7, String(rows).count)
+        for number in 1...rows {
+            let digitsOfNumber = String(number)
+            let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
+            try body(number, name, (number - 1) % zones + 1, Int.random(in: 0..<1000, using: &random))
+        }
+    }
+
+    /// The peer's query: every team's id with its zone's id and name, in the controller's order.
+    static func peerSQL(textOrder: String) -> String {
+        """
+        SELECT t.id, z.id, z.name FROM \(team) AS t JOIN \(zone) AS z ON z.id = t.zone_id
+        ORDER BY z.position, z.id, t.wins DESC, t.name_key\(textOrder), t.id
+        """
+    }
+
+    /// The statement renaming zone `id`.
+    static func renameSQL(_ id: Int, to name: String) -> String {
+        "UPDATE \(zone) SET name = '\(name)' WHERE id = \(id)"
+    }
+
+    /// The statement swapping the zones at `position` and the next: one zone moved down a place.
+    static func moveSQL(position: Int) -> String {
+        "UPDATE \(zone) SET position = CASE WHEN position = \(position) THEN \(position + 1) ELSE \(position) END WHERE position IN (\(position), \(position + 1))"
+    }
+}
+
+/// A team of the joined board as the controller loads it.
+struct JoinedTeam: FetchableRecord, TableRecord {
+    static let databaseTableName = JoinTables.team
+    var id: Int64
+    var name: String
+    var wins: Int
+
+    init(row: Row) {
+        id = row["id"]
+        name = row["name"]
+        wins = row["wins"]
+    }
+}
+
+/// What the joined board's peer holds: the sections (zone id and name) and the ids in order.
+struct JoinedPeerState: Equatable {
+    var sections: [JoinedPeerSection] = []
+    var ids: [Int64] = []
+
+    /// Adds a row of the peer's query, in order.
+    mutating func append(id: Int64, zone: Int64, name: String) {
+        if sections.last?.zone != zone { sections.append(JoinedPeerSection(zone: zone, name: name, count: 0)) }
+        sections[sections.count - 1].count += 1
+        ids.append(id)
+    }
+
+    /// What changed from `previous`: the sections' difference and the ids'.
+    func changes(from previous: JoinedPeerState) -> Int {
+        sections.difference(from: previous.sections).count + ids.difference(from: previous.ids).count
+    }
+}
+
+struct JoinedPeerSection: Hashable {
+    var zone: Int64
+    var name: String
+    var count: Int
+}
+
+/// The medians of one store's joined measurement, in microseconds.
+struct JoinResult {
+    var store: String
+    var rows: Int
+    var zoneRows: Int
+    var renameOurs: Double
+    var renamePeer: Double
+    var renameFloor: Double
+    var moveOurs: Double
+    var movePeer: Double
+    var moveFloor: Double
+    /// PostgreSQL: the controller hearing another connection's change (NOTIFY, its log read).
+    var renameNotified: Double?
+    var moveNotified: Double?
+
+    var lines: [String] {
+        func us(_ value: Double) -> String { Report.format(value, decimals: 0) + " µs" }
+        func notified(_ value: Double?) -> String { value.map { ", from another connection \(us($0))" } ?? "" }
+        return [
+            "\(store), \(rows) teams, zones of \(zoneRows): rename a zone: ours \(us(renameOurs))\(notified(renameNotified)), refetch peer \(us(renamePeer)) (\(Report.format(renamePeer / max(renameOurs, 1), decimals: 0))×), bare UPDATE \(us(renameFloor))",
+            "\(store), \(rows) teams, zones of \(zoneRows): move a zone one place: ours \(us(moveOurs))\(notified(moveNotified)), refetch peer \(us(movePeer)) (\(Report.format(movePeer / max(moveOurs, 1), decimals: 0))×), bare UPDATE \(us(moveFloor))",
+        ]
+    }
+}
