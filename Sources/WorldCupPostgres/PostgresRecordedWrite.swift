@@ -21,7 +21,7 @@ import WorldCup
 struct PostgresRecordedWrite {
     /// What the team must be for the change to be made.
     enum Guard {
-        /// The team with the id exists with this name, zone and wins.
+        /// The team with the id exists with this name, zone (its `zoneID`) and wins.
         case unchanged(Team)
         /// The team with the id exists and has a win.
         case hasWin(teamID: Int64)
@@ -105,12 +105,12 @@ struct PostgresRecordedWrite {
             sql += #"claimed AS (SELECT id FROM history WHERE id = \#(text.bind(reverting)) AND "undoneBy" IS NULL FOR UPDATE),"# + "\n"
             claim = " AND EXISTS (SELECT 1 FROM claimed)"
         }
-        let teamRow = #"SELECT id AS "teamID", "teamName", "qualifyingZone", "imageName", wins FROM team"#
+        let teamRow = #"SELECT id AS "teamID", "teamName", (SELECT zone.name FROM zone WHERE zone.id = team."zoneID") AS "qualifyingZone", "imageName", wins FROM team"#
         switch guarded {
         case .unchanged(let team):
             sql += """
                 guarded AS (\(teamRow) WHERE id = \(text.bind(team.id)) AND "teamName" = \(text.bind(team.teamName))
-                AND "qualifyingZone" = \(text.bind(team.qualifyingZone)) AND wins = \(text.bind(Int32(clamping: team.wins)))\(claim) FOR UPDATE)
+                AND "zoneID" = \(text.bind(team.zoneID)) AND wins = \(text.bind(Int32(clamping: team.wins)))\(claim) FOR UPDATE)
                 """
         case .hasWin(let id):
             sql += "guarded AS (\(teamRow) WHERE id = \(text.bind(id)) AND wins > 0\(claim) FOR UPDATE)"
@@ -151,7 +151,7 @@ struct PostgresRecordedWrite {
         switch apply {
         case .update(let team):
             sql += """
-                UPDATE team SET "teamName" = \(text.bind(team.teamName)), "qualifyingZone" = \(text.bind(team.qualifyingZone)),
+                UPDATE team SET "teamName" = \(text.bind(team.teamName)), "zoneID" = \(text.bind(team.zoneID)),
                     wins = \(text.bind(Int32(clamping: team.wins))), "nameKey" = \(text.bind(Team.nameKey(team.teamName))),
                     "nameSortKey" = \(text.bind(Team.nameSortKey(team.teamName)))
                 FROM recorded WHERE team.id = recorded."teamID"
@@ -162,8 +162,8 @@ struct PostgresRecordedWrite {
             sql += #"DELETE FROM team USING recorded WHERE team.id = recorded."teamID""#
         case .insert(let team):
             sql += """
-                INSERT INTO team (id, "teamName", "qualifyingZone", "imageName", wins, "nameKey", "nameSortKey")
-                SELECT "teamID", \(text.bind(team.teamName)), \(text.bind(team.qualifyingZone)), \(text.bind(team.imageName)),
+                INSERT INTO team (id, "teamName", "zoneID", "imageName", wins, "nameKey", "nameSortKey")
+                SELECT "teamID", \(text.bind(team.teamName)), \(text.bind(team.zoneID)), \(text.bind(team.imageName)),
                     \(text.bind(Int32(clamping: team.wins))), \(text.bind(Team.nameKey(team.teamName))), \(text.bind(Team.nameSortKey(team.teamName)))
                 FROM recorded
                 """

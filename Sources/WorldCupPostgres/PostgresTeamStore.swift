@@ -131,7 +131,9 @@ public final class PostgresTeamStore: TeamStore {
 
     public func teams() throws -> [Team] {
         try run { connection in
-            try Self.query(connection, PostgresQuery(unsafeSQL: "SELECT \(PostgresSchema.teamColumns) FROM team ORDER BY \(PostgresSchema.orderSQL)"))
+            try Self.query(connection, PostgresQuery(unsafeSQL: """
+                SELECT \(PostgresSchema.teamColumns) FROM team JOIN zone ON zone.id = team."zoneID" ORDER BY \(PostgresSchema.boardOrderSQL)
+                """))
                 .map(Team.init(postgresRow:))
         }
     }
@@ -158,7 +160,7 @@ public final class PostgresTeamStore: TeamStore {
             try repeatWhileRaced(writeID, connection) {
                 var team = typed
                 // A zone spelt in another case or normalisation than one on the board takes its spelling.
-                team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(connection)) ?? team.qualifyingZone
+                try Self.placeInZone(&team, connection)
                 try TeamValidation.checkName(of: team, heldBy: Self.team(nameKey: Team.nameKey(team.teamName), connection))
                 let write = PostgresRecordedWrite(change: TeamChange(action: .add, before: nil, after: team), writeID: writeID, author: author,
                                                   guarded: .newName(team.teamName), apply: .insert(team))
@@ -221,7 +223,7 @@ public final class PostgresTeamStore: TeamStore {
     /// history entry's id, or nil when its guard stopped it (nothing was written).
     func recordedWrite(_ write: PostgresRecordedWrite, _ connection: PostgresConnection) throws -> (team: Team, entryID: Int64)? {
         guard let row = try self.write(write.write, connection).first else { return nil }
-        guard let entryID = try row.makeRandomAccess()[5].decode(Int64?.self) else { return nil }
+        guard let entryID = try row.makeRandomAccess()[6].decode(Int64?.self) else { return nil }
         return (try Team(postgresRow: row), entryID)
     }
 
@@ -230,28 +232,15 @@ public final class PostgresTeamStore: TeamStore {
     /// A recorded write's history entry goes to `ownEntries`.
     func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
         let rows = try PostgresWriter(handingOverTo: controllerDatabase).write(change, on: connection)
-        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[5].decode(Int64?.self) {
+        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[6].decode(Int64?.self) {
             ownEntries.insert(entry)
         }
         return rows
     }
 
-    /// Every zone on the board, in byte order: one seek of the board's index per zone (the
-    /// index leads with the zone), however many teams there are.
-    static func zones(_ connection: PostgresConnection) throws -> [String] {
-        try query(connection, """
-            WITH RECURSIVE zone(name) AS (
-                SELECT min("qualifyingZone" COLLATE "C") FROM team
-                UNION ALL
-                SELECT (SELECT min("qualifyingZone" COLLATE "C") FROM team WHERE "qualifyingZone" COLLATE "C" > zone.name)
-                FROM zone WHERE zone.name IS NOT NULL)
-            SELECT name FROM zone WHERE name IS NOT NULL
-            """).map { try $0.decode(String.self) }
-    }
-
     /// The team whose folded name is `key`, if any.
     static func team(nameKey key: String, _ connection: PostgresConnection) throws -> Team? {
-        try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE \"nameKey\" = \(key)")
+        try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE team.\"nameKey\" = \(key)")
             .map(Team.init(postgresRow:)).first
     }
 }
@@ -259,8 +248,8 @@ public final class PostgresTeamStore: TeamStore {
 extension Team {
     /// A team from a row of `PostgresSchema.teamColumns`.
     init(postgresRow row: PostgresRow) throws {
-        let (id, name, zone, image, wins) = try row.decode((Int64, String, String, String, Int32).self)
-        self.init(id: id, teamName: name, qualifyingZone: zone, imageName: image, wins: Int(wins))
+        let (id, name, zone, image, wins, zoneID) = try row.decode((Int64, String, String, String, Int32, Int64).self)
+        self.init(id: id, teamName: name, qualifyingZone: zone, imageName: image, wins: Int(wins), zoneID: zoneID)
     }
 }
 
