@@ -9,20 +9,42 @@ public enum ChangeKind: Hashable, Sendable {
     case insert
     /// The row (or section) is in the old result only.
     case delete
-    /// The row changed and its order relative to the unchanged rows changed.
+    /// The row changed and its order relative to the unchanged rows changed; or the section
+    /// (through a relationship) changed its order relative to the sections that did not move.
     case move
-    /// The row changed and kept its order relative to the unchanged rows.
+    /// The row changed and kept its order relative to the unchanged rows; or the section
+    /// (through a relationship) kept its identity and place, and its title or order changed.
     case update
 }
 
-/// A section inserted (at its index in the new result) or deleted (at its index in the old one).
+/// A section inserted (at its index in the new result), deleted (at its index in the old
+/// one), moved or updated (from its old index to its new one).
+///
+/// Sections keyed by a column's value are only ever inserted and deleted: the value is their
+/// identity. Sections through a relationship (`RelatedSections`) are identified by the related
+/// row's key, so they can also move (their rows travel with them, unreported) and be updated
+/// (a new title): events NSFetchedResultsController never sends.
 public struct SectionChange: Hashable, Sendable {
-    /// `.insert` or `.delete`.
+    /// `.insert`, `.delete`, `.move` or `.update`.
     public var kind: ChangeKind
-    /// The section's index: in the new result for an insert, in the old one for a delete.
+    /// The section's index: in the new result for an insert, in the old one otherwise.
     public var index: Int
-    /// The section's name.
+    /// The section's index in the new result for a move and an update; nil otherwise.
+    public var newIndex: Int?
+    /// The section's name (its title through a relationship): the new one but for a delete.
     public var name: String
+    /// What identifies the section across batches: its name for a column's value, the related
+    /// row's key (as text) through a relationship. `ResultsSnapshot.sectionIdentifiers` holds the same.
+    public var identifier: String
+
+    /// A section change; `identifier` defaults to `name` (sections keyed by a column's value).
+    public init(kind: ChangeKind, index: Int, newIndex: Int? = nil, name: String, identifier: String? = nil) {
+        self.kind = kind
+        self.index = index
+        self.newIndex = newIndex
+        self.name = name
+        self.identifier = identifier ?? name
+    }
 }
 
 /// A row inserted, deleted, moved or updated.
@@ -54,7 +76,8 @@ public enum ChangeOrigin: Hashable, Sendable {
 
 /// Everything one commit changed in a result, in the form a batch-updating table view needs.
 public struct ChangeBatch: Hashable, Sendable {
-    /// Section deletes (old indices, descending), then section inserts (new indices, ascending).
+    /// Section deletes (old indices, descending), section inserts (new indices, ascending),
+    /// then section moves and updates (new indices, ascending).
     public var sectionChanges: [SectionChange] = []
     /// Row deletes, inserts, moves and updates.
     public var rowChanges: [RowChange] = []

@@ -27,7 +27,7 @@ extension ResultsController {
         do {
             for id in ids { records[id] = nil }
             let texts = result.filter == nil ? [:] : try filterTexts(of: commit.rows.filter { $0.key != nil }.map(\.id))
-            deliver(try result.apply(commit.rows, texts: texts), from: commit.origin)
+            deliver(try result.apply(commit.rows, sections: commit.sections, texts: texts), from: commit.origin)
             if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
         } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
             // The commit split a section; the result is as it was. A refetch says whether
@@ -47,14 +47,15 @@ extension ResultsController {
         guard let request = fetchedRequest else { return }
         refetchCount += 1
         recovery.needsRefetch = true
-        let (fresh, position) = try store.fetchAll(storeQuery(request))
+        let fetched = try store.fetchAll(storeQuery(request))
+        let (fresh, position) = (fetched.rows, fetched.position)
         records.removeAll()
         // A filter column being read cannot know what the refetch changes: it is read again.
         let loading = filterLoad?.column
         dropFilterLoad()
         defer { if let loading, filterLoad == nil, result.filter == nil { startFilterLoad(loading) } }
         if recovery.needsReset {
-            try result.replace(with: fresh)
+            try result.replace(with: fresh, sections: fetched.sections)
             if let loading { startFilterLoad(loading) } // into the new slots, before the filter asks for it
             try applyFilter(filter)
             recovery = Recovery()
@@ -63,7 +64,7 @@ extension ResultsController {
         } else {
             // A filter's values may have changed in rows whose keys did not: compare them too.
             let touched = recovery.unreportedIDs.union(try filterTextsChanged())
-            let batch = try result.catchUp(to: fresh, touched: touched, texts: filterTexts(of:))
+            let batch = try result.catchUp(to: fresh, sections: fetched.sections, touched: touched, texts: filterTexts(of:))
             recovery = Recovery()
             if let position { appliedPosition = max(appliedPosition ?? 0, position) }
             deliver(batch, from: origin)

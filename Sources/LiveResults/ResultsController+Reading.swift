@@ -8,7 +8,11 @@ extension ResultsController {
     ///
     /// - Complexity: O(s) for s sections.
     public var sections: [SectionInfo] {
-        result.shown.sections.map { SectionInfo(name: $0.name, indexTitle: sectionIndexTitle(forSectionName: $0.name), numberOfObjects: $0.slots.count) }
+        let shown = result.shown
+        return shown.sections.indices.map { s in
+            let name = shown.sections[s].name
+            return SectionInfo(name: name, identifier: shown.identifier(ofSection: s), indexTitle: sectionIndexTitle(forSectionName: name), numberOfObjects: shown.rowCount(inSection: s))
+        }
     }
 
     /// The records of one section, in order (loaded now if they are not in memory).
@@ -20,14 +24,18 @@ extension ResultsController {
         return ids.compactMap { records[$0] ?? loaded[$0] }
     }
 
-    /// The whole result as section names and ids; `reloading` names the rows updated in place.
+    /// The whole result as section identifiers and ids; `reloading` names the rows updated in
+    /// place, `reloadingSections` the sections (by identifier) moved or updated.
     ///
     /// - Complexity: O(n) for n rows.
-    public func snapshot(reloading: Set<RecordID> = []) -> ResultsSnapshot {
-        ResultsSnapshot(
-            sectionIdentifiers: result.shown.sections.map(\.name),
-            itemIdentifiers: result.shown.sections.indices.map { result.shown.ids(inSection: $0, rows: 0..<result.shown.rowCount(inSection: $0)) },
-            reloadedItemIdentifiers: reloading
+    public func snapshot(reloading: Set<RecordID> = [], reloadingSections: Set<String> = []) -> ResultsSnapshot {
+        let shown = result.shown
+        return ResultsSnapshot(
+            sectionIdentifiers: shown.sections.indices.map { shown.identifier(ofSection: $0) },
+            sectionNames: shown.sections.map(\.name),
+            itemIdentifiers: shown.sections.indices.map { shown.ids(inSection: $0, rows: 0..<shown.rowCount(inSection: $0)) },
+            reloadedItemIdentifiers: reloading,
+            reloadedSectionIdentifiers: reloadingSections
         )
     }
 

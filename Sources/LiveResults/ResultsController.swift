@@ -30,8 +30,12 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     let store: any ResultsStore
     /// What to fetch. A change takes effect at the next `performFetch()`.
     public var fetchRequest: ResultsRequest<Record>
-    /// The column whose value splits the result into sections; nil for one unnamed section.
+    /// The column whose value splits the result into sections; nil for one unnamed section,
+    /// or for sections through a relationship (`relatedSections`).
     public let sectionNameKeyPath: String?
+    /// The related table whose rows are the sections (`init(database:fetchRequest:sections:…)`);
+    /// nil for sections keyed by `sectionNameKeyPath`.
+    public let relatedSections: RelatedSections?
     /// The name of the section cache file; nil for no cache. Used only with a `ChangeLog`,
     /// whose position tells whether the cache is still valid.
     public let cacheName: String?
@@ -96,13 +100,26 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
                   cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 
+    /// A controller over an SQLite database whose sections are the rows of a related table
+    /// (`RelatedSections`): titled and ordered by the related row, identified by its key, so
+    /// that a section can be renamed (a section update) and reordered (a section move).
+    /// The request's sort descriptors order the rows inside each section.
+    public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sections: RelatedSections,
+                            cacheName: String? = nil, cacheDirectory: URL? = nil) {
+        let cache = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
+        self.init(store: SQLiteResultsStore(database: database, cache: cache), fetchRequest: fetchRequest, relatedSections: sections,
+                  cacheName: cacheName, cacheDirectory: cacheDirectory)
+    }
+
     /// A controller over any store (LiveResultsPostgres adds one for PostgreSQL). `cacheName`
-    /// and `cacheDirectory` only say what the store was given.
-    package init(store: any ResultsStore, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
+    /// and `cacheDirectory` only say what the store was given. With `relatedSections`,
+    /// `sectionNameKeyPath` is ignored.
+    package init(store: any ResultsStore, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil, relatedSections: RelatedSections? = nil,
                  cacheName: String? = nil, cacheDirectory: URL? = nil) {
         self.store = store
         self.fetchRequest = fetchRequest
-        self.sectionNameKeyPath = sectionNameKeyPath
+        self.sectionNameKeyPath = relatedSections == nil ? sectionNameKeyPath : nil
+        self.relatedSections = relatedSections
         self.cacheName = cacheName
         self.cacheDirectory = cacheDirectory
     }
@@ -150,7 +167,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     }
 
     func storeQuery(_ request: ResultsRequest<Record>) -> StoreQuery {
-        StoreQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath)
+        StoreQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath,
+                   relatedSections: relatedSections)
     }
 
     // MARK: - Tracking

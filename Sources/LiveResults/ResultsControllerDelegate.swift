@@ -20,6 +20,15 @@ public protocol ResultsControllerDelegate<Record>: AnyObject {
     /// A section was inserted (at its new index) or deleted (at its old index).
     func controller(_ controller: ResultsController<Record>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind)
 
+    /// A section was inserted (at its new index), deleted (at its old index), moved or updated
+    /// (from `sectionIndex`, its old index, to `newSectionIndex`, its new one; nil for an insert
+    /// or a delete). Moves and updates come only for sections through a relationship
+    /// (`RelatedSections`): a moved section's rows travel with it and are not reported, and an
+    /// updated one keeps its place and changed its title. The default calls
+    /// `controller(_:didChange:atSectionIndex:for:)`.
+    func controller(_ controller: ResultsController<Record>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
+                    newSectionIndex: Int?)
+
     /// A row was inserted, deleted, moved or updated.
     func controller(_ controller: ResultsController<Record>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?)
 
@@ -46,6 +55,10 @@ public protocol ResultsControllerDelegate<Record>: AnyObject {
 extension ResultsControllerDelegate {
     public func controllerWillChangeContent(_ controller: ResultsController<Record>) {}
     public func controller(_ controller: ResultsController<Record>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind) {}
+    public func controller(_ controller: ResultsController<Record>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
+                           newSectionIndex: Int?) {
+        self.controller(controller, didChange: section, atSectionIndex: sectionIndex, for: type)
+    }
     public func controller(_ controller: ResultsController<Record>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?) {}
     public func controllerDidChangeContent(_ controller: ResultsController<Record>) {}
     public func controller(_ controller: ResultsController<Record>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin) {}
@@ -54,21 +67,30 @@ extension ResultsControllerDelegate {
 
 /// One section of a result.
 public struct SectionInfo: Hashable, Sendable {
-    /// The section's name: the text of its section key value.
+    /// The section's name: the text of its section key value, or through a relationship the
+    /// related row's title.
     public var name: String
+    /// What identifies the section across batches: its name, or through a relationship the
+    /// related row's key as text (`SectionChange.identifier`).
+    public var identifier: String
     /// The title shown for the section in an index: by default its capitalised first letter.
     public var indexTitle: String
     /// How many rows the section holds (zero for a deleted section).
     public var numberOfObjects: Int
 }
 
-/// The whole result after a batch, for consumers that prefer to diff: the sections' names and
-/// the ids of their rows, in order, plus the rows updated in place.
+/// The whole result after a batch, for consumers that prefer to diff: the sections'
+/// identifiers and the ids of their rows, in order, plus the rows updated in place.
 public struct ResultsSnapshot: Hashable, Sendable {
-    /// The section names, in order.
+    /// The section identifiers, in order: their names, or through a relationship the related
+    /// rows' keys as text (a renamed section keeps its identifier).
     public var sectionIdentifiers: [String]
+    /// The section names (titles), in order.
+    public var sectionNames: [String]
     /// The ids of each section's rows, in order.
     public var itemIdentifiers: [[RecordID]]
     /// The rows whose content changed without a change of place (updates and moves).
     public var reloadedItemIdentifiers: Set<RecordID>
+    /// The sections whose header must be drawn again: moved or updated (through a relationship).
+    public var reloadedSectionIdentifiers: Set<String> = []
 }

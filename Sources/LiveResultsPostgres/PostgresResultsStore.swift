@@ -85,9 +85,9 @@ final class PostgresResultsStore: ResultsStore {
         }
     }
 
-    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
+    func fetchAll(_ query: StoreQuery) throws -> StoreRows {
         let keys = keyQuery(query)
-        return (try database.read { try keys.fetchAll($0, logger: logger) }, nil)
+        return StoreRows(rows: try database.read { try keys.fetchAll($0, logger: logger) }, position: nil)
     }
 
     func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {

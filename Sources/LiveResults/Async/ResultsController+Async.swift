@@ -176,9 +176,10 @@ public struct ResultsSnapshots<Record: FetchableRecord & TableRecord>: AsyncSequ
             case .reset:
                 var snapshot = controller.snapshot()
                 snapshot.reloadedItemIdentifiers = Set(snapshot.itemIdentifiers.joined())
+                snapshot.reloadedSectionIdentifiers = Set(snapshot.sectionIdentifiers)
                 return snapshot
             case .batch(let batch, _):
-                return controller.snapshot(reloading: Set(batch.rowChanges.filter { $0.kind == .update || $0.kind == .move }.map(\.id)))
+                return controller.snapshot(after: batch)
             }
         }
 

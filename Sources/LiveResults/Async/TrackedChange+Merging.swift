@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 // Several commits as one: what an async sequence hands a consumer that was busy while they
 // came. Exact events describe the result before and after; concatenating the batches of two
@@ -9,7 +10,7 @@ extension Collection where Element == TrackedChange {
     /// The same changes as at most one change, applied as one batch.
     ///
     /// Commits described row by row merge into one commit: every row any of them touched,
-    /// with its latest key (a later commit's keys were read after an earlier one's). A reset
+    /// and every related row (sections through a relationship), with its latest key or row (a later commit's keys were read after an earlier one's). A reset
     /// among them makes the whole a reset (the consumer reloads the result as it is now); a
     /// refetch makes the whole a refetch that reports every row any of them touched. A commit
     /// with a check (rows `REPLACE` may have removed without naming them) can only end a
@@ -22,6 +23,8 @@ extension Collection where Element == TrackedChange {
         guard changes.count > 1 else { return changes }
         var touched = Set<RecordID>()
         var latestKeys: [RecordID: RowKey?] = [:]
+        var latestSectionRows: [(id: DatabaseValue, row: SectionRow?)] = []
+        var sectionPlaces: [ExactValue: Int] = [:] // in latestSectionRows, by key
         var position: Int64?
         var needsRefetch = false
         var origin = ChangeOrigin.ownWrites
@@ -38,6 +41,14 @@ extension Collection where Element == TrackedChange {
                     touched.insert(row.id)
                     latestKeys[row.id] = row.key
                 }
+                for section in commit.sections {
+                    if let place = sectionPlaces[ExactValue(section.id)] {
+                        latestSectionRows[place] = section
+                    } else {
+                        sectionPlaces[ExactValue(section.id)] = latestSectionRows.count
+                        latestSectionRows.append(section)
+                    }
+                }
                 if let committed = commit.position { position = Swift.max(position ?? committed, committed) }
                 if commit.check != nil && offset != changes.count - 1 { needsRefetch = true }
                 if commit.origin != .ownWrites { origin = .elsewhere }
@@ -45,6 +56,6 @@ extension Collection where Element == TrackedChange {
         }
         guard !needsRefetch, case .rows(let last) = changes[changes.count - 1] else { return [.refetch(touched: touched, origin: origin)] }
         let rows = latestKeys.keys.sorted().map { (id: $0, key: latestKeys[$0]!) }
-        return [.rows(CommittedChange(rows: rows, position: position, origin: origin, check: last.check))]
+        return [.rows(CommittedChange(rows: rows, sections: latestSectionRows, position: position, origin: origin, check: last.check))]
     }
 }

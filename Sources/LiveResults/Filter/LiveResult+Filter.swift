@@ -142,8 +142,9 @@ extension LiveResult {
     /// Applies a commit's rows (their new keys, nil for rows that left) and their filter
     /// column values (`texts`, by id; a missing id is NULL) with the filter on, and returns
     /// the batch in the filtered result's index spaces. On `sectionOutOfOrder` nothing changes.
-    mutating func applyFiltered(_ rows: [(id: RecordID, key: RowKey?)], texts: [RecordID: [UInt8]]) throws -> ChangeBatch {
-        guard var filter else { return try index.apply(rows, sectionName: SectionedIndex.sectionName) }
+    mutating func applyFiltered(_ rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)] = [],
+                                texts: [RecordID: [UInt8]]) throws -> ChangeBatch {
+        guard var filter else { return try index.apply(rows, sections: sections, sectionName: SectionedIndex.sectionName) }
         // Taken out while it changes, so that its arrays are not copied.
         self.filter = nil
         defer { self.filter = filter }
@@ -160,7 +161,7 @@ extension LiveResult {
         // Where the changed rows were in the view, read while the store holds the old keys.
         let viewChange = filter.view(over: index)?.prepareViewChange(passing)
         let leaving = rows.compactMap { $0.key == nil ? index.store.slot(for: $0.id) : nil }
-        let batch = try index.apply(rows, sectionName: SectionedIndex.sectionName)
+        let batch = try index.apply(rows, sections: sections, sectionName: SectionedIndex.sectionName)
         for slot in leaving { try filter.set(nil, at: slot) }
         for row in rows where row.key != nil {
             guard let slot = index.store.slot(for: row.id) else { continue }

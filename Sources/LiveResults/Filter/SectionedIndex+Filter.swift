@@ -149,7 +149,8 @@ extension SectionedIndex {
     /// view's index spaces. (A view of an index in order is in order: no section can split.)
     mutating func applyViewChange(_ change: ViewChange, sectionName: (DatabaseValue) -> String) -> ChangeBatch {
         precondition(isView, "only a view takes a prepared change")
-        guard !change.changed.isEmpty else { return ChangeBatch() }
+        // Through a relationship, related rows may have changed without any row.
+        guard !change.changed.isEmpty || isRelated else { return ChangeBatch() }
         defer { checkInvariantsInDebug() }
         place(change.changed, oldPaths: change.before.paths, sectionName: sectionName)
         let plan = planSections(before: change.before, changed: change.changed)

@@ -32,21 +32,26 @@ struct LiveResult {
         LiveResult(index: SectionedIndex(ascending: [], unsectioned: false), limit: 0)
     }
 
-    /// Applies the rows one commit changed (their new keys, nil for rows that left) and
-    /// returns the batch. With a filter, `texts` holds the filter column's value of the rows
-    /// that have a key (a missing one is NULL). On `sectionOutOfOrder` nothing changes.
-    mutating func apply(_ rows: [(id: RecordID, key: RowKey?)], texts: [RecordID: [UInt8]] = [:]) throws -> ChangeBatch {
-        let batch = filter == nil ? try index.apply(rows, sectionName: SectionedIndex.sectionName) : try applyFiltered(rows, texts: texts)
-        return window == nil ? batch : try moveWindow(touched: rows.map(\.id))
+    /// Applies the rows one commit changed (their new keys, nil for rows that left) and, through
+    /// a relationship, the related rows it changed (`sections`; nil: deleted), and returns the
+    /// batch. With a filter, `texts` holds the filter column's value of the rows that have a
+    /// key (a missing one is NULL). On `sectionOutOfOrder` nothing changes.
+    mutating func apply(_ rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)] = [],
+                        texts: [RecordID: [UInt8]] = [:]) throws -> ChangeBatch {
+        let sections = index.isRelated ? sections : []
+        let batch = filter == nil ? try index.apply(rows, sections: sections, sectionName: SectionedIndex.sectionName)
+            : try applyFiltered(rows, sections: sections, texts: texts)
+        return window == nil ? batch : try moveWindow(touched: rows.map(\.id), sections: sections)
     }
 
     /// Brings the result to `fresh`, a whole result in order, and returns the batch: the
     /// rows whose place changed, and the rows in `touched` whose other values may have.
     /// Throws `sectionOutOfOrder` (changing nothing) when `fresh` splits a section.
     /// With a filter, `texts` reads the filter column's values of the rows that change.
-    mutating func catchUp(to fresh: [(id: RecordID, key: RowKey)], touched: Set<RecordID>,
+    /// Through a relationship, `sections` is every related row now.
+    mutating func catchUp(to fresh: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)] = [], touched: Set<RecordID>,
                           texts: ([RecordID]) throws -> [RecordID: [UInt8]] = { _ in [:] }) throws -> ChangeBatch {
-        _ = try SectionedIndex(ascending: index.ascending, unsectioned: index.isUnsectioned, sortedRows: fresh, sectionName: SectionedIndex.sectionName)
+        _ = try emptyIndex(sections: sections).appendingSorted(fresh)
         var changes: [(id: RecordID, key: RowKey?)] = []
         var present = Set<RecordID>()
         for (id, key) in fresh {
@@ -54,15 +59,22 @@ struct LiveResult {
             if index.key(for: id) != key || touched.contains(id) { changes.append((id, key)) }
         }
         for id in index.allIDs where !present.contains(id) { changes.append((id, nil)) }
-        return try apply(changes, texts: filter == nil ? [:] : texts(changes.filter { $0.key != nil }.map(\.id)))
+        return try apply(changes, sections: index.store.sectionRowChanges(to: sections),
+                         texts: filter == nil ? [:] : texts(changes.filter { $0.key != nil }.map(\.id)))
+    }
+
+    /// An empty index like this result's, holding `sections` (every related row, through a relationship).
+    private func emptyIndex(sections: [(id: DatabaseValue, row: SectionRow)]) -> SectionedIndex {
+        var empty = SectionedIndex(ascending: index.ascending, unsectioned: index.isUnsectioned, sectionOrder: index.store.sectionOrder)
+        for (value, row) in sections { empty.setSectionRow(row, for: value) }
+        return empty
     }
 
     /// Replaces the whole result with `fresh` (rows in order), when what changed cannot be
     /// known, without a filter. Throws `sectionOutOfOrder` (changing nothing) when `fresh`
     /// splits a section.
-    mutating func replace(with fresh: [(id: RecordID, key: RowKey)]) throws {
-        let index = try SectionedIndex(ascending: index.ascending, unsectioned: index.isUnsectioned, sortedRows: fresh, sectionName: SectionedIndex.sectionName)
-        self = LiveResult(index: index, limit: limit)
+    mutating func replace(with fresh: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)] = []) throws {
+        self = LiveResult(index: try emptyIndex(sections: sections).appendingSorted(fresh), limit: limit)
     }
 
     /// Makes the window again from the filtered rows, after the filter changed.
@@ -75,11 +87,25 @@ struct LiveResult {
     ///
     /// Besides the touched rows, only rows near the limit can enter or leave the window:
     /// k changes shift any other row by at most k places.
-    private mutating func moveWindow(touched: [RecordID]) throws -> ChangeBatch {
+    ///
+    /// Through a relationship, related rows that changed (`sections`) may move whole sections
+    /// in or out of the window: the window is then compared with the first `limit` rows, row
+    /// by row (O(limit)), and its moved sections are reported as moves.
+    private mutating func moveWindow(touched: [RecordID], sections: [(id: DatabaseValue, row: SectionRow?)]) throws -> ChangeBatch {
         guard var window else { return ChangeBatch() }
         let index = filtered
         var changes: [(id: RecordID, key: RowKey?)] = []
         var seen = Set<RecordID>()
+        if !sections.isEmpty {
+            let first = index.ids(inPositions: 0..<min(limit, index.count)).map(\.id)
+            let touchedIDs = Set(touched)
+            for id in first where touchedIDs.contains(id) || !window.contains(id) { changes.append((id, index.key(for: id))) }
+            let kept = Set(first)
+            for id in window.allIDs where !kept.contains(id) { changes.append((id, nil)) }
+            let batch = try window.apply(changes, sections: sections, sectionName: SectionedIndex.sectionName)
+            self.window = window
+            return batch
+        }
         for id in touched where seen.insert(id).inserted {
             if let position = index.position(of: id), position < limit {
                 changes.append((id, index.key(for: id)))
@@ -99,5 +125,18 @@ struct LiveResult {
         let batch = try window.apply(changes, sectionName: SectionedIndex.sectionName)
         self.window = window
         return batch
+    }
+}
+
+extension SectionedIndex {
+    /// This index with `rows` (in result order) appended; throws `sectionOutOfOrder` when a
+    /// section comes back after another began.
+    func appendingSorted(_ rows: [(id: RecordID, key: RowKey)]) throws -> SectionedIndex {
+        var index = self
+        for (id, key) in rows {
+            try index.appendSorted(id: id, section: key.section, sectionName: SectionedIndex.sectionName) { key.sort[$0] }
+        }
+        index.checkInvariantsInDebug()
+        return index
     }
 }

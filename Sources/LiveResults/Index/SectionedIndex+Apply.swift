@@ -5,7 +5,8 @@ import GRDB
 //   1. coalesce: the last word on each row wins; rows in neither result drop out;
 //   2. remember where the changed rows were (`Before`);
 //   3. place them at their new places, undoing it all when a section would split;
-//   4. plan the sections: which survive in place, which are deleted and inserted;
+//   4. plan the sections: which survive in place, which are deleted and inserted (or, through
+//      a relationship, moved and updated);
 //   5. classify the rows: inserts, deletes, moves (by relative order) and updates;
 //   6. assemble the batch in Core Data's order.
 
@@ -13,21 +14,36 @@ extension SectionedIndex {
     /// Moves the changed rows to their new places and returns the batch that describes it.
     ///
     /// `changes` gives, for every row a commit touched, its new key, or nil when it was deleted
-    /// or no longer matches. On `sectionOutOfOrder` the index is left as it was.
-    mutating func apply(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (DatabaseValue) -> String) throws -> ChangeBatch {
+    /// or no longer matches. Through a relationship, `related` gives the related rows the
+    /// commit inserted or changed (nil: deleted), by section value: a section whose title
+    /// changed is updated, one whose order among the others changed is moved, its rows with
+    /// it. On `sectionOutOfOrder` the index is left as it was.
+    mutating func apply(_ changes: [(id: RecordID, key: RowKey?)], sections related: [(id: DatabaseValue, row: SectionRow?)] = [],
+                        sectionName: (DatabaseValue) -> String) throws -> ChangeBatch {
         precondition(!isView, "a view takes its changes through prepareViewChange and applyViewChange")
         defer { checkInvariantsInDebug() }
+        let sectionsChange = isRelated && !related.isEmpty
         // One row changing within its section (a tap) needs no bookkeeping.
-        if changes.count == 1, let key = changes[0].key, let batch = moveWithinSection(changes[0].id, to: key) {
+        if !sectionsChange, changes.count == 1, let key = changes[0].key, let batch = moveWithinSection(changes[0].id, to: key) {
             return batch
         }
         let changed = coalesce(changes)
-        guard let first = changed.first else { return ChangeBatch() }
-        if changed.count == 1, let key = first.value, let batch = moveWithinSection(first.key, to: key) {
-            return batch
+        if !sectionsChange {
+            guard let first = changed.first else { return ChangeBatch() }
+            if changed.count == 1, let key = first.value, let batch = moveWithinSection(first.key, to: key) {
+                return batch
+            }
         }
         let before = Before(self, changed: changed)
+        if sectionsChange {
+            // The rows are placed first (a related row's insert comes before its rows arrive);
+            // a deleted related row is forgotten once its rows have left.
+            for (value, row) in related where row != nil { store.setSectionRow(row, for: value) }
+        }
         try placeKeepingSectionOrder(changed, before: before, sectionName: sectionName)
+        if sectionsChange {
+            for (value, row) in related where row == nil { store.setSectionRow(nil, for: value) }
+        }
         let plan = planSections(before: before, changed: changed)
         let rows = classifyRows(changed, before: before, plan: plan)
         return assemble(plan, rows: rows, before: before)
@@ -35,12 +51,13 @@ extension SectionedIndex {
 
     /// Where the changed rows were before the batch, and what the sections were.
     struct Before {
-        var sections: [(value: DatabaseValue, name: String)]
+        /// Each section's value and name, and through a relationship its related row.
+        var sections: [(value: DatabaseValue, name: String, row: SectionRow?)]
         var paths: [RecordID: IndexPath] = [:]
         var keys: [RecordID: RowKey] = [:]
 
         init(_ index: SectionedIndex, changed: [RecordID: RowKey?]) {
-            sections = index.sections.map { ($0.value, $0.name) }
+            sections = index.sections.map { ($0.value, $0.name, index.store.sectionRow($0.number)) }
             for id in changed.keys {
                 if let path = index.indexPath(for: id) {
                     paths[id] = path
@@ -56,7 +73,8 @@ extension SectionedIndex {
         var survivors: [(old: Int, new: Int)]
         /// The old indices of the survivors that keep their place among the others.
         var stable: Set<Int>
-        /// Old indices of deleted sections; new indices of inserted ones.
+        /// Old indices of deleted sections; new indices of inserted ones (through a relationship,
+        /// the survivors that are not stable are moved instead).
         var deleted: Set<Int>
         var inserted: Set<Int>
     }
@@ -92,9 +110,12 @@ extension SectionedIndex {
         }
     }
 
-    /// Step 4: a surviving section whose order relative to the others changed cannot be
-    /// expressed as a move (there are no section moves), so it is deleted and inserted again,
-    /// with all its rows. The sections holding the most untouched rows keep their place.
+    /// Step 4: a surviving section whose order relative to the others changed is moved, its
+    /// rows with it, through a relationship (its identity is its key: rule 12; as few as
+    /// possible move, then those holding the most rows stay). Keyed by a column's value, it
+    /// cannot be expressed as a move (NSFetchedResultsController has none), so it is deleted
+    /// and inserted again, with all its rows, and the sections holding the most untouched rows
+    /// keep their place.
     func planSections(before: Before, changed: [RecordID: RowKey?]) -> SectionPlan {
         let survivors = sections.indices.compactMap { new in
             before.sections.firstIndex { SQLiteOrdering.compare($0.value, sections[new].value) == 0 }.map { (old: $0, new: new) }
@@ -103,6 +124,15 @@ extension SectionedIndex {
         let stable: Set<Int>
         if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
             stable = Set(oldIndices)
+        } else if isRelated {
+            // As few moves as possible first, then those whose order did not change stay (the
+            // one reordered moves, not the one it swapped with), then the most rows.
+            let weights = survivors.map { survivor in
+                let number = sections[survivor.new].number
+                let orderKept = before.sections[survivor.old].row.map { old in store.sectionRow(number).map { $0.order == old.order } ?? false } ?? false
+                return (1 << 50) + (orderKept ? 1 << 32 : 0) + sections[survivor.new].slots.count
+            }
+            stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
         } else {
             // Counting untouched rows costs O(n), so only when sections did trade places (rare).
             let weights = survivors.map { survivor in
@@ -112,7 +142,8 @@ extension SectionedIndex {
         }
         var deleted = Set(before.sections.indices)
         var inserted = Set(sections.indices)
-        for survivor in survivors where stable.contains(survivor.old) {
+        // Through a relationship, a survivor out of place is moved, not deleted and inserted.
+        for survivor in survivors where isRelated || stable.contains(survivor.old) {
             deleted.remove(survivor.old)
             inserted.remove(survivor.new)
         }
@@ -151,8 +182,9 @@ extension SectionedIndex {
             let change = RowChange(kind: kind, id: row.id, indexPath: row.old, newIndexPath: row.new)
             if kind == .move { rows.moves.append(change) } else { rows.updates.append(change) }
         }
-        // Unchanged rows of a section deleted and inserted again go with it.
-        for survivor in plan.survivors where !plan.stable.contains(survivor.old) {
+        // Unchanged rows of a section deleted and inserted again go with it (a moved section's
+        // travel with it unreported).
+        for survivor in plan.survivors where !isRelated && !plan.stable.contains(survivor.old) {
             let oldOrder = oldOrder(ofSection: survivor.new, changed: changed, oldKeys: before.keys)
             for (row, id) in oldOrder.enumerated() where changed[id] == nil {
                 rows.deletes.append(RowChange(kind: .delete, id: id, indexPath: IndexPath(row: row, section: survivor.old), newIndexPath: nil))
@@ -164,15 +196,25 @@ extension SectionedIndex {
         return rows
     }
 
-    /// Step 6: section deletes (last first), section inserts, then row deletes (last first),
-    /// inserts, moves and updates (in new order).
+    /// Step 6: section deletes (last first), section inserts, section moves and updates (in
+    /// new order), then row deletes (last first), inserts, moves and updates (in new order).
     func assemble(_ plan: SectionPlan, rows: RowChanges, before: Before) -> ChangeBatch {
         var batch = ChangeBatch()
         for index in plan.deleted.sorted(by: >) {
-            batch.sectionChanges.append(SectionChange(kind: .delete, index: index, name: before.sections[index].name))
+            batch.sectionChanges.append(SectionChange(kind: .delete, index: index, name: before.sections[index].name,
+                                                      identifier: isRelated ? Self.sectionName(before.sections[index].value) : nil))
         }
         for index in plan.inserted.sorted() {
-            batch.sectionChanges.append(SectionChange(kind: .insert, index: index, name: sections[index].name))
+            batch.sectionChanges.append(SectionChange(kind: .insert, index: index, name: sections[index].name, identifier: identifier(ofSection: index)))
+        }
+        if isRelated {
+            // A moved section redraws its header anyway; a kept one is updated when its title changed.
+            for survivor in plan.survivors.sorted(by: { $0.new < $1.new }) {
+                let moved = !plan.stable.contains(survivor.old)
+                guard moved || !before.sections[survivor.old].name.utf8.elementsEqual(sections[survivor.new].name.utf8) else { continue }
+                batch.sectionChanges.append(SectionChange(kind: moved ? .move : .update, index: survivor.old, newIndex: survivor.new,
+                                                          name: sections[survivor.new].name, identifier: identifier(ofSection: survivor.new)))
+            }
         }
         batch.rowChanges = rows.deletes.sorted { $0.indexPath! > $1.indexPath! }
             + rows.inserts.sorted { $0.newIndexPath! < $1.newIndexPath! }
@@ -218,8 +260,21 @@ extension SectionedIndex {
             sections[s].slots.remove(rows: rows.map(\.row))
         }
         if !isUnsectioned { sections.removeAll { $0.slots.isEmpty } }
+        if isRelated { followSectionRows() }
         reindexSections()
         arrive(changed, sectionName: sectionName)
+    }
+
+    /// Through a relationship, after related rows changed: each section takes its related
+    /// row's title, and the sections their order (O(s) when it did not change). The caller
+    /// reindexes them.
+    private mutating func followSectionRows() {
+        for s in sections.indices {
+            if let row = store.sectionRow(sections[s].number), !row.title.utf8.elementsEqual(sections[s].name.utf8) { sections[s].name = row.title }
+        }
+        let store = self.store
+        let inOrder = zip(sections, sections.dropFirst()).allSatisfy { store.compareSectionOrder($0.number, $1.number) < 0 }
+        if !inOrder { sections.sort { store.compareSectionOrder($0.number, $1.number) < 0 } }
     }
 
     /// Puts the changed rows still in the result at their new places (once every changed row
@@ -245,7 +300,7 @@ extension SectionedIndex {
                 arriving[number, default: []].append(Int32(slot))
             } else {
                 let s = sectionInsertionIndex(of: slot)
-                sections.insert(Section(number: number, value: key.section, name: sectionName(key.section), slots: [Int32(slot)]), at: s)
+                sections.insert(Section(number: number, value: key.section, name: newSectionName(key.section, sectionName), slots: [Int32(slot)]), at: s)
                 reindexSections()
             }
         }

@@ -63,7 +63,8 @@ extension SectionedIndex {
 
     /// A new index of the first `count` rows.
     func prefix(_ count: Int, sectionName: (DatabaseValue) -> String) -> SectionedIndex {
-        var result = SectionedIndex(ascending: ascending, unsectioned: isUnsectioned)
+        var result = SectionedIndex(ascending: ascending, unsectioned: isUnsectioned, sectionOrder: store.sectionOrder)
+        result.store.copySectionRows(from: store)
         result.reserveCapacity(min(count, self.count))
         for (_, id) in ids(inPositions: 0..<min(count, self.count)) {
             let slot = store.slot(for: id)!

@@ -58,10 +58,16 @@ package struct SectionedIndex {
     /// Section values by their number.
     var sectionValues: [DatabaseValue] { store.sectionValues }
 
+    /// Whether sections come through a relationship (`RelatedSections`): identified by their
+    /// value (the related key), titled and ordered by their related row (`SectionRow`).
+    var isRelated: Bool { store.sectionOrder != nil }
+
     /// An empty index. An unsectioned one holds its one (empty) section from the start, and
-    /// every row's section value must be NULL.
-    package init(ascending: [Bool], unsectioned: Bool) {
-        store = KeyStore(ascending: ascending)
+    /// every row's section value must be NULL. `sectionOrder`: sections through a relationship,
+    /// ordered by their related rows' order values under these directions, then by value
+    /// (set every related row with `setSectionRow` before rows arrive in its section).
+    package init(ascending: [Bool], unsectioned: Bool, sectionOrder: [Bool]? = nil) {
+        store = KeyStore(ascending: ascending, sectionOrder: sectionOrder)
         isUnsectioned = unsectioned
         if unsectioned {
             let number = self.sectionNumber(for: .null)
@@ -91,7 +97,7 @@ package struct SectionedIndex {
         if sections.last?.number != number {
             if placeOfSectionNumber[number] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
             placeOfSectionNumber[number] = sections.count
-            sections.append(Section(number: number, value: value, name: sectionName(value), slots: []))
+            sections.append(Section(number: number, value: value, name: newSectionName(value, sectionName), slots: []))
         }
         let slot = store.store(id: id, section: number, firstValueIsSection: firstValueIsSection, sortValues: sortValues, mapsID: mapsID)
         if sections[sections.count - 1].slots.isEmpty { sections[sections.count - 1].baseSlot = Int32(slot) }
@@ -129,9 +135,13 @@ package struct SectionedIndex {
     /// Rebuilds an index from `exported()`'s arrays, trusting their order. Nil when they do
     /// not describe an index: counts that disagree, an id or a section value that repeats.
     /// `denseSlots`: `KeyStore.denseSlots(of: ids)`, when it was kept (see `KeyStore.init`).
+    /// Through a relationship, `sectionOrder` and `sectionRows` (every related row) order and
+    /// title the sections; nil when the described order is not theirs.
     init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column],
-          denseSlots: FlatArray<Int32>? = nil, sectionName: (DatabaseValue) -> String) {
-        self.init(ascending: ascending, unsectioned: unsectioned)
+          denseSlots: FlatArray<Int32>? = nil, sectionOrder: [Bool]? = nil, sectionRows: [(id: DatabaseValue, row: SectionRow)] = [],
+          sectionName: (DatabaseValue) -> String) {
+        self.init(ascending: ascending, unsectioned: unsectioned, sectionOrder: sectionOrder)
+        for (value, row) in sectionRows { store.setSectionRow(row, for: value) }
         if unsectioned {
             guard described.count <= 1, described.allSatisfy({ $0.value.isNull }) else { return nil }
             sections = []
@@ -144,7 +154,7 @@ package struct SectionedIndex {
             let number = self.sectionNumber(for: value)
             guard placeOfSectionNumber[number] == nil, count > 0, Int(start) + count <= ids.count else { return nil }
             placeOfSectionNumber[number] = sections.count
-            sections.append(Section(number: number, value: value, name: sectionName(value), slots: FlatArray(count: count) { slots in
+            sections.append(Section(number: number, value: value, name: newSectionName(value, sectionName), slots: FlatArray(count: count) { slots in
                 nonisolated(unsafe) let slots = slots
                 ParallelChunks.forEach(count) { rows in
                     for row in rows { slots[row] = start &+ Int32(truncatingIfNeeded: row) }
@@ -154,15 +164,38 @@ package struct SectionedIndex {
             start += Int32(count)
         }
         guard Int(start) == ids.count,
-              let store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, sectionValues: store.sectionValues, columns: columns,
-                                   denseSlots: denseSlots) else { return nil }
+              var store = KeyStore(ascending: ascending, ids: ids, sectionOfSlot: sectionOfSlot, sectionValues: store.sectionValues, columns: columns,
+                                   denseSlots: denseSlots, sectionOrder: sectionOrder) else { return nil }
+        store.copySectionRows(from: self.store)
         self.store = store
+        if isRelated, (try? checkSectionOrder()) == nil { return nil }
         if unsectioned && sections.isEmpty {
             let number = self.sectionNumber(for: .null)
             placeOfSectionNumber[number] = 0
             sections = [Section(number: number, value: .null, name: "", slots: [])]
         }
         checkInvariantsInDebug()
+    }
+
+    /// Through a relationship: the related row of a section value, nil once it is deleted.
+    /// A store sets every related row at a fetch. A section of rows takes the new title (and
+    /// keeps its place: `apply` moves sections whose order changed).
+    package mutating func setSectionRow(_ row: SectionRow?, for value: DatabaseValue) {
+        store.setSectionRow(row, for: value)
+        let number = store.sectionNumber(for: value)
+        if let row, let s = placeOfSectionNumber[number] { sections[s].name = row.title }
+    }
+
+    /// The name of a new section of `value`: its related row's title, or `sectionName`'s.
+    func newSectionName(_ value: DatabaseValue, _ sectionName: (DatabaseValue) -> String) -> String {
+        guard isRelated else { return sectionName(value) }
+        return store.sectionRow(store.sectionNumberIfKnown(value) ?? -1)?.title ?? sectionName(value)
+    }
+
+    /// What identifies section `s` across batches: its name, or through a relationship its
+    /// value's text (the related key).
+    func identifier(ofSection s: Int) -> String {
+        isRelated ? Self.sectionName(sections[s].value) : sections[s].name
     }
 
     /// The number standing for a section value (the same for byte-equal values).

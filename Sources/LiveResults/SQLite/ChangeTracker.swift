@@ -12,6 +12,11 @@ extension RowKey: @unchecked Sendable {} // DatabaseValue holds only values (Int
 /// the writer's queue, so the queue holds changes in the order they were read, and applying
 /// them in that order ends at the database's latest state.
 ///
+/// Through a relationship (`RelatedSections`), the related table is watched too, by the same
+/// observer and, when the log is installed on it as well, through the same log: a related row
+/// changed in place is a section change with no row read; one inserted or deleted reads the
+/// rows whose foreign key names it (`RelatedRows`).
+///
 /// GRDB calls the observer methods on the writer's queue; the controller takes the queue
 /// from its own thread.
 final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its state is used only on the writer's queue; `queue` is behind a mutex.
@@ -58,11 +63,33 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// The connection whose `liveResultsWrite`s reach this tracker (`OwnWrites`); nil until registered.
     private var registeredConnection: ObjectIdentifier?
 
+    /// Through a relationship: the related table's name, the related rows known, whether the
+    /// log records the related table, and the rowids of related rows the open transaction
+    /// touched (all of them to be read again when rowids may have changed, or REPLACE removed
+    /// some: an insert or an update of a rowid).
+    private let relatedTableName: SQLNames?
+    /// The related table's rowid names and key column: an update of one may move a related
+    /// row to another rowid, which the update hook does not tell.
+    private let relatedKeyColumns: SQLNames
+    private var relatedRows: RelatedRows?
+    private var relatedIsLogged = false
+    private var touchedRelated: [Int64] = []
+    private var relatedNeedsFullRead = false
+
+    /// Starts watching the related table (`query.related`) from the related rows as they are
+    /// in `db`'s snapshot (the fetch's); `logged`: the change log records it too.
+    func trackRelatedRows(_ db: Database, logged: Bool) throws {
+        relatedRows = try RelatedRows(db, query: query)
+        relatedIsLogged = logged && logPosition != nil
+    }
+
     init(query: KeyQuery, rowIDColumn: String?, uniqueColumns: Set<String>?, logPosition: Int64?, tracking: Tracking) {
         self.query = query
         self.uniqueColumns = SQLNames(uniqueColumns ?? [])
         self.hasUniqueIndexes = uniqueColumns != nil
         self.tableName = SQLNames([query.tableName])
+        self.relatedTableName = query.related.map { SQLNames([$0.table]) }
+        self.relatedKeyColumns = SQLNames(["rowid", "_rowid_", "oid"] + (query.related.map { [$0.key] } ?? []))
         self.rowIDColumns = SQLNames(["rowid", "_rowid_", "oid"] + (rowIDColumn.map { [$0] } ?? []))
         self.logPosition = logPosition
         self.notify = tracking.notify
@@ -114,7 +141,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// exactly those (no rowid changed, nothing the log knows better, no row count needed).
     private func prepareCommit(_ db: Database) {
         preparedKeys = nil
-        guard !touched.isEmpty, !rowIDsMayChange, ownLogEntryCount <= tableEventCount, !mayHaveReplaced || logPosition != nil else { return }
+        guard !touched.isEmpty, touchedRelated.isEmpty, !relatedNeedsFullRead, !rowIDsMayChange, ownLogEntryCount <= tableEventCount, !mayHaveReplaced || logPosition != nil else { return }
         let ids = Self.sortedDistinct(touched)
         guard let rows = try? query.fetchKeys(db, ids: ids) else { return }
         preparedKeys = (ids, rows, eventCount)
@@ -153,6 +180,14 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
         if logPosition != nil, case .insert(let table) = eventKind, table == ChangeLog.tableName { return true }
+        if let relatedTableName, relatedTableName.contains(eventKind.tableName) {
+            switch eventKind {
+            case .insert: relatedNeedsFullRead = true // REPLACE may remove rows unreported
+            case .update(_, let columns): if columns.contains(where: relatedKeyColumns.contains) { relatedNeedsFullRead = true }
+            case .delete: break
+            }
+            return true
+        }
         guard tableName.contains(eventKind.tableName) else { return false }
         // The update hook reports only the new rowid: an UPDATE that may change rowids hides
         // where rows came from. Inserts and updates of unique columns may remove rows by REPLACE,
@@ -179,6 +214,9 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             let position = event.rowID
             ownLogPositions = ownLogPositions.map { min($0.lowerBound, position)...max($0.upperBound, position) } ?? position...position
             ownLogEntryCount += 1
+        } else if let relatedTableName, relatedTableName.contains(event.tableName) {
+            touchedRelated.append(event.rowID)
+            if relatedIsLogged { tableEventCount += 1 } // the log has an entry for it too
         } else {
             touched.append(event.rowID)
             tableEventCount += 1
@@ -194,12 +232,14 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         let logKnowsMore = ownLogEntryCount > tableEventCount
         let ownLogPositions = self.ownLogPositions
         let prepared = preparedKeys?.events == eventCount ? preparedKeys : nil
+        let relatedIDs: [Int64]?? = touchedRelated.isEmpty && !relatedNeedsFullRead ? .none : .some(relatedNeedsFullRead ? nil : Self.sortedDistinct(touchedRelated))
         resetTransactionState()
         if let position = logPosition, let own = ownLogPositions {
             guard own.lowerBound > position else {
                 // Our entries came at or before what we had read: the log was dropped and made
                 // again meanwhile, so what happened in between cannot be known.
                 logPosition = own.upperBound
+                resyncRelatedRows(db)
                 enqueue(.reset)
                 return
             }
@@ -220,12 +260,27 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             mayHaveReplaced = false // The log's conflict triggers recorded any such row.
             logPosition = own.upperBound
         }
-        guard !ids.isEmpty else { return }
+        var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+        if let relatedIDs {
+            do {
+                let related = try relatedChanges(db, rowIDs: relatedIDs)
+                sections = related.sections
+                if !related.rowIDs.isEmpty { ids = Set(ids).union(related.rowIDs).sorted() }
+            } catch {
+                resyncRelatedRows(db)
+                enqueue(.refetch(touched: Set(ids), origin: .ownWrites))
+                return
+            }
+        }
+        guard !ids.isEmpty || !sections.isEmpty else { return }
         guard complete else {
             enqueue(.refetch(touched: Set(ids), origin: .ownWrites))
             return
         }
-        if let prepared, prepared.ids == ids, !mayHaveReplaced {
+        if !sections.isEmpty {
+            keyReadsAfterCommit += 1
+            enqueue(readKeys(db, ids: ids, sections: sections, origin: .ownWrites, countingMatches: mayHaveReplaced))
+        } else if let prepared, prepared.ids == ids, !mayHaveReplaced {
             // Read inside the transaction, after its last statement: what the commit made.
             enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition, origin: .ownWrites)))
         } else {
@@ -246,6 +301,25 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         tableEventCount = 0
         ownLogEntryCount = 0
         preparedKeys = nil
+        touchedRelated.removeAll(keepingCapacity: true)
+        relatedNeedsFullRead = false
+    }
+
+    /// Through a relationship: the related rows of `rowIDs` (nil: all) a commit changed, and
+    /// the rowids of the rows whose foreign key names a related row that appeared or went.
+    private func relatedChanges(_ db: Database, rowIDs: [Int64]?) throws -> (sections: [(id: DatabaseValue, row: SectionRow?)], rowIDs: [RecordID]) {
+        guard var known = relatedRows else { return ([], []) }
+        relatedRows = nil // changed in place, not copied
+        defer { relatedRows = known }
+        let (sections, keys) = try known.changes(db, query: query, rowIDs: rowIDs)
+        return (sections, try query.rowIDs(db, withForeignKeyIn: keys))
+    }
+
+    /// Reads every related row again, after a reset or a failure (the refetch that follows
+    /// catches the result up with them).
+    private func resyncRelatedRows(_ db: Database) {
+        guard relatedRows != nil else { return }
+        relatedRows = try? RelatedRows(db, query: query)
     }
 
     /// Queues the commits of other connections found in the change log. Cheap when there
@@ -260,6 +334,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             if end < position {
                 // The log went back: it was dropped and made again. Nothing can be known.
                 logPosition = end
+                resyncRelatedRows(db)
                 enqueue(.reset)
                 return
             }
@@ -267,6 +342,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             logPosition = end
             if let change = readLog(db, after: position, through: end) { enqueue(change) }
         } catch {
+            resyncRelatedRows(db)
             enqueue(.reset)
         }
     }
@@ -275,20 +351,37 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private func readLog(_ db: Database, after position: Int64, through end: Int64) -> TrackedChange? {
         do {
             // Nil: entries were pruned and the log keeps no summary of them.
-            guard let ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else { return .reset }
-            return ids.isEmpty ? nil : readKeys(db, ids: ids.sorted(), origin: .elsewhere, countingMatches: false)
+            guard var ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else {
+                resyncRelatedRows(db)
+                return .reset
+            }
+            var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+            if relatedIsLogged, let table = query.related?.table {
+                guard let relatedIDs = try ChangeLog.changedRowIDs(db, table: table, after: position, through: end) else {
+                    resyncRelatedRows(db)
+                    return .reset
+                }
+                if !relatedIDs.isEmpty {
+                    let related = try relatedChanges(db, rowIDs: relatedIDs.sorted())
+                    sections = related.sections
+                    ids.formUnion(related.rowIDs)
+                }
+            }
+            return ids.isEmpty && sections.isEmpty ? nil : readKeys(db, ids: ids.sorted(), sections: sections, origin: .elsewhere, countingMatches: false)
         } catch {
+            resyncRelatedRows(db)
             return .reset
         }
     }
 
     /// The keys of `ids` (ascending, distinct) now, as a change of `origin`; with
     /// `countingMatches`, also how many rows match the request.
-    private func readKeys(_ db: Database, ids: [RecordID], origin: ChangeOrigin, countingMatches: Bool) -> TrackedChange {
+    private func readKeys(_ db: Database, ids: [RecordID], sections: [(id: DatabaseValue, row: SectionRow?)] = [], origin: ChangeOrigin,
+                          countingMatches: Bool) -> TrackedChange {
         do {
             let rows = try query.fetchKeys(db, ids: ids)
             let count = countingMatches ? try query.fetchCount(db) : nil
-            return .rows(CommittedChange(rows: rows, position: logPosition, origin: origin, check: count.map(MatchingRowCount.init)))
+            return .rows(CommittedChange(rows: rows, sections: sections, position: logPosition, origin: origin, check: count.map(MatchingRowCount.init)))
         } catch {
             return .refetch(touched: Set(ids), origin: origin)
         }

@@ -3,22 +3,30 @@ import GRDB
 import GRDBSQLite
 
 /// The SQL a controller runs to learn where rows belong: ids with their sort and section values.
+///
+/// Through a relationship (`related`), the table's matching rows are joined to their related
+/// rows (an inner join on the foreign key), ordered by the related order columns and key, then
+/// by the sort descriptors: the section value is the foreign key.
 struct KeyQuery: Sendable {
     let tableName: String
     let predicate: SQL?
     let sortDescriptors: [SortColumn]
     let sectionColumn: String?
+    let related: RelatedSections?
     /// Where a row of `selection` holds the section value: the first sort column when it is
     /// the section column (the usual case: read once), or a column of its own after the sort
     /// columns; nil without sections.
     private let sectionIndex: CInt?
 
-    init(tableName: String, predicate: SQL?, sortDescriptors: [SortColumn], sectionColumn: String?) {
+    init(tableName: String, predicate: SQL?, sortDescriptors: [SortColumn], sectionColumn: String?, related: RelatedSections? = nil) {
         self.tableName = tableName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
-        self.sectionColumn = sectionColumn
-        if let sectionColumn {
+        self.related = related
+        self.sectionColumn = related?.foreignKey ?? sectionColumn
+        if related != nil {
+            sectionIndex = CInt(sortDescriptors.count + 1) // the foreign key, never taken for a sort value
+        } else if let sectionColumn {
             let first = sortDescriptors.first.map { SQLNames([$0.column]) }
             sectionIndex = first?.contains(sectionColumn) == true ? 1 : CInt(sortDescriptors.count + 1)
         } else {
@@ -43,14 +51,39 @@ struct KeyQuery: Sendable {
         return "SELECT " + columns.joined(separator: ", ") + " FROM " + tableName.quotedDatabaseIdentifier
     }
 
+    /// The selection through a relationship: the table's columns as `liveresults_row.c0…` (the
+    /// id, the sort values, the foreign key), joined to the related table as
+    /// `liveresults_section`. The predicate, on the table's own columns, goes inside.
+    private func joinedSelection(_ related: RelatedSections) -> (head: String, tail: String) {
+        let columns = ["rowid"] + sortDescriptors.map { $0.column.quotedDatabaseIdentifier } + [related.foreignKey.quotedDatabaseIdentifier]
+        let inner = "SELECT " + columns.enumerated().map { "\($1) AS c\($0)" }.joined(separator: ", ") + " FROM " + tableName.quotedDatabaseIdentifier
+        let outer = "SELECT " + columns.indices.map { "liveresults_row.c\($0)" }.joined(separator: ", ") + " FROM (" + inner
+        let join = ") AS liveresults_row JOIN " + related.table.quotedDatabaseIdentifier + " AS liveresults_section ON liveresults_section."
+            + related.key.quotedDatabaseIdentifier + " = liveresults_row.c\(columns.count - 1)"
+        return (outer, join)
+    }
+
+    /// SELECT … FROM … WHERE (predicate), joined through a relationship.
+    private var selected: SQL {
+        guard let related else { return SQL(sql: selection) + filter }
+        let (head, tail) = joinedSelection(related)
+        return SQL(sql: head) + filter + SQL(sql: tail)
+    }
+
     private var filter: SQL {
         guard let predicate else { return SQL(sql: " WHERE 1") }
         return SQL(sql: " WHERE (") + predicate + SQL(sql: ")")
     }
 
     private var ordering: String {
-        " ORDER BY " + SortColumn.orderingSQL(sortDescriptors)
+        guard let related else { return " ORDER BY " + SortColumn.orderingSQL(sortDescriptors) }
+        let sections = (related.order + [SortColumn(related.key)]).map { "liveresults_section." + $0.orderingTerm }
+        let rows = sortDescriptors.enumerated().map { "liveresults_row.c\($0 + 1) COLLATE BINARY " + ($1.ascending ? "ASC" : "DESC") }
+        return " ORDER BY " + (sections + rows + ["liveresults_row.c0 ASC"]).joined(separator: ", ")
     }
+
+    /// The id column of the selection, for point queries.
+    private var idColumn: String { related == nil ? "rowid" : "liveresults_row.c0" }
 
     /// The id and key of the row a statement of `selection` stands on.
     private func decode(_ row: SQLiteStatement) -> (id: RecordID, key: RowKey) {
@@ -107,14 +140,40 @@ struct KeyQuery: Sendable {
     /// Every matching row, in result order.
     func fetchAll(_ db: Database) throws -> [(id: RecordID, key: RowKey)] {
         var result: [(id: RecordID, key: RowKey)] = []
-        try forEachRow(db, statement(db, SQL(sql: selection) + filter + SQL(sql: ordering))) { result.append(decode($0)) }
+        try forEachRow(db, statement(db, selected + SQL(sql: ordering))) { result.append(decode($0)) }
         return result
+    }
+
+    /// Every related row, with its rowid, key, title and order values (`related` only).
+    func fetchSectionRows(_ db: Database, rowIDs: [Int64]? = nil) throws -> [(rowID: Int64, key: DatabaseValue, row: SectionRow)] {
+        guard let related else { return [] }
+        let columns = ["rowid", related.key, related.title] .enumerated().map { $0 == 0 ? $1 : $1.quotedDatabaseIdentifier }
+            + related.order.map { $0.column.quotedDatabaseIdentifier }
+        var sql = "SELECT " + columns.joined(separator: ", ") + " FROM " + related.table.quotedDatabaseIdentifier
+        if let rowIDs { sql += " WHERE rowid IN (" + rowIDs.map(String.init).joined(separator: ",") + ")" }
+        var rows: [(rowID: Int64, key: DatabaseValue, row: SectionRow)] = []
+        let statement = try db.makeStatement(sql: sql)
+        try forEachRow(db, statement) { row in
+            let order = related.order.indices.map { DatabaseValue(sqliteStatement: row, index: CInt($0 + 3)) }
+            let title = SectionedIndex.sectionName(DatabaseValue(sqliteStatement: row, index: 2))
+            rows.append((sqlite3_column_int64(row, 0), DatabaseValue(sqliteStatement: row, index: 1), SectionRow(title: title, order: order)))
+        }
+        return rows
+    }
+
+    /// The rowids of the table's rows whose foreign key is one of `keys` (`related` only),
+    /// matching or not: the rows a related row's insert or delete may bring in or take out.
+    func rowIDs(_ db: Database, withForeignKeyIn keys: [DatabaseValue]) throws -> [RecordID] {
+        guard let related, !keys.isEmpty else { return [] }
+        let sql = "SELECT rowid FROM " + tableName.quotedDatabaseIdentifier + " WHERE " + related.foreignKey.quotedDatabaseIdentifier
+            + " IN (" + Array(repeating: "?", count: keys.count).joined(separator: ",") + ")"
+        return try RecordID.fetchAll(db, sql: sql, arguments: StatementArguments(keys))
     }
 
     /// The SQL (without the id list) and predicate arguments of point queries.
     private func pointQuery(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
         if let cached = pointQueryCache.value { return cached }
-        let built = try (SQL(sql: selection) + filter).build(db)
+        let built = try selected.build(db)
         pointQueryCache.value = built
         return built
     }
@@ -129,12 +188,25 @@ struct KeyQuery: Sendable {
         for column in named where !columns.contains(column.lowercased()) && column.lowercased() != "rowid" {
             throw LiveResultsError(.unknownColumn(column), "The table “\(tableName)” has no column named “\(column)”.")
         }
+        guard let related else { return }
+        guard try db.tableExists(related.table) else {
+            throw LiveResultsError(.unknownColumn(related.table), "There is no related table named “\(related.table)”.")
+        }
+        let relatedColumns = Set(try db.columns(in: related.table).map { $0.name.lowercased() })
+        for column in [related.key, related.title] + related.order.map(\.column)
+        where !relatedColumns.contains(column.lowercased()) && column.lowercased() != "rowid" {
+            throw LiveResultsError(.unknownColumn(column), "The related table “\(related.table)” has no column named “\(column)”.")
+        }
     }
 
     /// The query counting the matching rows. Without a predicate it has no WHERE at all:
     /// SQLite counts a bare `SELECT COUNT(*) FROM table` from its b-tree (one `Count` step),
     /// while `WHERE 1` would make it step through every row (a million at a fetch).
     var countSQL: SQL {
+        if let related {
+            let (head, tail) = joinedSelection(related)
+            return SQL(sql: "SELECT COUNT(*) FROM (" + head) + filter + SQL(sql: tail + ")")
+        }
         let count = SQL(sql: "SELECT COUNT(*) FROM " + tableName.quotedDatabaseIdentifier)
         return predicate == nil ? count : count + filter
     }
@@ -146,14 +218,16 @@ struct KeyQuery: Sendable {
 
     /// Every matching row, in result order, straight into an index: no key is held twice.
     func fetchIndex(_ db: Database, sectionName: (DatabaseValue) -> String) throws -> SectionedIndex {
-        var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil)
+        var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil,
+                                   sectionOrder: related?.order.map(\.ascending))
+        for (_, key, row) in try fetchSectionRows(db) { index.setSectionRow(row, for: key) }
         index.reserveCapacity(try fetchCount(db))
         let sectionOffset = sectionIndex ?? 0
         // The first sort column is the section column (the usual case): its value is the
         // section's, already read or recognised, so it is neither decoded again nor compared.
         let firstValueIsSection = sectionOffset == 1
         var previousSection: DatabaseValue?
-        try forEachRow(db, statement(db, SQL(sql: selection) + filter + SQL(sql: ordering))) { row in
+        try forEachRow(db, statement(db, selected + SQL(sql: ordering))) { row in
             let id = sqlite3_column_int64(row, 0)
             let sortValue = { (column: Int) in DatabaseValue(sqliteStatement: row, index: CInt(column + 1)) }
             // Rows come section by section: most rows are in the previous row's section, which
@@ -176,7 +250,7 @@ struct KeyQuery: Sendable {
     private func pointSQL(_ db: Database, count: Int) throws -> String {
         if count == 1, let cached = pointQueryCache.singleIDSQL { return cached }
         let placeholders = count == 1 ? "?" : Array(repeating: "?", count: count).joined(separator: ",")
-        let sql = try pointQuery(db).sql + " AND rowid IN (" + placeholders + ")"
+        let sql = try pointQuery(db).sql + " AND " + idColumn + " IN (" + placeholders + ")"
         if count == 1 { pointQueryCache.singleIDSQL = sql }
         return sql
     }

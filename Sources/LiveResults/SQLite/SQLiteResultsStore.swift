@@ -36,6 +36,9 @@ final class SQLiteResultsStore: ResultsStore {
                     if let tracking {
                         let unique = try ChangeTracker.uniqueColumns(of: query.tableName, in: db)
                         tracker = ChangeTracker(query: keys, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position, tracking: tracking)
+                        if let related = query.relatedSections {
+                            try tracker!.trackRelatedRows(db, logged: ChangeLog.isInstalled(on: related.table, in: db))
+                        }
                         db.add(transactionObserver: tracker!, extent: .observerLifetime)
                         tracker!.register(on: db)
                     }
@@ -61,12 +64,13 @@ final class SQLiteResultsStore: ResultsStore {
         savedPosition = position
     }
 
-    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
+    func fetchAll(_ query: StoreQuery) throws -> StoreRows {
         let keys = KeyQuery(query)
         return try LiveResultsError.readable {
             try database.read { db in
                 let position = try ChangeLog.isInstalled(on: query.tableName, in: db) ? try ChangeLog.position(db) : nil
-                return (try keys.fetchAll(db), position)
+                let sections = try keys.fetchSectionRows(db).map { (id: $0.key, row: $0.row) }
+                return StoreRows(rows: try keys.fetchAll(db), sections: sections, position: position)
             }
         }
     }
@@ -95,6 +99,7 @@ final class SQLiteResultsStore: ResultsStore {
 
 extension KeyQuery {
     init(_ query: StoreQuery) {
-        self.init(tableName: query.tableName, predicate: query.predicate, sortDescriptors: query.sortDescriptors, sectionColumn: query.sectionColumn)
+        self.init(tableName: query.tableName, predicate: query.predicate, sortDescriptors: query.sortDescriptors, sectionColumn: query.sectionColumn,
+                  related: query.relatedSections)
     }
 }

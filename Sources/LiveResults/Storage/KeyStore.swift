@@ -22,9 +22,16 @@ struct KeyStore {
     private var denseSlots: FlatArray<Int32> = []           // id → slot + 1 (0: absent), while ids are dense
     private var sparseSlots: [RecordID: Int32]?    // id → slot, once they are not
     private(set) var count = 0
+    /// Sections through a relationship: the directions of their order values (`SectionRow.order`);
+    /// nil for sections keyed by a column's value, which sort as their rows do.
+    let sectionOrder: [Bool]?
+    /// Through a relationship, the related row of each section number (nil: not known, or
+    /// deleted). Every related row is here, a section of rows or not.
+    private(set) var sectionRows: [SectionRow?] = []
 
-    init(ascending: [Bool]) {
+    init(ascending: [Bool], sectionOrder: [Bool]? = nil) {
         self.ascending = ascending
+        self.sectionOrder = sectionOrder
         columns = ascending.map { _ in Column() }
     }
 
@@ -34,9 +41,10 @@ struct KeyStore {
     /// `denseSlots`, when given, is `denseSlots(of: ids)` kept from before (the section cache
     /// keeps it: filling it anew writes all over a large table, in the order of the rows);
     /// it is checked for its size and range only.
-    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column], denseSlots: FlatArray<Int32>? = nil) {
+    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column], denseSlots: FlatArray<Int32>? = nil,
+          sectionOrder: [Bool]? = nil) {
         guard columns.count == ascending.count, columns.allSatisfy({ $0.count == ids.count }), sectionOfSlot.count == ids.count else { return nil }
-        self.init(ascending: ascending)
+        self.init(ascending: ascending, sectionOrder: sectionOrder)
         for value in sectionValues {
             let known = self.sectionValues.count
             guard Int(sectionNumber(for: value)) == known else { return nil } // a value twice
@@ -106,6 +114,60 @@ struct KeyStore {
         sectionNumbers[exact] = number
         sectionValues.append(value)
         return number
+    }
+
+    /// The number of a section value already numbered; nil otherwise.
+    func sectionNumberIfKnown(_ value: DatabaseValue) -> Int32? {
+        sectionNumbers[ExactValue(value)]
+    }
+
+    /// Through a relationship: sets the related row of a section value (nil: it was deleted).
+    mutating func setSectionRow(_ row: SectionRow?, for value: DatabaseValue) {
+        let number = Int(sectionNumber(for: value))
+        if sectionRows.count <= number { sectionRows.append(contentsOf: repeatElement(nil, count: number + 1 - sectionRows.count)) }
+        sectionRows[number] = row
+    }
+
+    /// The related row of a section number; nil when unknown or without a relationship.
+    func sectionRow(_ number: Int32) -> SectionRow? {
+        number >= 0 && Int(number) < sectionRows.count ? sectionRows[Int(number)] : nil
+    }
+
+    /// Takes every related row `other` knows.
+    mutating func copySectionRows(from other: KeyStore) {
+        for (number, row) in other.sectionRows.enumerated() where row != nil { setSectionRow(row, for: other.sectionValues[number]) }
+    }
+
+    /// The related rows that differ from `fresh` (every related row now), as a commit gives them:
+    /// the new and changed ones, and nil for those no longer there.
+    func sectionRowChanges(to fresh: [(id: DatabaseValue, row: SectionRow)]) -> [(id: DatabaseValue, row: SectionRow?)] {
+        guard sectionOrder != nil else { return [] }
+        var changes: [(id: DatabaseValue, row: SectionRow?)] = []
+        var present = Set<Int32>()
+        for (value, row) in fresh {
+            let number = sectionNumberIfKnown(value)
+            if let number { present.insert(number) }
+            if number.flatMap(sectionRow) != row { changes.append((value, row)) }
+        }
+        for number in sectionRows.indices where sectionRows[number] != nil && !present.contains(Int32(number)) {
+            changes.append((sectionValues[number], nil))
+        }
+        return changes
+    }
+
+    /// Compares two sections (by number) in result order through a relationship: their related
+    /// rows' order values under their directions (an unknown row's values are NULL), then
+    /// their section values (the related keys).
+    func compareSectionOrder(_ x: Int32, _ y: Int32) -> Int {
+        guard x != y else { return 0 }
+        if let sectionOrder {
+            let a = sectionRow(x)?.order, b = sectionRow(y)?.order
+            for i in sectionOrder.indices {
+                let result = SQLiteOrdering.compare(a.map { $0[i] } ?? .null, b.map { $0[i] } ?? .null)
+                if result != 0 { return sectionOrder[i] ? result : -result }
+            }
+        }
+        return SQLiteOrdering.compare(sectionValues[Int(x)], sectionValues[Int(y)])
     }
 
     /// The section number of a used slot; -1 for a free one.
@@ -235,8 +297,13 @@ struct KeyStore {
     /// `inSameSection`: the caller knows both rows are in one section, so a section key column
     /// is equal without reading the rows' sections (two cache misses a comparison, at ten
     /// million rows, of the searches that place a tapped row).
+    /// Through a relationship, rows of two sections compare as their sections do.
     @inline(__always)
     func compare(_ a: Int, _ b: Int, inSameSection: Bool = false) -> Int {
+        if !inSameSection, sectionOrder != nil {
+            let result = compareSectionOrder(section(ofSlot: a), section(ofSlot: b))
+            if result != 0 { return result }
+        }
         for c in columns.indices {
             let result: Int
             if columns[c].isSectionKey {

@@ -34,6 +34,12 @@ extension ChangeFeed {
 /// do commits read from a change log, SQLite's or PostgreSQL's.
 package struct CommittedChange: Sendable {
     package var rows: [(id: RecordID, key: RowKey?)]
+    /// Through a relationship (`StoreQuery.relatedSections`): the related rows the commit
+    /// inserted or changed (with their new title and order) or deleted (nil), by key. The
+    /// rows whose membership a related row's insert or delete changed (an inner join) are in
+    /// `rows`: the store reads the rows whose foreign key names it. A related row changed in
+    /// place costs no row read.
+    package var sections: [(id: DatabaseValue, row: SectionRow?)]
     /// The change log position the keys were read at (at least); nil without a log.
     package var position: Int64?
     /// Whether the connection's own writes made the commit, or another connection.
@@ -42,8 +48,10 @@ package struct CommittedChange: Sendable {
     /// be sure `rows` names every row the commit removed; nil when it can.
     package var check: (any CommitCheck)?
 
-    package init(rows: [(id: RecordID, key: RowKey?)], position: Int64? = nil, origin: ChangeOrigin = .elsewhere, check: (any CommitCheck)? = nil) {
+    package init(rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)] = [], position: Int64? = nil,
+                 origin: ChangeOrigin = .elsewhere, check: (any CommitCheck)? = nil) {
         self.rows = rows
+        self.sections = sections
         self.position = position
         self.origin = origin
         self.check = check

@@ -22,8 +22,9 @@ package protocol ResultsStore: AnyObject {
     func keep(_ index: SectionedIndex, at position: Int64?) throws
 
     /// A fresh copy of the whole result, in order, for a controller that must catch up by
-    /// comparing; and the change log position it reflects, where the store has one.
-    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?)
+    /// comparing; every related row (`query.relatedSections`; empty without); and the change
+    /// log position it reflects, where the store has one.
+    func fetchAll(_ query: StoreQuery) throws -> StoreRows
 
     /// The whole records of those of `ids` that still exist, by id.
     func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record]
@@ -42,6 +43,12 @@ extension ResultsStore {
 
 /// What a store reads: rows of one table that match a predicate, in the order of the sort
 /// descriptors (then by id), split into sections by one column's value.
+///
+/// Through a relationship (`relatedSections`), `sectionColumn` is its foreign key: a row's
+/// section value is its foreign key's, and only rows whose foreign key names a related row
+/// are read (an inner join). Sections then come in the order of their related rows (the
+/// order columns, then the key), and rows inside a section in the order of the sort
+/// descriptors, then by id. A fetch's index holds every related row (`SectionedIndex.setSectionRow`).
 package struct StoreQuery: Sendable {
     package var tableName: String
     /// An SQL condition with bound arguments; nil for every row.
@@ -49,6 +56,32 @@ package struct StoreQuery: Sendable {
     package var sortDescriptors: [SortColumn]
     /// The column whose value names the section; nil for one unnamed section.
     package var sectionColumn: String?
+    /// Sections through a related table; nil for sections keyed by `sectionColumn`'s value.
+    package var relatedSections: RelatedSections?
+
+    package init(tableName: String, predicate: SQL?, sortDescriptors: [SortColumn], sectionColumn: String?, relatedSections: RelatedSections? = nil) {
+        self.tableName = tableName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.sectionColumn = relatedSections?.foreignKey ?? sectionColumn
+        self.relatedSections = relatedSections
+    }
+}
+
+/// A fresh copy of a whole result (`ResultsStore.fetchAll`).
+package struct StoreRows {
+    /// Every matching row, in result order.
+    package var rows: [(id: RecordID, key: RowKey)]
+    /// Every related row, by key, through a relationship; empty otherwise.
+    package var sections: [(id: DatabaseValue, row: SectionRow)]
+    /// The change log position the rows reflect, where the store has one.
+    package var position: Int64?
+
+    package init(rows: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)] = [], position: Int64?) {
+        self.rows = rows
+        self.sections = sections
+        self.position = position
+    }
 }
 
 /// How a store's change feed wakes its controller and how eagerly it looks for commits.

@@ -184,7 +184,7 @@ final class GatedStore: ResultsStore, @unchecked Sendable {
         try inner.fetch(query, tracking: tracking)
     }
 
-    func fetchAll(_ query: StoreQuery) throws -> (rows: [(id: RecordID, key: RowKey)], position: Int64?) {
+    func fetchAll(_ query: StoreQuery) throws -> StoreRows {
         try inner.fetchAll(query)
     }
 

@@ -5,10 +5,14 @@ import Foundation
 /// events mean"), given the result before and after.
 ///
 /// The batch is applied to the old result the way a batch-updating table view applies it:
-/// deletes and the old places of moves against the old result, updates reloaded where they
-/// are, section deletes, section inserts, then inserts and the new places of moves in
-/// ascending order; every other row keeps its relative order. The outcome must be the new
-/// result, and no more rows may be reported as moved than the batch needs (rule 2).
+/// row deletes and the old places of row moves against the old result, section deletes and
+/// the old places of section moves against the old result, then section inserts and the new
+/// places of section moves (a moved section brings its remaining rows), then row inserts and
+/// the new places of row moves in ascending order; updates (sections and rows) reconfigure
+/// at their new index. Every other row and section keeps its relative order. The outcome
+/// must be the new result, and no more rows or sections may be reported as moved than the
+/// batch needs (rules 2 and 12). Sections are matched by identity (`Layout.identifier`, the
+/// name but through a relationship); counts hold per identity (rule 13).
 ///
 /// Returns the violations found, as sentences; an empty array means the batch is correct.
 ///
@@ -52,6 +56,7 @@ func batchViolations(
     }
     var sectionDeletes: [(index: Int, name: String, count: Int)] = []
     var sectionInserts: [(index: Int, name: String, count: Int)] = []
+    var sectionKept: [(kind: ChangeKind, from: Int, to: Int, name: String, count: Int)] = []
     var rows: [RowEvent] = []
     var sawRow = false
     var sawSectionInsert = false
@@ -67,8 +72,12 @@ func batchViolations(
                 sawSectionInsert = true
                 sectionInserts.append((index, name, count))
             default:
-                problems.append("section change of kind \(kind): \(event)")
+                problems.append("section change of kind \(kind) without a new index: \(event)")
             }
+        case let .sectionKept(kind, from, to, name, count):
+            if sawRow { problems.append("section change \(event) comes after a row change") }
+            if kind != .move && kind != .update { problems.append("section \(kind) with a new index: \(event)") }
+            sectionKept.append((kind, from, to, name, count))
         case let .row(kind, id, from, to):
             sawRow = true
             rows.append(RowEvent(kind: kind, id: id, from: from, to: to))
@@ -86,6 +95,37 @@ func batchViolations(
     let insertedSections = Set(sectionInserts.map(\.index))
     if deletedSections.count != sectionDeletes.count { problems.append("a section is deleted twice") }
     if insertedSections.count != sectionInserts.count { problems.append("a section is inserted twice") }
+
+    if sectionKept.map(\.to) != sectionKept.map(\.to).sorted() {
+        problems.append("section moves and updates are not in ascending new order: \(sectionKept.map(\.to))")
+    }
+    if Set(sectionKept.map(\.from)).count != sectionKept.count || Set(sectionKept.map(\.to)).count != sectionKept.count {
+        problems.append("a section is moved or updated twice")
+    }
+    let movedSections = Set(sectionKept.filter { $0.kind == .move }.map(\.from))
+    let keptFrom = Set(sectionKept.map(\.from))
+    for section in sectionKept {
+        let text = "section \(section.kind) #\(section.from) -> #\(section.to)"
+        guard old.indices.contains(section.from), new.indices.contains(section.to) else {
+            problems.append("\(text) is outside the old (\(old.count)) or new (\(new.count)) sections")
+            continue
+        }
+        if deletedSections.contains(section.from) || insertedSections.contains(section.to) {
+            problems.append("\(text) is also deleted or inserted")
+        }
+        if old[section.from].identifier != new[section.to].identifier {
+            problems.append("\(text): old section \(old[section.from]) and new section \(new[section.to]) are not one section")
+        }
+        if Array(new[section.to].name.utf8) != Array(section.name.utf8) {
+            problems.append("\(text) names \(escaped(section.name)), the new section is \(escaped(new[section.to].name))")
+        }
+        if section.count != new[section.to].ids.count {
+            problems.append("\(text) reports \(section.count) rows, it has \(new[section.to].ids.count)")
+        }
+        if section.kind == .update, Array(old[section.from].name.utf8) == Array(new[section.to].name.utf8) {
+            problems.append("\(text) is an update of a section whose name did not change")
+        }
+    }
 
     for section in sectionDeletes {
         if !old.indices.contains(section.index) {
@@ -184,18 +224,40 @@ func batchViolations(
         problems.append("row \(rowID) changed but is not reported")
     }
 
-    // Rule 1 and 2: the sections that survive, and their counts.
+    // Rule 1, 2, 12 and 13: the sections that survive (by identity), their places and counts.
     let oldSurvivors = old.indices.filter { !deletedSections.contains($0) }
     let newSurvivors = new.indices.filter { !insertedSections.contains($0) }
+    // Sections keyed by a column's value may share an identifier (NULL and "" are both named
+    // ""): the k-th old one of an identifier is the k-th new one.
+    var newByIdentifier = Dictionary(grouping: newSurvivors, by: { Array(new[$0].identifier.utf8) })
+    var newIndexOfOld: [Int: Int] = [:]
+    for o in oldSurvivors {
+        if let n = newByIdentifier[Array(old[o].identifier.utf8)]?.first {
+            newIndexOfOld[o] = n
+            newByIdentifier[Array(old[o].identifier.utf8)]!.removeFirst()
+        }
+    }
     if oldSurvivors.count != newSurvivors.count {
         problems.append("\(old.count) sections - \(deletedSections.count) deleted + \(insertedSections.count) inserted is not \(new.count)")
+    } else if let lost = oldSurvivors.first(where: { newIndexOfOld[$0] == nil }) {
+        problems.append("old section \(lost) \(old[lost]) is neither deleted nor in the new result's kept sections")
     } else {
-        var newIndexOfOld: [Int: Int] = [:]
-        for (o, n) in zip(oldSurvivors, newSurvivors) {
-            newIndexOfOld[o] = n
-            if Array(old[o].name.utf8) != Array(new[n].name.utf8) {
-                problems.append("old section \(o) \(escaped(old[o].name)) becomes new section \(n) \(escaped(new[n].name)) without a section delete and insert")
+        for section in sectionKept where newIndexOfOld[section.from] != section.to {
+            problems.append("section \(section.kind) #\(section.from) -> #\(section.to): that section is at #\(newIndexOfOld[section.from].map(String.init) ?? "nil")")
+        }
+        for o in oldSurvivors where !keptFrom.contains(o) {
+            if Array(old[o].name.utf8) != Array(new[newIndexOfOld[o]!].name.utf8) {
+                problems.append("old section \(o) \(escaped(old[o].name)) becomes new section \(newIndexOfOld[o]!) \(escaped(new[newIndexOfOld[o]!].name)) without a section update, move, or delete and insert (rule 11)")
             }
+        }
+        // Rule 12: the sections not moved keep their relative order, and no more move than needed.
+        let unmoved = oldSurvivors.filter { !movedSections.contains($0) }.map { newIndexOfOld[$0]! }
+        if unmoved != unmoved.sorted() {
+            problems.append("sections that are not reported moved changed their relative order (rule 12)")
+        }
+        let needed = oldSurvivors.count - largestInOrderSubset(oldSurvivors.sorted { newIndexOfOld[$0]! < newIndexOfOld[$1]! }.map { ($0, fixed: false) })
+        if movedSections.count > needed {
+            problems.append("\(movedSections.count) sections are reported moved where \(needed) suffice (rule 12)")
         }
         func count(_ kinds: Set<ChangeKind>, from section: Int) -> Int {
             rows.filter { kinds.contains($0.kind) && $0.from?.section == section }.count
@@ -203,7 +265,8 @@ func batchViolations(
         func count(_ kinds: Set<ChangeKind>, to section: Int) -> Int {
             rows.filter { kinds.contains($0.kind) && $0.to?.section == section }.count
         }
-        for (o, n) in zip(oldSurvivors, newSurvivors) {
+        let survivorPairs = oldSurvivors.map { (o: $0, n: newIndexOfOld[$0]!) }
+        for (o, n) in survivorPairs {
             let expected = old[o].ids.count - count([.delete, .move], from: o) + count([.insert, .move], to: n)
             if expected != new[n].ids.count {
                 problems.append("section \(escaped(new[n].name)) (old \(o), new \(n)): \(old[o].ids.count) rows - deletes - moves out + inserts + moves in = \(expected), but it holds \(new[n].ids.count) (rule 1)")
@@ -229,7 +292,7 @@ func batchViolations(
         // reported keep their order; of the reported rows that stay in the section, as many as
         // fit in order with them can be updates, and only the others need to be moves.
         let reportedKinds = Dictionary(rows.map { ($0.id, $0.kind) }, uniquingKeysWith: { first, _ in first })
-        for (o, n) in zip(oldSurvivors, newSurvivors) {
+        for (o, n) in survivorPairs {
             let oldRows = Dictionary(uniqueKeysWithValues: old[o].ids.enumerated().map { ($1, $0) })
             let staying = new[n].ids.compactMap { id in oldRows[id].map { (id: id, oldRow: $0) } }
             let reported = staying.filter { reportedKinds[$0.id] != nil }
@@ -252,19 +315,26 @@ func batchViolations(
         }
         mirror[from.section].ids.remove(at: from.row)
     }
+    // Sections leave from the old state: deleted ones for good, moved ones to come back.
+    var travelling: [Int: Layout] = [:] // by new index
     if applicable {
-        for index in deletedSections.sorted(by: >) {
+        let moves = Dictionary(sectionKept.filter { $0.kind == .move }.map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
+        for index in deletedSections.union(moves.keys).sorted(by: >) {
             guard mirror.indices.contains(index) else { applicable = false; break }
-            if !mirror[index].ids.isEmpty {
+            if let to = moves[index] {
+                travelling[to] = mirror[index]
+            } else if !mirror[index].ids.isEmpty {
                 problems.append("deleted section \(index) still holds rows \(mirror[index].ids) after the row deletes")
             }
             mirror.remove(at: index)
         }
     }
     if applicable {
-        for section in sectionInserts.sorted(by: { $0.index < $1.index }) {
+        var arriving: [(index: Int, layout: Layout)] = sectionInserts.map { ($0.index, Layout($0.name, [], identifier: new.indices.contains($0.index) ? new[$0.index].identifier : $0.name)) }
+        arriving += travelling.map { ($0.key, $0.value) }
+        for section in arriving.sorted(by: { $0.index < $1.index }) {
             guard section.index <= mirror.count else { applicable = false; break }
-            mirror.insert(Layout(section.name, []), at: section.index)
+            mirror.insert(section.layout, at: section.index)
         }
     }
     if applicable {
@@ -275,6 +345,13 @@ func batchViolations(
                 break
             }
             mirror[to.section].ids.insert(rowID, at: to.row)
+        }
+    }
+    // Moved and updated sections reconfigure their headers at their new index.
+    if applicable {
+        for section in sectionKept {
+            guard mirror.indices.contains(section.to) else { applicable = false; break }
+            mirror[section.to].name = section.name
         }
     }
     if !applicable {

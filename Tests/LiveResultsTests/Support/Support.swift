@@ -89,6 +89,9 @@ final class Recorder: ResultsControllerDelegate {
     enum Event: Equatable, CustomStringConvertible {
         case willChange
         case section(ChangeKind, index: Int, name: String, count: Int)
+        /// A section kept through the batch (a relationship's): moved or updated from its old
+        /// index to its new one, with its new name and count.
+        case sectionKept(ChangeKind, from: Int, to: Int, name: String, count: Int)
         case row(ChangeKind, id: RecordID, from: IndexPath?, to: IndexPath?)
         case didChange
         /// `controllerDidResetContent`: reload everything.
@@ -101,6 +104,8 @@ final class Recorder: ResultsControllerDelegate {
             case .didChange: return "didChange"
             case let .section(kind, index, name, count):
                 return "section \(kind) #\(index) \(escaped(name)) (\(count))"
+            case let .sectionKept(kind, from, to, name, count):
+                return "section \(kind) #\(from) -> #\(to) \(escaped(name)) (\(count))"
             case let .row(kind, id, from, to):
                 return "row \(kind) id \(id) \(from.map(pathText) ?? "nil") -> \(to.map(pathText) ?? "nil")"
             }
@@ -115,8 +120,13 @@ final class Recorder: ResultsControllerDelegate {
         events.append(.willChange)
     }
 
-    func controller(_ controller: ResultsController<Item>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind) {
-        events.append(.section(type, index: sectionIndex, name: section.name, count: section.numberOfObjects))
+    func controller(_ controller: ResultsController<Item>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
+                    newSectionIndex: Int?) {
+        if let newSectionIndex {
+            events.append(.sectionKept(type, from: sectionIndex, to: newSectionIndex, name: section.name, count: section.numberOfObjects))
+        } else {
+            events.append(.section(type, index: sectionIndex, name: section.name, count: section.numberOfObjects))
+        }
     }
 
     func controller(_ controller: ResultsController<Item>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?, for type: ChangeKind, newIndexPath: IndexPath?) {
@@ -246,9 +256,7 @@ struct Fixture {
 
     /// The result as the controller holds it: section names with the ids of their rows.
     var layout: [Layout] {
-        controller.sections.enumerated().map { s, section in
-            Layout(section.name, (0..<section.numberOfObjects).map { controller.id(at: ip(s, $0)) })
-        }
+        controller.layout
     }
 
     /// The result as SQLite orders it, under the fixture's sort, section key and (unless
@@ -283,21 +291,33 @@ struct Fixture {
     }
 }
 
-/// One section of a result, for comparisons: the name, compared byte by byte, and the row ids.
+extension ResultsController {
+    /// The result as the controller holds it: sections (name, identifier) with the ids of their rows.
+    var layout: [Layout] {
+        sections.enumerated().map { s, section in
+            Layout(section.name, (0..<section.numberOfObjects).map { id(at: ip(s, $0)) }, identifier: section.identifier)
+        }
+    }
+}
+
+/// One section of a result, for comparisons: the name, compared byte by byte, the identifier
+/// (the name, but through a relationship: the related key) and the row ids.
 struct Layout: Equatable, CustomStringConvertible {
     var name: String
     var ids: [RecordID]
+    var identifier: String
 
-    init(_ name: String, _ ids: [RecordID]) {
+    init(_ name: String, _ ids: [RecordID], identifier: String? = nil) {
         self.name = name
         self.ids = ids
+        self.identifier = identifier ?? name
     }
 
     static func == (a: Layout, b: Layout) -> Bool {
-        Array(a.name.utf8) == Array(b.name.utf8) && a.ids == b.ids
+        Array(a.name.utf8) == Array(b.name.utf8) && a.ids == b.ids && Array(a.identifier.utf8) == Array(b.identifier.utf8)
     }
 
-    var description: String { "\(escaped(name)): \(ids)" }
+    var description: String { (identifier == name ? "" : "#\(identifier) ") + "\(escaped(name)): \(ids)" }
 }
 
 /// Whether two values are the same to SQLite's BINARY collation (unlike `==` on `DatabaseValue`,

@@ -16,9 +16,15 @@ extension SQLiteResultsStore {
             schema: try schemaFingerprint(db),
             sortDescriptors: query.sortDescriptors.map { $0.column + ($0.ascending ? " ASC" : " DESC") },
             predicate: predicate ?? "",
-            sectionKeyPath: query.sectionColumn,
+            sectionKeyPath: query.relatedSections.map(Self.stampText) ?? query.sectionColumn,
             databaseID: try ChangeLog.databaseID(db),
             position: position)
+    }
+
+    /// How a stamp names sections through a relationship.
+    private static func stampText(_ related: RelatedSections) -> String {
+        "\(related.foreignKey) -> \(related.table).\(related.key), titled by \(related.title), ordered by "
+            + related.order.map { $0.column + ($0.ascending ? " ASC" : " DESC") }.joined(separator: ", ")
     }
 
     /// A hash of the whole schema's SQL. (Not `PRAGMA schema_version`: GRDB creates and drops a
@@ -38,11 +44,26 @@ extension SQLiteResultsStore {
     /// The cached index brought up to `stamp`'s position by replaying the change log, or nil
     /// when there is no usable cache (missing, stale, corrupt, foreign, or too far behind: more
     /// changes than `replayableChanges`).
+    ///
+    /// Through a relationship, the related rows are read afresh (the file keeps none: never a
+    /// stale title), and a cache is used only when the log records the related table and no
+    /// related row changed since it was written (a changed one may move sections and bring
+    /// rows in or out: that launch fetches).
     static func loadCache(_ file: SectionCache, stamp: CacheStamp, keys: KeyQuery, db: Database) throws -> SectionedIndex? {
-        guard case (let cached, var index)? = file.load(matching: stamp, ascending: keys.sortDescriptors.map(\.ascending), sectionName: SectionedIndex.sectionName),
+        var sectionRows: [(id: DatabaseValue, row: SectionRow)] = []
+        if let related = keys.related {
+            guard try ChangeLog.isInstalled(on: related.table, in: db) else { return nil }
+            sectionRows = try keys.fetchSectionRows(db).map { ($0.key, $0.row) }
+        }
+        guard case (let cached, var index)? = file.load(matching: stamp, ascending: keys.sortDescriptors.map(\.ascending),
+                                                       sectionOrder: keys.related?.order.map(\.ascending), sectionRows: sectionRows,
+                                                       sectionName: SectionedIndex.sectionName),
               let changed = try ChangeLog.changedRowIDs(db, table: stamp.table, after: cached.position, through: stamp.position),
               changed.count <= replayableChanges(rows: index.count)
         else { return nil }
+        if let related = keys.related {
+            guard try ChangeLog.changedRowIDs(db, table: related.table, after: cached.position, through: stamp.position)?.isEmpty == true else { return nil }
+        }
         let found = try keys.fetchKeys(db, ids: changed.sorted())
         do {
             try index.replay(found, sectionName: SectionedIndex.sectionName)

@@ -85,7 +85,10 @@ package struct SectionCache {
     // MARK: - Reading
 
     /// The cached index, when the file exists, reads back whole and describes the same result.
-    func load(matching expected: CacheStamp, ascending: [Bool], sectionName: (DatabaseValue) -> String) -> (stamp: CacheStamp, index: SectionedIndex)? {
+    /// Through a relationship, `sectionOrder` and `sectionRows` (every related row) order and
+    /// title its sections.
+    func load(matching expected: CacheStamp, ascending: [Bool], sectionOrder: [Bool]? = nil, sectionRows: [(id: DatabaseValue, row: SectionRow)] = [],
+              sectionName: (DatabaseValue) -> String) -> (stamp: CacheStamp, index: SectionedIndex)? {
         guard let file = MappedFile(path: url.path), file.size > Self.magic.count + 8 else { return nil }
         // The stamp is read before the checksum is checked, so that a cache of another result
         // costs no read of its arrays; it is trusted only once the checksum matches.
@@ -96,7 +99,8 @@ package struct SectionCache {
               stamp.describesSameResult(as: expected), stamp.position <= expected.position,
               let stored = StoredIndex(&reader, columnCount: ascending.count),
               reader.checksumMatches(),
-              let index = stored.index(ascending: ascending, unsectioned: expected.sectionKeyPath == nil, sectionName: sectionName)
+              let index = stored.index(ascending: ascending, unsectioned: expected.sectionKeyPath == nil, sectionOrder: sectionOrder, sectionRows: sectionRows,
+                                       sectionName: sectionName)
         else { return nil }
         return (stamp, index)
     }
@@ -162,7 +166,8 @@ package struct SectionCache {
         }
 
         /// The index the arrays describe; nil when they do not describe one.
-        func index(ascending: [Bool], unsectioned: Bool, sectionName: (DatabaseValue) -> String) -> SectionedIndex? {
+        func index(ascending: [Bool], unsectioned: Bool, sectionOrder: [Bool]?, sectionRows: [(id: DatabaseValue, row: SectionRow)],
+                   sectionName: (DatabaseValue) -> String) -> SectionedIndex? {
             var keyColumns: [KeyStore.Column] = []
             for column in columns {
                 switch column {
@@ -174,7 +179,7 @@ package struct SectionCache {
                 }
             }
             return SectionedIndex(ascending: ascending, unsectioned: unsectioned, sections: sections, ids: ids, columns: keyColumns,
-                                  denseSlots: denseSlots, sectionName: sectionName)
+                                  denseSlots: denseSlots, sectionOrder: sectionOrder, sectionRows: sectionRows, sectionName: sectionName)
         }
     }
 
