@@ -19,6 +19,18 @@ extension ResultsController {
     }
 }
 
+extension ResultsController {
+    /// A controller over a table of a PostgreSQL database whose sections are the rows of a
+    /// related table (`RelatedSections`), as on SQLite: titled and ordered by the related row,
+    /// identified by its key, so that a section can be renamed (a section update) and
+    /// reordered (a section move). For a delegate to hear of changes, both tables need
+    /// `PostgresChangeLog.install(on:)`; index the foreign key, which a related row inserted or
+    /// deleted makes the controller look rows up by.
+    public convenience init(database: PostgresReader, fetchRequest: ResultsRequest<Record>, sections: RelatedSections, idColumn: String = "id") {
+        self.init(store: PostgresResultsStore(database: database, idColumn: idColumn), fetchRequest: fetchRequest, relatedSections: sections)
+    }
+}
+
 /// The rows of a PostgreSQL table: keys from `PostgresKeyQuery`, changes from a
 /// `PostgresChangeFeed` over the table's `PostgresChangeLog`.
 final class PostgresResultsStore: ResultsStore {

@@ -20,6 +20,11 @@ extension Team {
     /// The order of the zones, the board's sections: their position (the zone's id breaks ties).
     public static let zoneOrder: [SortColumn] = [SortColumn("position")]
 
+    /// The board's sections: the zones, through each team's `zoneID`, titled by the zone's
+    /// name, in their positions. A zone renamed is one section updated, a zone moved one
+    /// section moved, on every board.
+    public static let boardSections = RelatedSections(table: "zone", foreignKey: "zoneID", key: "id", title: "name", order: zoneOrder)
+
     /// The terms of an ORDER BY (without the keywords) that lists teams in `boardOrder`.
     public static var boardOrderSQL: String { SortColumn.orderingSQL(boardOrder) }
 

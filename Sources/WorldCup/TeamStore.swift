@@ -120,9 +120,12 @@ public protocol TeamStore: AnyObject, Sendable {
     /// The history entries this store wrote.
     var ownEntries: OwnEntries { get }
 
-    /// A results controller over the teams (not yet fetched): the scoreboard's live table.
-    /// A section cache (`cacheName`) is kept where the store supports one, and ignored elsewhere.
-    func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?,
+    /// A results controller over the teams (not yet fetched): the scoreboard's live table,
+    /// sectioned through the zone table (`sections`: `Team.boardSections`), rows in the
+    /// request's order inside a zone. Its records have no zone name (`Team.qualifyingZone`
+    /// is empty): a section's title is its zone's. A section cache (`cacheName`) is kept where
+    /// the store supports one, and ignored elsewhere.
+    func makeController(fetchRequest: ResultsRequest<Team>, sections: RelatedSections, cacheName: String?,
                         cacheDirectory: URL?) -> ResultsController<Team>
 
     /// The sentence to end a program with when `error` says the database itself is damaged

@@ -143,9 +143,9 @@ public final class PostgresTeamStore: TeamStore {
         return try run { connection in try Self.team(nameKey: key, connection) }
     }
 
-    public func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?,
+    public func makeController(fetchRequest: ResultsRequest<Team>, sections: RelatedSections, cacheName: String?,
                                cacheDirectory: URL?) -> ResultsController<Team> {
-        ResultsController(database: controllerDatabase, fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
+        ResultsController(database: controllerDatabase, fetchRequest: fetchRequest, sections: sections)
     }
 
     /// Nil: the server keeps its own files sound; its errors are reported as they come.

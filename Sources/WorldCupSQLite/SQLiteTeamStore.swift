@@ -119,8 +119,8 @@ public final class SQLiteTeamStore: TeamStore {
 
     public var location: String { database.path }
 
-    public func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?, cacheDirectory: URL?) -> ResultsController<Team> {
-        ResultsController(database: database, fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath,
+    public func makeController(fetchRequest: ResultsRequest<Team>, sections: RelatedSections, cacheName: String?, cacheDirectory: URL?) -> ResultsController<Team> {
+        ResultsController(database: database, fetchRequest: fetchRequest, sections: sections,
                           cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 

@@ -49,7 +49,7 @@ import WorldCupSQLite
     @Test func aVersionTwoBoardWithTeamsGetsItsNameSortKeysAndTheNewIndex() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        try await database.makeOlder(version: 2)
         // Version 2's team table and board index, as that version made them.
         for statement in [
             "DROP INDEX \(PostgresSchema.boardIndexName)",
@@ -79,7 +79,7 @@ import WorldCupSQLite
         #expect(index.count == 1 && index[0].contains(#""nameSortKey" COLLATE "C""#), "\(index)")
         // The board's own order agrees with the controller's, which sorts as SQLite does.
         let controller = store.makeController(fetchRequest: ResultsRequest<Team>(sortDescriptors: Team.boardOrder),
-                                              sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+                                              sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         try controller.performFetch()
         #expect(try controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
     }
@@ -142,12 +142,12 @@ import WorldCupSQLite
         defer { Task { await database.drop() } }
         let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
         let request = ResultsRequest<Team>(sortDescriptors: Team.boardOrder)
-        let controller = store.makeController(fetchRequest: request, sectionNameKeyPath: "qualifyingZone", cacheName: "ignored", cacheDirectory: nil)
+        let controller = store.makeController(fetchRequest: request, sections: Team.boardSections, cacheName: "ignored", cacheDirectory: nil)
         try controller.performFetch()
         #expect(try controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
 
         // The board's / filter: in memory, on the folded names.
-        let filter = store.makeController(fetchRequest: request, sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+        let filter = store.makeController(fetchRequest: request, sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         try filter.setFilter(.contains(Team.nameKey("ÇA"), inColumn: "nameKey"))
         try filter.performFetch()
         #expect(try filter.fetchedObjects.map(\.teamName) == [])
@@ -177,7 +177,7 @@ import WorldCupSQLite
         defer { Task { await database.drop() } }
         let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
         let controller = store.makeController(fetchRequest: ResultsRequest<Team>(sortDescriptors: Team.boardOrder),
-                                              sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+                                              sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         let batches = Batches()
         controller.delegate = batches
         controller.changeLogPollInterval = .zero

@@ -62,6 +62,6 @@ public struct ZoneMergeNeeded: Error, Equatable, CustomStringConvertible, Sendab
     }
 
     public var description: String {
-        "\(WorldCupError.quotable(into.name)) is already a zone, so \(WorldCupError.quotable(zone.name)) was not renamed: merging the two is asked for by itself (worldcup zone rename --merge)."
+        "\(quoted(into.name)) is already a zone, so \(quoted(zone.name)) was not renamed: to merge it into that zone, give --merge (or answer y on a terminal)."
     }
 }
