@@ -94,7 +94,7 @@ struct PostgresRecordedWrite {
 
     /// What a recorded write returns: the team (`PostgresSchema.teamColumns`), then the id
     /// of its history entry, so the store knows its own entries (`ownEntries`).
-    static let returning = PostgresSchema.teamColumns + #", (SELECT "entryID" FROM recorded)"#
+    static let returning = PostgresSchema.writtenTeamColumns + #", (SELECT "entryID" FROM recorded)"#
 
     /// The statement, for `PostgresWriter.write`.
     var write: PostgresWrite {
@@ -105,7 +105,19 @@ struct PostgresRecordedWrite {
             sql += #"claimed AS (SELECT id FROM history WHERE id = \#(text.bind(reverting)) AND "undoneBy" IS NULL FOR UPDATE),"# + "\n"
             claim = " AND EXISTS (SELECT 1 FROM claimed)"
         }
-        let teamRow = #"SELECT id AS "teamID", "teamName", (SELECT zone.name FROM zone WHERE zone.id = team."zoneID") AS "qualifyingZone", "imageName", wins FROM team"#
+        // The zones whose names the entry records (a change by one win reads its own): each
+        // still so named, its row's lock shared (`PostgresSchema.zoneName`), or nothing is
+        // written and the caller reads again: a zone renamed in between is never recorded
+        // under its old name after the rename's entry.
+        var zonesAsRead = ""
+        if apply.step == nil {
+            for team in [change.before, change.after].compactMap({ $0 }) {
+                guard let zoneID = team.zoneID else { continue }
+                zonesAsRead += " AND \(PostgresSchema.zoneName)(\(text.bind(zoneID))::int8) = \(text.bind(team.qualifyingZone))"
+            }
+        }
+        claim += zonesAsRead
+        let teamRow = #"SELECT id AS "teamID", "teamName", \#(PostgresSchema.zoneName)("zoneID") AS "qualifyingZone", "imageName", wins FROM team"#
         switch guarded {
         case .unchanged(let team):
             sql += """

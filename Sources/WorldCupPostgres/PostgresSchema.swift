@@ -21,8 +21,25 @@ public enum PostgresSchema {
     /// The text columns, ordered `COLLATE "C"` (by bytes, as SQLite orders them).
     static let textColumns: Set<String> = ["teamName", "imageName", "nameKey", "nameSortKey"]
     /// The columns of a team as `Team` decodes them (`PostgresTeamStore` selects them in this
-    /// order), its zone's name by a subquery (so that a statement's RETURNING has it too).
+    /// order), its zone's name by a subquery, in the statement's snapshot as the team.
     static let teamColumns = #"team.id, team."teamName", (SELECT zone.name FROM zone WHERE zone.id = team."zoneID"), team."imageName", team.wins, team."zoneID""#
+
+    /// `teamColumns` as a write returns them: the zone's name by `zoneName`.
+    static let writtenTeamColumns = #"team.id, team."teamName", \#(zoneName)(team."zoneID"), team."imageName", team.wins, team."zoneID""#
+
+    /// The function a write reads its team's zone's name with, sharing the zone row's lock to
+    /// the end of its transaction. So a write and a zone's rename or merge wait for each other,
+    /// and the history records each team's zone as it was at the team's change: a rename that
+    /// commits first is seen, one that commits after is not (its entry comes after). VOLATILE:
+    /// each call reads the latest commit (READ COMMITTED), not the statement's snapshot, as a
+    /// write that waited for a team's row lock goes on with the row as the other transaction
+    /// left it, perhaps in a zone that transaction made (a merge taken back).
+    static let zoneName = "worldcup_zone_name"
+
+    static let createZoneNameFunction = """
+        CREATE OR REPLACE FUNCTION \(zoneName)(zone_id bigint) RETURNS text LANGUAGE sql VOLATILE
+        AS $$ SELECT name FROM zone WHERE id = zone_id FOR SHARE $$
+        """
 
     /// The zones: a name unique ignoring case and normalisation (`nameKey`), a position.
     public static let createZoneTable = """
@@ -164,6 +181,7 @@ public enum PostgresSchema {
         // replaces the text column; the history gets the zone's actions and columns.
         6: [
             .sql(createZoneTable),
+            .sql(createZoneNameFunction),
             .sql(#"ALTER TABLE team ADD COLUMN "zoneID" bigint"#),
             .makeZones,
             .sql(#"ALTER TABLE team ALTER COLUMN "zoneID" SET NOT NULL, ADD CONSTRAINT team_zone FOREIGN KEY ("zoneID") REFERENCES zone (id)"#),

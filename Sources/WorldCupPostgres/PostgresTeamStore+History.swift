@@ -48,9 +48,10 @@ extension PostgresTeamStore {
             if let done = try Self.recorded(writeID, connection) { return done }
             do {
                 if let result = try attempt() { return result }
-            } catch let error as PSQLError where ["23505", "23503"].contains(error.serverInfo?[.sqlState]) {
-                // A name taken in the moment (the next attempt reads it and says so), or a
-                // zone merged away in the moment (the next attempt finds the zone again).
+            } catch let error as PSQLError where ["23505", "23503", "40P01"].contains(error.serverInfo?[.sqlState]) {
+                // A name taken in the moment (the next attempt reads it and says so), a zone
+                // merged away in the moment (the next attempt finds the zone again), or a write
+                // and a zone's merge that waited for each other (one is rolled back and made again).
                 continue
             }
         }

@@ -90,10 +90,10 @@ extension PostgresTeamStore {
         switch plan {
         case .insert(var team):
             try Self.placeInZone(&team, connection)
-            plan = .insert(team)
+            (plan, change.after) = (.insert(team), team)
         case .restore(var team):
             try Self.placeInZone(&team, connection)
-            plan = .restore(team)
+            (plan, change.after) = (.restore(team), team)
         case .takeWin, .giveWin, .delete:
             break
         }

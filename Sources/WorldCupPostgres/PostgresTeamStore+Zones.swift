@@ -54,18 +54,24 @@ extension PostgresTeamStore {
     private func changeZone(_ zoneID: Int64, decide: @escaping (Zone, PostgresConnection) throws -> ZonePlan) throws -> TeamChange {
         try refuseIfReadOnly()
         let writeID = UUID()
-        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            try repeatWhileRaced(writeID, connection) {
-                try Self.transaction(connection) {
-                    try Self.lockZones(connection)
-                    guard let zone = try Self.zone(id: zoneID, connection) else { throw ZonePlan.noZone }
-                    let plan = try decide(zone, connection)
-                    var change = TeamChange(action: plan.action, zone: try Self.apply(plan, connection))
-                    change.entryID = try record(change, writeID: writeID, reverts: nil, connection)
-                    return change
-                }
+        // The merge a rename asks for is an answer, not a failure of the connection.
+        let outcome = try exactlyOnce(orElse: "so the change may or may not have been saved") { connection -> Result<TeamChange, ZoneMergeNeeded> in
+            do {
+                return .success(try repeatWhileRaced(writeID, connection) {
+                    try Self.transaction(connection) {
+                        try Self.lockZones(connection)
+                        guard let zone = try Self.zone(id: zoneID, connection) else { throw ZonePlan.noZone }
+                        let plan = try decide(zone, connection)
+                        var change = TeamChange(action: plan.action, zone: try Self.apply(plan, connection))
+                        change.entryID = try record(change, writeID: writeID, reverts: nil, connection)
+                        return change
+                    }
+                })
+            } catch let merge as ZoneMergeNeeded {
+                return .failure(merge)
             }
         }
+        return try outcome.get()
     }
 
     /// Takes back (or makes again) `entry`, a zone's change, by the zone's rules

@@ -205,18 +205,32 @@ public final class PostgresTeamStore: TeamStore {
     public func recordedTap(teamID: Int64, tapID: UUID) throws -> TeamChange {
         try refuseIfReadOnly()
         return try exactlyOnce(orElse: "so the tap may or may not have counted") { connection in
-            if let done = try Self.recorded(tapID, connection) { return done }
-            let write = PostgresRecordedWrite(change: TeamChange(action: .tap, before: nil, after: nil), writeID: tapID, author: author,
-                                              guarded: .exists(teamID: teamID), apply: .addWin)
-            if let written = try recordedWrite(write, connection) {
-                var before = written.team
-                before.wins -= 1
-                return TeamChange(action: .tap, before: before, after: written.team, entryID: written.entryID)
-            }
-            // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
-            guard let done = try Self.recorded(tapID, connection) else { throw WorldCupError("That team no longer exists.") }
-            return done
+            try repeatWhileDeadlocked { try tapOnce(teamID: teamID, tapID: tapID, connection) }
         }
+    }
+
+    /// Runs `body` again (up to three times) when the server rolled it back to end a deadlock
+    /// (a write and a zone's merge that waited for each other).
+    func repeatWhileDeadlocked<T>(_ body: () throws -> T) throws -> T {
+        for _ in 0..<2 {
+            do { return try body() } catch let error as PSQLError where error.serverInfo?[.sqlState] == "40P01" { continue }
+        }
+        return try body()
+    }
+
+    /// One attempt of `recordedTap(teamID:tapID:)`.
+    private func tapOnce(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> TeamChange {
+        if let done = try Self.recorded(tapID, connection) { return done }
+        let write = PostgresRecordedWrite(change: TeamChange(action: .tap, before: nil, after: nil), writeID: tapID, author: author,
+                                          guarded: .exists(teamID: teamID), apply: .addWin)
+        if let written = try recordedWrite(write, connection) {
+            var before = written.team
+            before.wins -= 1
+            return TeamChange(action: .tap, before: before, after: written.team, entryID: written.entryID)
+        }
+        // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
+        guard let done = try Self.recorded(tapID, connection) else { throw WorldCupError("That team no longer exists.") }
+        return done
     }
 
     /// Runs a recorded write; returns the team it wrote (as it was, for a delete) and its
