@@ -145,6 +145,10 @@ public enum Schema {
 
     /// Migration v9 (see `migrator`).
     private static func migrateToZones(_ db: Database) throws {
+        // Another process opening a new file at the same moment may have done it since this
+        // one read which migrations were applied: its record of v9 then fails as a race
+        // (`DatabaseFile.retryingRaces`), and the next attempt finds it done.
+        guard try db.columns(in: "team").contains(where: { $0.name == "qualifyingZone" }) else { return }
         // The zones, one per name key: the first spelling in byte order, positions alphabetical.
         var spellings: [String: String] = [:]
         for zone in try String.fetchAll(db, sql: "SELECT DISTINCT qualifyingZone FROM team ORDER BY qualifyingZone") {
