@@ -2,19 +2,29 @@ import Foundation
 import GRDB
 
 /// A World Cup team: one row of the `team` table.
+///
+/// The team's zone is a row of the `zone` table, named by `zoneID`. `qualifyingZone` is that
+/// zone's name where a store read it with the team (`TeamStore.teams()`, `team(named:)`,
+/// the changes it returns) or where a person typed it (an add, an edit, a seed); the table
+/// has no such column, and a team read from the table alone (a results controller's record)
+/// has it empty: the board titles a section from the controller's section instead.
 public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "team"
 
     /// The row id; nil until the team is saved.
     public var id: Int64?
     public var teamName: String
+    /// The name of the team's zone, where the store joined it (see above).
     public var qualifyingZone: String
+    /// The id of the team's zone (`Zone`); nil until the store has found or made it.
+    public var zoneID: Int64?
     /// The name of the team's flag picture in the original sample, such as "algeria-flag".
     public var imageName: String
     public var wins: Int
 
-    public init(id: Int64? = nil, teamName: String, qualifyingZone: String, imageName: String, wins: Int = 0) {
+    public init(id: Int64? = nil, teamName: String, qualifyingZone: String, imageName: String, wins: Int = 0, zoneID: Int64? = nil) {
         self.id = id
+        self.zoneID = zoneID
         self.teamName = teamName
         self.qualifyingZone = qualifyingZone
         self.imageName = imageName
@@ -55,7 +65,9 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     public init(row: Row) throws {
         id = try row.decode(forColumn: "id")
         teamName = try row.decode(forColumn: "teamName")
-        qualifyingZone = try row.decode(forColumn: "qualifyingZone")
+        // The zone's name, where the query joined it as `qualifyingZone`.
+        qualifyingZone = row.hasColumn("qualifyingZone") ? try row.decode(forColumn: "qualifyingZone") : ""
+        zoneID = try row.decode(forColumn: "zoneID")
         imageName = try row.decode(forColumn: "imageName")
         wins = try row.decode(forColumn: "wins")
     }
@@ -63,7 +75,7 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     public func encode(to container: inout PersistenceContainer) throws {
         container["id"] = id
         container["teamName"] = teamName
-        container["qualifyingZone"] = qualifyingZone
+        container["zoneID"] = zoneID
         container["imageName"] = imageName
         container["wins"] = wins
         container["nameKey"] = Team.nameKey(teamName)

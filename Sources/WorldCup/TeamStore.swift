@@ -48,6 +48,30 @@ public protocol TeamStore: AnyObject, Sendable {
     @discardableResult
     func recordedDelete(teamID: Int64) throws -> TeamChange
 
+    /// Every zone, in the board's order (its position, 0 first), with how many teams it holds.
+    func zones() throws -> [ZoneListing]
+
+    /// The zone with this name (case and normalisation ignored), if any.
+    func zone(named name: String) throws -> Zone?
+
+    /// Renames a zone (one history entry, whatever its teams). A new spelling of its own name
+    /// (another case) is a rename; a name of another zone (ignoring case and normalisation)
+    /// changes nothing and throws `ZoneMergeNeeded`: the caller asks the person, then calls
+    /// `mergeZone(zoneID:into:)`. Returns the change with its entry's id.
+    @discardableResult
+    func renameZone(zoneID: Int64, to name: String) throws -> TeamChange
+
+    /// Moves a zone to `position` (0 first, below the zone count); the zones between shift by
+    /// one. Returns the change with its entry's id.
+    @discardableResult
+    func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange
+
+    /// Merges a zone into `target`: its teams go there and it goes, in one transaction and
+    /// one history entry, whose undo brings the zone back (id, name, position) with those
+    /// teams. Returns the change with its entry's id.
+    @discardableResult
+    func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange
+
     /// Who this store's changes are recorded under, in its history (`Author.chosen`).
     var author: String { get }
 
@@ -96,9 +120,12 @@ public protocol TeamStore: AnyObject, Sendable {
     /// The history entries this store wrote.
     var ownEntries: OwnEntries { get }
 
-    /// A results controller over the teams (not yet fetched): the scoreboard's live table.
-    /// A section cache (`cacheName`) is kept where the store supports one, and ignored elsewhere.
-    func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?,
+    /// A results controller over the teams (not yet fetched): the scoreboard's live table,
+    /// sectioned through the zone table (`sections`: `Team.boardSections`), rows in the
+    /// request's order inside a zone. Its records have no zone name (`Team.qualifyingZone`
+    /// is empty): a section's title is its zone's. A section cache (`cacheName`) is kept where
+    /// the store supports one, and ignored elsewhere.
+    func makeController(fetchRequest: ResultsRequest<Team>, sections: RelatedSections, cacheName: String?,
                         cacheDirectory: URL?) -> ResultsController<Team>
 
     /// The sentence to end a program with when `error` says the database itself is damaged
@@ -170,6 +197,35 @@ extension TeamStore {
         try refuseIfReadOnly()
         guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
         return try edit(teamID: id, name: newName, zone: zone, wins: wins)
+    }
+
+    /// Renames the zone with this name (case ignored): `renameZone(zoneID:to:)`.
+    @discardableResult
+    public func renameZone(named name: String, to newName: String) throws -> TeamChange {
+        try refuseIfReadOnly()
+        return try renameZone(zoneID: try zoneID(named: name), to: newName)
+    }
+
+    /// Moves the zone with this name (case ignored) to `position` (0 first): `moveZone(zoneID:to:)`.
+    @discardableResult
+    public func moveZone(named name: String, to position: Int) throws -> TeamChange {
+        try refuseIfReadOnly()
+        return try moveZone(zoneID: try zoneID(named: name), to: position)
+    }
+
+    /// Merges the zone named `name` into the zone named `target` (case ignored): `mergeZone(zoneID:into:)`.
+    @discardableResult
+    public func mergeZone(named name: String, into target: String) throws -> TeamChange {
+        try refuseIfReadOnly()
+        return try mergeZone(zoneID: try zoneID(named: name), into: try zoneID(named: target))
+    }
+
+    /// The id of the zone with this name, or the sentence that there is none.
+    private func zoneID(named name: String) throws -> Int64 {
+        guard let id = try zone(named: name)?.id else {
+            throw WorldCupError("There is no zone named “\(WorldCupError.quotable(TeamValidation.trimmed(name)))” (worldcup zones lists them).")
+        }
+        return id
     }
 
     /// The error for a name that matches no team; the name is quoted safely.

@@ -24,10 +24,14 @@ struct ControllerData: BoardData {
         contains(position) ? controller.id(at: IndexPath(row: position.row, section: position.section)) : nil
     }
 
+    /// The team at a place, with its zone's name: the section's title (the controller's
+    /// records are the team table's rows, which name their zone by id only).
     func team(at position: TablePosition) -> Team? {
         guard contains(position) else { return nil }
         do {
-            return try controller.object(at: IndexPath(row: position.row, section: position.section))
+            var team = try controller.object(at: IndexPath(row: position.row, section: position.section))
+            team.qualifyingZone = controller.sections[position.section].name
+            return team
         } catch {
             failures?.record(error)
             return nil

@@ -19,8 +19,8 @@ import WorldCup
 /// of other programs take the same path from `processChanges()`, called when the controller
 /// wakes the loop; who made them is read on the store's thread too, one read at a time.
 public final class ScoreboardScreen {
-    /// The fetch request of the scoreboard: `Team.boardOrder` (zones in order, then most wins,
-    /// then name).
+    /// The fetch request of the scoreboard: `Team.boardOrder` (most wins, then name) inside
+    /// each zone; the zones, its sections, come through the zone table (`Team.boardSections`).
     public static var fetchRequest: ResultsRequest<Team> {
         ResultsRequest(sortDescriptors: Team.boardOrder, fetchBatchSize: 64)
     }
@@ -93,7 +93,7 @@ public final class ScoreboardScreen {
         theme = Theme(colors: colors, background: background)
         view = BoardView(theme: theme, flagStyle: flags)
         self.clock = clock
-        controller = scoreboard.makeController(fetchRequest: Self.fetchRequest, sectionNameKeyPath: "qualifyingZone",
+        controller = scoreboard.makeController(fetchRequest: Self.fetchRequest, sections: Team.boardSections,
                                                cacheName: cacheName, cacheDirectory: cacheDirectory)
         controller.onChangesAvailable = onChangesAvailable
         // This screen shows its own writes as soon as they return (`processChanges()`): only

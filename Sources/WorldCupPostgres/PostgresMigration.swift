@@ -65,6 +65,8 @@ struct PostgresMigration {
                     THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), has_database_privilege(current_database(), 'CREATE'))
                 ELSE has_table_privilege('team', 'INSERT') AND has_table_privilege('team', 'UPDATE')
                     AND has_table_privilege('team', 'DELETE')
+                    AND coalesce(has_table_privilege(to_regclass('zone'), 'INSERT') AND has_table_privilege(to_regclass('zone'), 'UPDATE')
+                        AND has_table_privilege(to_regclass('zone'), 'DELETE'), has_schema_privilege(current_schema(), 'CREATE'))
                     AND coalesce(has_table_privilege(to_regclass('history'), 'INSERT'), has_schema_privilege(current_schema(), 'CREATE'))
                     AND coalesce(has_table_privilege(to_regclass('history'), 'SELECT'), has_schema_privilege(current_schema(), 'CREATE'))
                     AND coalesce(has_table_privilege(to_regclass('history'), 'UPDATE'), has_schema_privilege(current_schema(), 'CREATE'))
@@ -131,13 +133,16 @@ struct PostgresMigration {
                 switch step {
                 case .sql(let statement): try query(PostgresQuery(unsafeSQL: statement))
                 case .fillNameSortKeys: try fillNameSortKeys()
+                case .makeZones: try makeZones()
                 }
             }
         }
         // The change log as this version installs it, synchronously (no task: this thread may
         // be one Swift concurrency needs to run it).
-        for statement in try PostgresChangeLog.installStatements(on: "team") {
-            try query(PostgresQuery(unsafeSQL: statement))
+        for table in ["team", "zone"] {
+            for statement in try PostgresChangeLog.installStatements(on: table) {
+                try query(PostgresQuery(unsafeSQL: statement))
+            }
         }
         try query("""
             INSERT INTO \(unescaped: PostgresSchema.versionTable) (version) VALUES (\(Int32(PostgresSchema.version)))
@@ -158,6 +163,33 @@ struct PostgresMigration {
             """)
     }
 
+    /// Makes the zones of the teams' text zones (migration 6): one per name key, the spelling
+    /// first in byte order, positions alphabetical; then sets every team's `zoneID`.
+    private func makeZones() throws {
+        let spellings = try query(#"SELECT DISTINCT "qualifyingZone" COLLATE "C" FROM team ORDER BY 1"#).map { try $0.decode(String.self) }
+        try PostgresMigration.insertZones(spellings, connection)
+        let keys = spellings.map(Zone.nameKey)
+        try query("""
+            UPDATE team SET "zoneID" = zone.id FROM unnest(\(spellings)::text[], \(keys)::text[]) AS spelt(name, key)
+            JOIN zone ON zone."nameKey" = spelt.key WHERE team."qualifyingZone" = spelt.name
+            """)
+    }
+
+    /// Inserts a zone for each name key among `names` not yet a zone's (the first spelling of
+    /// each), positions alphabetical after those there (inside the caller's transaction).
+    static func insertZones(_ names: [String], _ connection: PostgresConnection) throws {
+        var spellings: [String: String] = [:]
+        for name in names where spellings[Zone.nameKey(name)] == nil { spellings[Zone.nameKey(name)] = name }
+        let ordered = Zone.alphabetical(Array(spellings.values))
+        let keys = ordered.map(Zone.nameKey)
+        let positions = ordered.indices.map { Int32($0) }
+        try PostgresTeamStore.query(connection, """
+            INSERT INTO zone (name, "nameKey", position)
+            SELECT name, key, position + (SELECT count(*) FROM zone) FROM unnest(\(ordered)::text[], \(keys)::text[], \(positions)::int4[]) AS z(name, key, position)
+            ON CONFLICT ("nameKey") DO NOTHING
+            """)
+    }
+
     /// Inserts `teams` in one statement and marks the seed imported (inside the caller's transaction).
     static func importSeed(_ teams: [SeedTeam], _ connection: PostgresConnection) throws {
         let names = teams.map { TeamValidation.trimmed($0.teamName) }
@@ -166,9 +198,14 @@ struct PostgresMigration {
         let wins = teams.map { Int32(clamping: $0.wins) }
         let keys = names.map(Team.nameKey)
         let sortKeys = names.map(Team.nameSortKey)
+        let zoneKeys = zones.map(Zone.nameKey)
+        try insertZones(zones, connection)
         try PostgresTeamStore.query(connection, """
-            INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey", "nameSortKey")
-            SELECT * FROM unnest(\(names)::text[], \(zones)::text[], \(images)::text[], \(wins)::int4[], \(keys)::text[], \(sortKeys)::text[])
+            INSERT INTO team ("teamName", "zoneID", "imageName", wins, "nameKey", "nameSortKey")
+            SELECT seed.name, zone.id, seed.image, seed.wins, seed.key, seed.sort_key
+            FROM unnest(\(names)::text[], \(zoneKeys)::text[], \(images)::text[], \(wins)::int4[], \(keys)::text[], \(sortKeys)::text[])
+                WITH ORDINALITY AS seed(name, zone_key, image, wins, key, sort_key, n)
+            JOIN zone ON zone."nameKey" = seed.zone_key ORDER BY seed.n
             """)
         try PostgresTeamStore.query(connection, #"INSERT INTO "seedImport" (id) VALUES (1) ON CONFLICT (id) DO NOTHING"#)
     }

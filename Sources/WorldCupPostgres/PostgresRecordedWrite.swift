@@ -21,7 +21,7 @@ import WorldCup
 struct PostgresRecordedWrite {
     /// What the team must be for the change to be made.
     enum Guard {
-        /// The team with the id exists with this name, zone and wins.
+        /// The team with the id exists with this name, zone (its `zoneID`) and wins.
         case unchanged(Team)
         /// The team with the id exists and has a win.
         case hasWin(teamID: Int64)
@@ -94,7 +94,7 @@ struct PostgresRecordedWrite {
 
     /// What a recorded write returns: the team (`PostgresSchema.teamColumns`), then the id
     /// of its history entry, so the store knows its own entries (`ownEntries`).
-    static let returning = PostgresSchema.teamColumns + #", (SELECT "entryID" FROM recorded)"#
+    static let returning = PostgresSchema.writtenTeamColumns + #", (SELECT "entryID" FROM recorded)"#
 
     /// The statement, for `PostgresWriter.write`.
     var write: PostgresWrite {
@@ -105,12 +105,24 @@ struct PostgresRecordedWrite {
             sql += #"claimed AS (SELECT id FROM history WHERE id = \#(text.bind(reverting)) AND "undoneBy" IS NULL FOR UPDATE),"# + "\n"
             claim = " AND EXISTS (SELECT 1 FROM claimed)"
         }
-        let teamRow = #"SELECT id AS "teamID", "teamName", "qualifyingZone", "imageName", wins FROM team"#
+        // The zones whose names the entry records (a change by one win reads its own): each
+        // still so named, its row's lock shared (`PostgresSchema.zoneName`), or nothing is
+        // written and the caller reads again: a zone renamed in between is never recorded
+        // under its old name after the rename's entry.
+        var zonesAsRead = ""
+        if apply.step == nil {
+            for team in [change.before, change.after].compactMap({ $0 }) {
+                guard let zoneID = team.zoneID else { continue }
+                zonesAsRead += " AND \(PostgresSchema.zoneName)(\(text.bind(zoneID))::int8) = \(text.bind(team.qualifyingZone))"
+            }
+        }
+        claim += zonesAsRead
+        let teamRow = #"SELECT id AS "teamID", "teamName", \#(PostgresSchema.zoneName)("zoneID") AS "qualifyingZone", "imageName", wins FROM team"#
         switch guarded {
         case .unchanged(let team):
             sql += """
                 guarded AS (\(teamRow) WHERE id = \(text.bind(team.id)) AND "teamName" = \(text.bind(team.teamName))
-                AND "qualifyingZone" = \(text.bind(team.qualifyingZone)) AND wins = \(text.bind(Int32(clamping: team.wins)))\(claim) FOR UPDATE)
+                AND "zoneID" = \(text.bind(team.zoneID)) AND wins = \(text.bind(Int32(clamping: team.wins)))\(claim) FOR UPDATE)
                 """
         case .hasWin(let id):
             sql += "guarded AS (\(teamRow) WHERE id = \(text.bind(id)) AND wins > 0\(claim) FOR UPDATE)"
@@ -151,7 +163,7 @@ struct PostgresRecordedWrite {
         switch apply {
         case .update(let team):
             sql += """
-                UPDATE team SET "teamName" = \(text.bind(team.teamName)), "qualifyingZone" = \(text.bind(team.qualifyingZone)),
+                UPDATE team SET "teamName" = \(text.bind(team.teamName)), "zoneID" = \(text.bind(team.zoneID)),
                     wins = \(text.bind(Int32(clamping: team.wins))), "nameKey" = \(text.bind(Team.nameKey(team.teamName))),
                     "nameSortKey" = \(text.bind(Team.nameSortKey(team.teamName)))
                 FROM recorded WHERE team.id = recorded."teamID"
@@ -162,8 +174,8 @@ struct PostgresRecordedWrite {
             sql += #"DELETE FROM team USING recorded WHERE team.id = recorded."teamID""#
         case .insert(let team):
             sql += """
-                INSERT INTO team (id, "teamName", "qualifyingZone", "imageName", wins, "nameKey", "nameSortKey")
-                SELECT "teamID", \(text.bind(team.teamName)), \(text.bind(team.qualifyingZone)), \(text.bind(team.imageName)),
+                INSERT INTO team (id, "teamName", "zoneID", "imageName", wins, "nameKey", "nameSortKey")
+                SELECT "teamID", \(text.bind(team.teamName)), \(text.bind(team.zoneID)), \(text.bind(team.imageName)),
                     \(text.bind(Int32(clamping: team.wins))), \(text.bind(Team.nameKey(team.teamName))), \(text.bind(Team.nameSortKey(team.teamName)))
                 FROM recorded
                 """

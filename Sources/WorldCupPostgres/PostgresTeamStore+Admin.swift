@@ -86,6 +86,10 @@ extension PostgresTeamStore {
             try transaction(connection) {
                 try query(connection, "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
                 try query(connection, "TRUNCATE team")
+                // The zones too, row by row (the change log records each): the seed's come back
+                // in alphabetical order.
+                try lockZones(connection)
+                try query(connection, "DELETE FROM zone")
                 try PostgresMigration.importSeed(teams, connection)
                 return Int(try query(connection, "SELECT count(*) FROM team").single(Int64.self) ?? 0)
             }

@@ -14,8 +14,9 @@ extension PostgresTeamStore {
         return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
             try repeatWhileRaced(writeID, connection) {
                 guard let current = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
-                let edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zones(connection))
+                var edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zoneNames(connection))
                 try TeamValidation.checkName(of: edited, heldBy: Self.team(nameKey: Team.nameKey(edited.teamName), connection))
+                try Self.placeInZone(&edited, connection)
                 var change = TeamChange(action: .edit, before: current, after: edited)
                 let write = PostgresRecordedWrite(change: change, writeID: writeID, author: author, guarded: .unchanged(current), apply: .update(edited))
                 guard let written = try recordedWrite(write, connection) else { return nil }
@@ -47,8 +48,11 @@ extension PostgresTeamStore {
             if let done = try Self.recorded(writeID, connection) { return done }
             do {
                 if let result = try attempt() { return result }
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-                continue // a name taken in the moment: the next attempt reads it and says so
+            } catch let error as PSQLError where ["23505", "23503", "40P01"].contains(error.serverInfo?[.sqlState]) {
+                // A name taken in the moment (the next attempt reads it and says so), a zone
+                // merged away in the moment (the next attempt finds the zone again), or a write
+                // and a zone's merge that waited for each other (one is rolled back and made again).
+                continue
             }
         }
         if let done = try Self.recorded(writeID, connection) { return done }
@@ -90,13 +94,14 @@ extension PostgresTeamStore {
 
     /// The team with this id, if any.
     static func team(id: Int64, _ connection: PostgresConnection) throws -> Team? {
-        try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE id = \(id)").map(Team.init(postgresRow:)).first
+        try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE team.id = \(id)").map(Team.init(postgresRow:)).first
     }
 
     /// The columns `entry(_:)` reads.
     static let historyColumns = #"""
         id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), author, action, "teamID", "teamName",
-        "oldName", "oldZone", "oldImage", "oldWins", "newName", "newZone", "newImage", "newWins", undid, "undoneBy", reverts, refused
+        "oldName", "oldZone", "oldImage", "oldWins", "newName", "newZone", "newImage", "newWins", undid, "undoneBy", reverts, refused,
+        "oldPosition", "newPosition", "intoZoneID", "intoName", "teamIDs"
         """#
 
     /// A history entry from a row of `historyColumns`, by the rule both stores share.
@@ -106,10 +111,14 @@ extension PostgresTeamStore {
             HistoryRow.Side(name: try cells[first].decode(String?.self), zone: try cells[first + 1].decode(String?.self),
                             image: try cells[first + 2].decode(String?.self), wins: try cells[first + 3].decode(Int32?.self).map(Int.init))
         }
-        return try HistoryRow(id: cells[0].decode(Int64.self), at: cells[1].decode(String.self), author: cells[2].decode(String.self),
-                              action: cells[3].decode(String.self), teamID: cells[4].decode(Int64.self), teamName: cells[5].decode(String.self),
-                              old: side(6), new: side(10), undid: cells[14].decode(String?.self), undoneBy: cells[15].decode(Int64?.self),
-                              reverts: cells[16].decode(Int64?.self), refused: cells[17].decode(Bool.self)).entry()
+        var history = try HistoryRow(id: cells[0].decode(Int64.self), at: cells[1].decode(String.self), author: cells[2].decode(String.self),
+                                     action: cells[3].decode(String.self), teamID: cells[4].decode(Int64.self), teamName: cells[5].decode(String.self),
+                                     old: side(6), new: side(10), undid: cells[14].decode(String?.self), undoneBy: cells[15].decode(Int64?.self),
+                                     reverts: cells[16].decode(Int64?.self), refused: cells[17].decode(Bool.self))
+        history.zone = try HistoryRow.ZoneColumns(oldPosition: cells[18].decode(Int32?.self).map(Int.init), newPosition: cells[19].decode(Int32?.self).map(Int.init),
+                                                  intoZoneID: cells[20].decode(Int64?.self), intoName: cells[21].decode(String?.self),
+                                                  teamIDs: cells[22].decode(String?.self))
+        return try history.entry()
     }
 
     /// Deletes the entries beyond `HistoryEntry.retainedCount` that are over an hour old

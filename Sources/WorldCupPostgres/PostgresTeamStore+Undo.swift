@@ -69,8 +69,9 @@ extension PostgresTeamStore {
     private func apply(_ revert: Revert, of entry: HistoryEntry, writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange? {
         try revert.check(entry, author: author)
         try Self.refuseIfReverted(entry, connection)
+        if entry.change.isZoneChange { return try applyToZone(revert, of: entry, writeID: writeID, connection) }
         let current = try entry.change.teamID.flatMap { try Self.team(id: $0, connection) }
-        let plan: UndoPlan
+        var plan: UndoPlan
         do {
             plan = try revert.plan(entry, current: current)
             if let name = plan.nameTaken {
@@ -85,6 +86,17 @@ extension PostgresTeamStore {
             throw refusal
         }
         var change = revert.change(entry, plan: plan, current: current)
+        // The zone a team brought back or edited back goes to, by its name (made again if gone).
+        switch plan {
+        case .insert(var team):
+            try Self.placeInZone(&team, connection)
+            (plan, change.after) = (.insert(team), team)
+        case .restore(var team):
+            try Self.placeInZone(&team, connection)
+            (plan, change.after) = (.restore(team), team)
+        case .takeWin, .giveWin, .delete:
+            break
+        }
         let write = PostgresRecordedWrite(plan: plan, current: current, change: change, writeID: writeID, author: author, reverting: entry.id)
         guard let written = try recordedWrite(write, connection) else { return nil }
         if case .takeWin = plan { (change.before, change.after) = (Self.stepped(written.team, by: 1), written.team) }
@@ -94,7 +106,7 @@ extension PostgresTeamStore {
     }
 
     /// Throws the refusal for an entry taken back already, naming who did.
-    private static func refuseIfReverted(_ entry: HistoryEntry, _ connection: PostgresConnection) throws {
+    static func refuseIfReverted(_ entry: HistoryEntry, _ connection: PostgresConnection) throws {
         guard let undoneBy = entry.undoneBy else { return }
         let by = try query(connection, "SELECT author FROM history WHERE id = \(undoneBy)").single(String.self) ?? "someone"
         throw entry.alreadyReverted(by: by)

@@ -131,7 +131,9 @@ public final class PostgresTeamStore: TeamStore {
 
     public func teams() throws -> [Team] {
         try run { connection in
-            try Self.query(connection, PostgresQuery(unsafeSQL: "SELECT \(PostgresSchema.teamColumns) FROM team ORDER BY \(PostgresSchema.orderSQL)"))
+            try Self.query(connection, PostgresQuery(unsafeSQL: """
+                SELECT \(PostgresSchema.teamColumns) FROM team JOIN zone ON zone.id = team."zoneID" ORDER BY \(PostgresSchema.boardOrderSQL)
+                """))
                 .map(Team.init(postgresRow:))
         }
     }
@@ -141,9 +143,9 @@ public final class PostgresTeamStore: TeamStore {
         return try run { connection in try Self.team(nameKey: key, connection) }
     }
 
-    public func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?,
+    public func makeController(fetchRequest: ResultsRequest<Team>, sections: RelatedSections, cacheName: String?,
                                cacheDirectory: URL?) -> ResultsController<Team> {
-        ResultsController(database: controllerDatabase, fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
+        ResultsController(database: controllerDatabase, fetchRequest: fetchRequest, sections: sections)
     }
 
     /// Nil: the server keeps its own files sound; its errors are reported as they come.
@@ -158,7 +160,7 @@ public final class PostgresTeamStore: TeamStore {
             try repeatWhileRaced(writeID, connection) {
                 var team = typed
                 // A zone spelt in another case or normalisation than one on the board takes its spelling.
-                team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(connection)) ?? team.qualifyingZone
+                try Self.placeInZone(&team, connection)
                 try TeamValidation.checkName(of: team, heldBy: Self.team(nameKey: Team.nameKey(team.teamName), connection))
                 let write = PostgresRecordedWrite(change: TeamChange(action: .add, before: nil, after: team), writeID: writeID, author: author,
                                                   guarded: .newName(team.teamName), apply: .insert(team))
@@ -203,25 +205,39 @@ public final class PostgresTeamStore: TeamStore {
     public func recordedTap(teamID: Int64, tapID: UUID) throws -> TeamChange {
         try refuseIfReadOnly()
         return try exactlyOnce(orElse: "so the tap may or may not have counted") { connection in
-            if let done = try Self.recorded(tapID, connection) { return done }
-            let write = PostgresRecordedWrite(change: TeamChange(action: .tap, before: nil, after: nil), writeID: tapID, author: author,
-                                              guarded: .exists(teamID: teamID), apply: .addWin)
-            if let written = try recordedWrite(write, connection) {
-                var before = written.team
-                before.wins -= 1
-                return TeamChange(action: .tap, before: before, after: written.team, entryID: written.entryID)
-            }
-            // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
-            guard let done = try Self.recorded(tapID, connection) else { throw WorldCupError("That team no longer exists.") }
-            return done
+            try repeatWhileDeadlocked { try tapOnce(teamID: teamID, tapID: tapID, connection) }
         }
+    }
+
+    /// Runs `body` again (up to three times) when the server rolled it back to end a deadlock
+    /// (a write and a zone's merge that waited for each other).
+    func repeatWhileDeadlocked<T>(_ body: () throws -> T) throws -> T {
+        for _ in 0..<2 {
+            do { return try body() } catch let error as PSQLError where error.serverInfo?[.sqlState] == "40P01" { continue }
+        }
+        return try body()
+    }
+
+    /// One attempt of `recordedTap(teamID:tapID:)`.
+    private func tapOnce(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> TeamChange {
+        if let done = try Self.recorded(tapID, connection) { return done }
+        let write = PostgresRecordedWrite(change: TeamChange(action: .tap, before: nil, after: nil), writeID: tapID, author: author,
+                                          guarded: .exists(teamID: teamID), apply: .addWin)
+        if let written = try recordedWrite(write, connection) {
+            var before = written.team
+            before.wins -= 1
+            return TeamChange(action: .tap, before: before, after: written.team, entryID: written.entryID)
+        }
+        // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
+        guard let done = try Self.recorded(tapID, connection) else { throw WorldCupError("That team no longer exists.") }
+        return done
     }
 
     /// Runs a recorded write; returns the team it wrote (as it was, for a delete) and its
     /// history entry's id, or nil when its guard stopped it (nothing was written).
     func recordedWrite(_ write: PostgresRecordedWrite, _ connection: PostgresConnection) throws -> (team: Team, entryID: Int64)? {
         guard let row = try self.write(write.write, connection).first else { return nil }
-        guard let entryID = try row.makeRandomAccess()[5].decode(Int64?.self) else { return nil }
+        guard let entryID = try row.makeRandomAccess()[6].decode(Int64?.self) else { return nil }
         return (try Team(postgresRow: row), entryID)
     }
 
@@ -230,28 +246,15 @@ public final class PostgresTeamStore: TeamStore {
     /// A recorded write's history entry goes to `ownEntries`.
     func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
         let rows = try PostgresWriter(handingOverTo: controllerDatabase).write(change, on: connection)
-        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[5].decode(Int64?.self) {
+        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[6].decode(Int64?.self) {
             ownEntries.insert(entry)
         }
         return rows
     }
 
-    /// Every zone on the board, in byte order: one seek of the board's index per zone (the
-    /// index leads with the zone), however many teams there are.
-    static func zones(_ connection: PostgresConnection) throws -> [String] {
-        try query(connection, """
-            WITH RECURSIVE zone(name) AS (
-                SELECT min("qualifyingZone" COLLATE "C") FROM team
-                UNION ALL
-                SELECT (SELECT min("qualifyingZone" COLLATE "C") FROM team WHERE "qualifyingZone" COLLATE "C" > zone.name)
-                FROM zone WHERE zone.name IS NOT NULL)
-            SELECT name FROM zone WHERE name IS NOT NULL
-            """).map { try $0.decode(String.self) }
-    }
-
     /// The team whose folded name is `key`, if any.
     static func team(nameKey key: String, _ connection: PostgresConnection) throws -> Team? {
-        try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE \"nameKey\" = \(key)")
+        try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE team.\"nameKey\" = \(key)")
             .map(Team.init(postgresRow:)).first
     }
 }
@@ -259,8 +262,8 @@ public final class PostgresTeamStore: TeamStore {
 extension Team {
     /// A team from a row of `PostgresSchema.teamColumns`.
     init(postgresRow row: PostgresRow) throws {
-        let (id, name, zone, image, wins) = try row.decode((Int64, String, String, String, Int32).self)
-        self.init(id: id, teamName: name, qualifyingZone: zone, imageName: image, wins: Int(wins))
+        let (id, name, zone, image, wins, zoneID) = try row.decode((Int64, String, String, String, Int32, Int64).self)
+        self.init(id: id, teamName: name, qualifyingZone: zone, imageName: image, wins: Int(wins), zoneID: zoneID)
     }
 }
 

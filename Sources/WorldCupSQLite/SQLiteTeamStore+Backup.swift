@@ -22,7 +22,8 @@ extension SQLiteTeamStore {
     }
 
     /// Makes a new SQLite board at `url` holding `teams` (a PostgreSQL board's, read in one
-    /// statement), marked seeded so that it is never seeded again. Never replaces an
+    /// statement, in its order), marked seeded so that it is never seeded again, its zones in
+    /// the order the teams come in (a zone without teams is not copied). Never replaces an
     /// existing file. Returns the number of teams.
     @discardableResult
     public static func backup(_ teams: [Team], to url: URL) throws -> Int {
@@ -30,6 +31,15 @@ extension SQLiteTeamStore {
         try NewFile.create(at: url, what: "the backup") { temporary in
             let store = try SQLiteTeamStore(databaseURL: temporary, seed: nil)
             try store.importSeed(teams.map { SeedTeam(teamName: $0.teamName, qualifyingZone: $0.qualifyingZone, imageName: $0.imageName, wins: $0.wins) })
+            var keys: [String] = []
+            for team in teams where keys.last != Zone.nameKey(team.qualifyingZone) { keys.append(Zone.nameKey(team.qualifyingZone)) }
+            try DatabaseFile.readable {
+                try store.database.write { db in
+                    for (position, key) in keys.enumerated() {
+                        try db.execute(sql: "UPDATE zone SET position = ? WHERE nameKey = ?", arguments: [position, key])
+                    }
+                }
+            }
             try DatabaseFile.readable { try store.database.close() }
             count = try DatabaseFile.readable { try settle(DatabaseQueue(path: temporary.path)) }
         }

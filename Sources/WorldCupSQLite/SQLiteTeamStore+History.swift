@@ -27,14 +27,18 @@ extension SQLiteTeamStore {
     @discardableResult
     func record(_ change: TeamChange, reverts: Int64? = nil, _ db: Database) throws -> Int64 {
         let old = change.before, new = change.after
+        let zone = HistoryRow.ZoneColumns(change.zone)
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO history (author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins, newName, newZone, newImage, newWins, undid, reverts)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO history (author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins, newName, newZone, newImage, newWins, undid, reverts,
+                oldPosition, newPosition, intoZoneID, intoName, teamIDs)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        // A zone's change: its id and name where a team's are, its names before and after.
         try statement.execute(arguments: [
-            author, change.action.rawValue, change.teamID, change.teamName,
-            old?.teamName, old?.qualifyingZone, old?.imageName, old?.wins,
-            new?.teamName, new?.qualifyingZone, new?.imageName, new?.wins, change.undid?.rawValue, reverts,
+            author, change.action.rawValue, change.zone?.zoneID ?? change.teamID, change.teamName,
+            old?.teamName ?? change.zone?.before?.name, old?.qualifyingZone, old?.imageName, old?.wins,
+            new?.teamName ?? change.zone?.after?.name, new?.qualifyingZone, new?.imageName, new?.wins, change.undid?.rawValue, reverts,
+            zone.oldPosition, zone.newPosition, zone.intoZoneID, zone.intoName, zone.teamIDs,
         ])
         let id = db.lastInsertedRowID
         ownEntries.insert(id)
@@ -59,8 +63,11 @@ extension SQLiteTeamStore {
         func side(_ prefix: String) -> HistoryRow.Side {
             HistoryRow.Side(name: row[prefix + "Name"], zone: row[prefix + "Zone"], image: row[prefix + "Image"], wins: row[prefix + "Wins"])
         }
-        return try HistoryRow(id: row["id"], at: row["at"], author: row["author"], action: row["action"], teamID: row["teamID"],
-                              teamName: row["teamName"], old: side("old"), new: side("new"), undid: row["undid"],
-                              undoneBy: row["undoneBy"], reverts: row["reverts"], refused: row["refused"] ?? false).entry()
+        var history = HistoryRow(id: row["id"], at: row["at"], author: row["author"], action: row["action"], teamID: row["teamID"],
+                                 teamName: row["teamName"], old: side("old"), new: side("new"), undid: row["undid"],
+                                 undoneBy: row["undoneBy"], reverts: row["reverts"], refused: row["refused"] ?? false)
+        history.zone = HistoryRow.ZoneColumns(oldPosition: row["oldPosition"], newPosition: row["newPosition"], intoZoneID: row["intoZoneID"],
+                                              intoName: row["intoName"], teamIDs: row["teamIDs"])
+        return try history.entry()
     }
 }

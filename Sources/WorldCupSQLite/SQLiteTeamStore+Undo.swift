@@ -12,9 +12,10 @@ extension SQLiteTeamStore {
         try refuseIfReadOnly()
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
-                guard let current = try Team.fetchOne(db, key: teamID) else { throw WorldCupError("That team no longer exists.") }
-                let edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zones(db))
+                guard let current = try Self.team(id: teamID, db) else { throw WorldCupError("That team no longer exists.") }
+                var edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zoneNames(db))
                 try TeamValidation.checkName(of: edited, heldBy: Self.team(nameKey: Team.nameKey(edited.teamName), db))
+                try Self.placeInZone(&edited, db)
                 try edited.update(db)
                 var change = TeamChange(action: .edit, before: current, after: edited)
                 change.entryID = try record(change, db)
@@ -85,7 +86,8 @@ extension SQLiteTeamStore {
             let by = try String.fetchOne(db, sql: "SELECT author FROM history WHERE id = ?", arguments: [undoneBy]) ?? "someone"
             throw entry.alreadyReverted(by: by)
         }
-        let current = try entry.change.teamID.flatMap { try Team.fetchOne(db, key: $0) }
+        if entry.change.isZoneChange { return try applyToZone(revert, of: entry, db) }
+        let current = try entry.change.teamID.flatMap { try Self.team(id: $0, db) }
         let plan = try revert.plan(entry, current: current)
         if let name = plan.nameTaken {
             try revert.refusing(entry) { try plan.checkName(heldBy: Self.team(nameKey: Team.nameKey(name), db)) }
@@ -98,8 +100,10 @@ extension SQLiteTeamStore {
         case .delete(let team):
             _ = try team.delete(db)
         case .insert(var team):
+            try Self.placeInZone(&team, db)
             try team.insert(db)
-        case .restore(let team):
+        case .restore(var team):
+            try Self.placeInZone(&team, db)
             try team.update(db)
         }
         var change = revert.change(entry, plan: plan, current: current)

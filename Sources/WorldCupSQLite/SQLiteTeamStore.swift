@@ -85,6 +85,7 @@ public final class SQLiteTeamStore: TeamStore {
                 try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
                 for seed in teams {
                     var team = Team(teamName: TeamValidation.trimmed(seed.teamName), qualifyingZone: TeamValidation.trimmed(seed.qualifyingZone), imageName: seed.imageName, wins: seed.wins)
+                    try Self.placeInZone(&team, db)
                     try team.insert(db)
                 }
                 return true
@@ -102,7 +103,7 @@ public final class SQLiteTeamStore: TeamStore {
     public func teams() throws -> [Team] {
         try DatabaseFile.readable {
             try database.read { db in
-                try Team.fetchAll(db, sql: "SELECT * FROM team ORDER BY \(Team.boardOrderSQL)")
+                try Team.fetchAll(db, sql: "\(Schema.teamsWithZone) ORDER BY \(Schema.boardOrderSQL)")
             }
         }
     }
@@ -111,15 +112,15 @@ public final class SQLiteTeamStore: TeamStore {
     public func team(named name: String) throws -> Team? {
         try DatabaseFile.readable {
             try database.read { db in
-                try Team.filter(Column("nameKey") == Team.nameKey(TeamValidation.trimmed(name))).fetchOne(db)
+                try Self.team(nameKey: Team.nameKey(TeamValidation.trimmed(name)), db)
             }
         }
     }
 
     public var location: String { database.path }
 
-    public func makeController(fetchRequest: ResultsRequest<Team>, sectionNameKeyPath: String, cacheName: String?, cacheDirectory: URL?) -> ResultsController<Team> {
-        ResultsController(database: database, fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath,
+    public func makeController(fetchRequest: ResultsRequest<Team>, sections: RelatedSections, cacheName: String?, cacheDirectory: URL?) -> ResultsController<Team> {
+        ResultsController(database: database, fetchRequest: fetchRequest, sections: sections,
                           cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 
@@ -159,7 +160,7 @@ public final class SQLiteTeamStore: TeamStore {
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
                 try TeamValidation.checkName(of: team, heldBy: Self.team(nameKey: Team.nameKey(team.teamName), db))
-                team.qualifyingZone = try Team.existingSpelling(ofZone: team.qualifyingZone, among: Self.zones(db)) ?? team.qualifyingZone
+                try Self.placeInZone(&team, db)
                 try team.insert(db)
                 var add = TeamChange(action: .add, before: nil, after: team)
                 add.entryID = try record(add, db)
@@ -168,25 +169,13 @@ public final class SQLiteTeamStore: TeamStore {
         }
     }
 
-    /// Every zone on the board, in byte order: one seek of the board's index per zone (the
-    /// index leads with the zone), however many teams there are.
-    static func zones(_ db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: """
-            WITH RECURSIVE zone(name) AS (
-                SELECT min(qualifyingZone) FROM team
-                UNION ALL
-                SELECT (SELECT min(qualifyingZone) FROM team WHERE qualifyingZone > zone.name) FROM zone WHERE zone.name IS NOT NULL)
-            SELECT name FROM zone WHERE name IS NOT NULL
-            """)
-    }
-
     /// Deletes a team. Returns the delete with its history entry's id.
     @discardableResult
     public func recordedDelete(teamID: Int64) throws -> TeamChange {
         try refuseIfReadOnly()
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
-                guard let team = try Team.fetchOne(db, key: teamID), try Team.deleteOne(db, key: teamID) else {
+                guard let team = try Self.team(id: teamID, db), try Team.deleteOne(db, key: teamID) else {
                     throw WorldCupError("That team no longer exists.")
                 }
                 var delete = TeamChange(action: .delete, before: team, after: nil)
@@ -196,8 +185,13 @@ public final class SQLiteTeamStore: TeamStore {
         }
     }
 
-    /// The team whose folded name is `key`, if any.
+    /// The team whose folded name is `key`, if any, with its zone's name.
     static func team(nameKey key: String, _ db: Database) throws -> Team? {
-        try Team.filter(Column("nameKey") == key).fetchOne(db)
+        try Team.fetchOne(db, sql: "\(Schema.teamsWithZone) WHERE team.nameKey = ?", arguments: [key])
+    }
+
+    /// The team with this id, if any, with its zone's name.
+    static func team(id: Int64, _ db: Database) throws -> Team? {
+        try Team.fetchOne(db, sql: "\(Schema.teamsWithZone) WHERE team.id = ?", arguments: [id])
     }
 }

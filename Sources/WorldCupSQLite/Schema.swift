@@ -5,16 +5,25 @@ import WorldCup
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v8"
+    public static let version = "v9"
 
     /// The index that holds the teams in `Team.boardOrder`.
     static let boardIndexName = "team_in_scoreboard_order"
 
-    /// The columns of the board's index: `Team.boardOrder`, then the id (the tie-breaker),
-    /// then the folded name, so that SQLite reads the whole board, filtered by name or not,
-    /// from the index alone.
+    /// The columns of the board's index: the zone, `Team.boardOrder`, then the id (the
+    /// tie-breaker), then the folded name, so that SQLite reads a zone's teams, filtered by
+    /// name or not, from the index alone (and a zone's teams, for a merge, by its first column).
     public static var boardIndexColumns: [String] {
-        SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]
+        ["zoneID"] + SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"]
+    }
+
+    /// The teams with their zone's name (`qualifyingZone`), as `Team` reads them: add a WHERE,
+    /// and `boardOrderSQL` for the board's order.
+    static let teamsWithZone = "SELECT team.*, zone.name AS qualifyingZone FROM team JOIN zone ON zone.id = team.zoneID"
+
+    /// The board's order over `teamsWithZone`: the zones' positions, then `Team.boardOrder`.
+    static var boardOrderSQL: String {
+        (["zone.position", "zone.id"] + Team.boardOrder.map { "team." + $0.orderingTerm } + ["team.id"]).joined(separator: ", ")
     }
 
     /// The migrations, oldest first.
@@ -85,9 +94,10 @@ public enum Schema {
             try ChangeLog.withoutLoggingUpdates(of: "team", in: db) {
                 try db.execute(sql: "UPDATE team SET nameSortKey = worldcup_name_sort_key(teamName)")
             }
+            // The order of that time, written out: v9 builds the index with the zone's id.
             try db.execute(sql: """
                 DROP INDEX IF EXISTS \(boardIndexName);
-                CREATE INDEX \(boardIndexName) ON team (\(boardIndexColumns.joined(separator: ", ")));
+                CREATE INDEX \(boardIndexName) ON team (qualifyingZone, wins DESC, nameSortKey, id, nameKey);
                 """)
         }
         // Who changed what: the history, one entry per change, written in the change's own
@@ -120,6 +130,92 @@ public enum Schema {
                     WHERE action = 'tap' AND oldWins IS NULL AND newWins IS NOT NULL;
                 """)
         }
+        // Zones become a table of their own (Zones.md in docs/GUIDE.md): a zone can be renamed,
+        // moved and merged in one change, and the board sections through it. The zones are the
+        // teams' distinct zones, those equal ignoring case and normalisation merged (the
+        // spelling first in byte order, as an add's spelling was chosen), numbered in
+        // alphabetical order (folded, as names sort). The team table is made again with
+        // `zoneID` for its text zone (ids and the id sequence kept), the history with the
+        // zone's columns and actions, and the change log installed on both tables.
+        migrator.registerMigration("v9") { db in
+            try migrateToZones(db)
+        }
         return migrator
+    }
+
+    /// Migration v9 (see `migrator`).
+    private static func migrateToZones(_ db: Database) throws {
+        // Another process opening a new file at the same moment may have done it since this
+        // one read which migrations were applied: its record of v9 then fails as a race
+        // (`DatabaseFile.retryingRaces`), and the next attempt finds it done.
+        guard try db.columns(in: "team").contains(where: { $0.name == "qualifyingZone" }) else { return }
+        // The zones, one per name key: the first spelling in byte order, positions alphabetical.
+        var spellings: [String: String] = [:]
+        for zone in try String.fetchAll(db, sql: "SELECT DISTINCT qualifyingZone FROM team ORDER BY qualifyingZone") {
+            let key = Zone.nameKey(zone)
+            if spellings[key] == nil { spellings[key] = zone }
+        }
+        try db.execute(sql: """
+            CREATE TABLE zone (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL CHECK (length(trim(name)) > 0),
+                nameKey TEXT NOT NULL UNIQUE,
+                position INTEGER NOT NULL CHECK (position >= 0));
+            """)
+        for (position, name) in Zone.alphabetical(Array(spellings.values)).enumerated() {
+            try db.execute(sql: "INSERT INTO zone (name, nameKey, position) VALUES (?, ?, ?)", arguments: [name, Zone.nameKey(name), position])
+        }
+        let key = DatabaseFunction("worldcup_zone_key", argumentCount: 1, pure: true) { values in
+            String.fromDatabaseValue(values[0]).map(Zone.nameKey)
+        }
+        db.add(function: key)
+        defer { db.remove(function: key) }
+        let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'team'")
+        try db.execute(sql: """
+            CREATE TABLE team_v9 (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                teamName TEXT NOT NULL CHECK (length(trim(teamName)) > 0),
+                zoneID INTEGER NOT NULL REFERENCES zone(id),
+                imageName TEXT NOT NULL,
+                wins INTEGER NOT NULL DEFAULT 0 CHECK (wins >= 0),
+                nameKey TEXT NOT NULL UNIQUE,
+                nameSortKey TEXT NOT NULL);
+            INSERT INTO team_v9 (id, teamName, zoneID, imageName, wins, nameKey, nameSortKey)
+                SELECT team.id, teamName, zone.id, imageName, wins, team.nameKey, nameSortKey
+                FROM team JOIN zone ON zone.nameKey = worldcup_zone_key(team.qualifyingZone);
+            DROP TABLE team;
+            ALTER TABLE team_v9 RENAME TO team;
+            CREATE INDEX \(boardIndexName) ON team (\(boardIndexColumns.joined(separator: ", ")));
+            """)
+        // The id sequence as it was: a deleted team's id is never given to another (its undo
+        // brings it back with it).
+        if let sequence {
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'team'", arguments: [sequence])
+        }
+        try db.execute(sql: """
+            CREATE TABLE history_v9 (
+                id INTEGER PRIMARY KEY,
+                at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+                author TEXT NOT NULL,
+                action TEXT NOT NULL CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone')),
+                teamID INTEGER NOT NULL,
+                teamName TEXT NOT NULL,
+                oldName TEXT, oldZone TEXT, oldImage TEXT, oldWins INTEGER,
+                newName TEXT, newZone TEXT, newImage TEXT, newWins INTEGER,
+                undid TEXT,
+                undoneBy INTEGER,
+                reverts INTEGER,
+                refused INTEGER NOT NULL DEFAULT 0,
+                oldPosition INTEGER, newPosition INTEGER, intoZoneID INTEGER, intoName TEXT, teamIDs TEXT);
+            INSERT INTO history_v9 (id, at, author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins,
+                    newName, newZone, newImage, newWins, undid, undoneBy, reverts, refused)
+                SELECT id, at, author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins,
+                    newName, newZone, newImage, newWins, undid, undoneBy, reverts, refused FROM history;
+            DROP TABLE history;
+            ALTER TABLE history_v9 RENAME TO history;
+            CREATE INDEX history_by_author ON history (author, id);
+            """)
+        try ChangeLog.install(on: "team", in: db)
+        try ChangeLog.install(on: "zone", in: db)
     }
 }

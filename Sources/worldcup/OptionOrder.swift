@@ -12,6 +12,9 @@ enum OptionOrder {
         "--no-color": false, "--flags": true, "--theme": true,
     ]
 
+    /// The commands of a group, whose own options follow their name (`worldcup zone rename`).
+    static let nested: [String: Set<String>] = ["zone": ["rename", "move"]]
+
     /// `arguments` (without the program's name) with the leading shared options after the
     /// command's name, when a command's name follows them; otherwise as they are.
     static func arranged(_ arguments: [String], commands: Set<String>) -> [String] {
@@ -20,7 +23,9 @@ enum OptionOrder {
             let argument = arguments[index]
             if commands.contains(argument) {
                 guard index > 0 else { return arguments }
-                return [argument] + arguments[..<index] + arguments[(index + 1)...]
+                // A command of a group (`zone rename`): the options go after both names.
+                let names = index + 1 < arguments.count && nested[argument]?.contains(arguments[index + 1]) == true ? 2 : 1
+                return Array(arguments[index..<(index + names)]) + arguments[..<index] + arguments[(index + names)...]
             }
             let name = String(argument.prefix { $0 != "=" })
             guard let takesValue = leading[name] else { return arguments }

@@ -46,7 +46,7 @@ struct WorldCupCommand: ParsableCommand {
             a second.
             """,
         version: version,
-        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Edit.self, Undo.self, Redo.self, History.self, Export.self, Backup.self, Reset.self, Check.self],
+        subcommands: [Board.self, List.self, Tap.self, Add.self, Delete.self, Edit.self, Zones.self, ZoneCommand.self, Undo.self, Redo.self, History.self, Export.self, Backup.self, Reset.self, Check.self],
         defaultSubcommand: Board.self
     )
 

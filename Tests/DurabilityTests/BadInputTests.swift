@@ -199,7 +199,10 @@ struct BadInputTests {
         defer { folder.remove() }
         let database = try Self.seededDatabase("WorldCup.sqlite", in: folder)
         let queue = try DatabaseQueue(path: database.path)
-        try queue.write { try $0.execute(sql: "UPDATE team SET teamName = 'Bra' || char(27) || ']0;pwned' || char(7) || 'zil', qualifyingZone = 'South' || char(155) || '2J' WHERE teamName = 'Brazil'") }
+        try queue.write { db in
+            try db.execute(sql: "UPDATE zone SET name = 'South' || char(155) || '2J' WHERE id = (SELECT zoneID FROM team WHERE teamName = 'Brazil')")
+            try db.execute(sql: "UPDATE team SET teamName = 'Bra' || char(27) || ']0;pwned' || char(7) || 'zil' WHERE teamName = 'Brazil'")
+        }
         try queue.close()
         for command in [["list"], ["tap", "Brazil"], ["delete", "Brazil"]] {
             let result = try Executable.run(command + ["--database", database.path])

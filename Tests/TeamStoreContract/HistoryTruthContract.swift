@@ -23,7 +23,7 @@ public enum HistoryTruthContract {
             for step in 0..<steps {
                 do {
                     try randomChange(store, worker: worker, step: step, &random)
-                } catch is Refusal {
+                } catch is Refusal, is ZoneMergeNeeded {
                     // A rule said no: nothing was written.
                 } catch {
                     // A rule of an edit, an add or a delete (a name taken, a team gone) is one
@@ -62,6 +62,10 @@ public enum HistoryTruthContract {
     static func checkChainAndReplay(_ entries: [HistoryEntry], initial: [Team], table: [Team]) throws {
         var teams = Dictionary(uniqueKeysWithValues: initial.map { ($0.id!, $0) })
         for entry in entries {
+            if let zone = entry.change.zone {
+                replay(zone, on: &teams)
+                continue
+            }
             guard let id = entry.change.teamID else { continue }
             let before = teams[id]
             #expect(values(before) == values(entry.change.before), "entry \(entry.id) (\(entry.change.summary)) found \(String(describing: before))")
@@ -69,6 +73,21 @@ public enum HistoryTruthContract {
         }
         let replayed = teams.values.map(values).sorted { $0.name < $1.name }
         #expect(replayed == table.map(values).sorted { $0.name < $1.name }, "replaying the history gives the table")
+    }
+
+    /// A zone's change replayed on the teams by name (zone names are unique at any time): a
+    /// rename renames every team's zone; a merge sends the zone's teams into the other; a
+    /// merge taken back sends its teams back.
+    static func replay(_ zone: ZoneChange, on teams: inout [Int64: Team]) {
+        for (id, var team) in teams {
+            switch (zone.before, zone.after) {
+            case (let before?, let after?) where team.qualifyingZone == before.name: team.qualifyingZone = after.name
+            case (let before?, nil) where team.qualifyingZone == before.name: team.qualifyingZone = zone.into?.name ?? ""
+            case (nil, let after?) where zone.teamIDs.contains(id): team.qualifyingZone = after.name
+            default: continue
+            }
+            teams[id] = team
+        }
     }
 
     struct Values: Equatable {
@@ -89,7 +108,22 @@ public enum HistoryTruthContract {
             try store.add(name: "Team \(worker)-\(step)", zone: "Oceania")
             return
         }
-        switch random.next() % 8 {
+        switch random.next() % 11 {
+        case 8:
+            // A rename, to one of few names: often another zone's, then the merge it asks for.
+            let zones = try store.zones()
+            let zone = zones[Int(random.next() % UInt64(zones.count))].zone
+            let name = ["Oceania", "OFC", "Asia", "AFC", "asia"][Int(random.next() % 5)]
+            do {
+                try store.renameZone(zoneID: zone.id!, to: name)
+            } catch let merge as ZoneMergeNeeded {
+                try store.mergeZone(zoneID: merge.zone.id!, into: merge.into.id!)
+            }
+        case 9:
+            let zones = try store.zones()
+            let zone = zones[Int(random.next() % UInt64(zones.count))].zone
+            try store.moveZone(zoneID: zone.id!, to: Int(random.next() % UInt64(zones.count)))
+        case 10: try store.edit(teamID: team.id!, name: nil, zone: ["Oceania", "Europe", "AFC"][Int(random.next() % 3)], wins: nil)
         case 0, 1: try store.tap(teamID: team.id!)
         case 2: try store.add(name: "Team \(worker)-\(step)", zone: random.next() % 2 == 0 ? "Oceania" : "Asia")
         case 3: try store.delete(teamID: team.id!)

@@ -18,6 +18,7 @@ public enum UndoContract {
         try editRules(await fresh())
         try historyNamesAuthorsNewestFirst(await fresh())
         try await EntryContract.all(fresh)
+        try await ZoneContract.all(fresh)
     }
 
     static func team(_ store: any TeamStore, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Team {

@@ -35,8 +35,10 @@ struct BurstTests {
         try other.write { db in
             // A new zone, and a REPLACE on the unique folded name: Korea is replaced.
             try db.execute(sql: """
-                INSERT OR REPLACE INTO team (teamName, qualifyingZone, imageName, wins, nameKey, nameSortKey)
-                VALUES ('KOREA', 'Oceania', 'wenderland-flag', 1, 'korea', 'korea')
+                UPDATE zone SET position = position + 1 WHERE position >= 4;
+                INSERT INTO zone (name, nameKey, position) VALUES ('Oceania', 'oceania', 4);
+                INSERT OR REPLACE INTO team (teamName, zoneID, imageName, wins, nameKey, nameSortKey)
+                VALUES ('KOREA', (SELECT id FROM zone WHERE nameKey = 'oceania'), 'wenderland-flag', 1, 'korea', 'korea')
                 """)
         }
         for _ in 0..<5 { try other.write { try $0.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'") } }

@@ -18,7 +18,7 @@ import WorldCupSQLite
         let teams = try store.teams()
         let sqlite = try SQLiteTeamStore(databaseURL: TemporaryFolder().url.appendingPathComponent("w.sqlite"), seed: Seed.bundled()).teams()
         #expect(teams.map(\.teamName) == sqlite.map(\.teamName))
-        #expect(try await database.tables() == ["history", "liveresults_change", "liveresults_change_pruned", "seedImport", "tap", "team", "worldcup_schema"])
+        #expect(try await database.tables() == ["history", "liveresults_change", "liveresults_change_pruned", "seedImport", "tap", "team", "worldcup_schema", "zone"])
         #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
         #expect(store.location == database.location.description)
         // Opened again: nothing imported twice.
@@ -29,11 +29,10 @@ import WorldCupSQLite
     @Test func aVersionOneBoardMovesToTheTableOwnTrigger() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        try await database.makeOlder(version: 1)
         // Version 1's row trigger ran a function shared by every table; what it ran does not
         // matter here, only that opening moves the board to version 2's.
         _ = try await database.execute("DROP TRIGGER liveresults_log ON team")
-        _ = try await database.execute("UPDATE worldcup_schema SET version = 1")
         let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
         #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
         #expect(try await database.integer("""
@@ -49,7 +48,7 @@ import WorldCupSQLite
     @Test func aVersionTwoBoardWithTeamsGetsItsNameSortKeysAndTheNewIndex() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }
-        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        try await database.makeOlder(version: 2)
         // Version 2's team table and board index, as that version made them.
         for statement in [
             "DROP INDEX \(PostgresSchema.boardIndexName)",
@@ -79,7 +78,7 @@ import WorldCupSQLite
         #expect(index.count == 1 && index[0].contains(#""nameSortKey" COLLATE "C""#), "\(index)")
         // The board's own order agrees with the controller's, which sorts as SQLite does.
         let controller = store.makeController(fetchRequest: ResultsRequest<Team>(sortDescriptors: Team.boardOrder),
-                                              sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+                                              sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         try controller.performFetch()
         #expect(try controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
     }
@@ -142,12 +141,12 @@ import WorldCupSQLite
         defer { Task { await database.drop() } }
         let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
         let request = ResultsRequest<Team>(sortDescriptors: Team.boardOrder)
-        let controller = store.makeController(fetchRequest: request, sectionNameKeyPath: "qualifyingZone", cacheName: "ignored", cacheDirectory: nil)
+        let controller = store.makeController(fetchRequest: request, sections: Team.boardSections, cacheName: "ignored", cacheDirectory: nil)
         try controller.performFetch()
         #expect(try controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
 
         // The board's / filter: in memory, on the folded names.
-        let filter = store.makeController(fetchRequest: request, sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+        let filter = store.makeController(fetchRequest: request, sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         try filter.setFilter(.contains(Team.nameKey("ÇA"), inColumn: "nameKey"))
         try filter.performFetch()
         #expect(try filter.fetchedObjects.map(\.teamName) == [])
@@ -177,7 +176,7 @@ import WorldCupSQLite
         defer { Task { await database.drop() } }
         let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
         let controller = store.makeController(fetchRequest: ResultsRequest<Team>(sortDescriptors: Team.boardOrder),
-                                              sectionNameKeyPath: "qualifyingZone", cacheName: nil, cacheDirectory: nil)
+                                              sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         let batches = Batches()
         controller.delegate = batches
         controller.changeLogPollInterval = .zero

@@ -5,8 +5,9 @@ import PostgresSupport
 import Synchronization
 import Testing
 import ThrowawayPostgres
+import LiveResultsPostgres
 import WorldCup
-import WorldCupPostgres
+@testable import WorldCupPostgres
 
 /// A fresh database of the test server, as worldcup names it, and a way to drop it.
 struct FreshDatabase {
@@ -46,6 +47,24 @@ struct FreshDatabase {
     /// The first column of the first row of `sql`, as an integer.
     func integer(_ sql: String) async throws -> Int64? {
         try await execute(sql).first?.decode(Int64.self)
+    }
+
+    /// Makes the database as worldcup of schema `version` left it: its migrations up to it
+    /// (the product's own steps), the change log, and the seed's teams in their text zones.
+    func makeOlder(version: Int) async throws {
+        for step in 1...version {
+            for case .sql(let statement) in PostgresSchema.migrations[step] ?? [] { try await execute(statement) }
+        }
+        for statement in try PostgresChangeLog.installStatements(on: "team") { try await execute(statement) }
+        try await execute("INSERT INTO \(PostgresSchema.versionTable) (version) VALUES (\(version))")
+        for team in try Seed.bundled() {
+            try await execute("""
+                INSERT INTO team ("teamName", "qualifyingZone", "imageName", wins, "nameKey", "nameSortKey")
+                VALUES ('\(team.teamName)', '\(team.qualifyingZone.replacingOccurrences(of: "'", with: "''"))', '\(team.imageName)', \(team.wins),
+                        '\(Team.nameKey(team.teamName))', '\(Team.nameSortKey(team.teamName))')
+                """)
+        }
+        try await execute(#"INSERT INTO "seedImport" (id) VALUES (1)"#)
     }
 
     /// The names of the tables in the database's schema.

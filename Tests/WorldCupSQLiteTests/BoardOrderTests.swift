@@ -18,10 +18,11 @@ struct BoardOrderTests {
         try scoreboard.database.read { db in
             let sql = try #require(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'team_in_scoreboard_order'"))
             let columns = Schema.boardIndexColumns
-            #expect(columns == SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"])
+            #expect(columns == ["zoneID"] + SortColumn.indexColumns(Team.boardOrder) + ["id", "nameKey"])
             #expect(sql.hasSuffix("(" + columns.joined(separator: ", ") + ")"))
-            #expect(columns.prefix(4) == [#""qualifyingZone""#, #""wins" DESC"#, #""nameSortKey""#, "id"])
-            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY \(Team.boardOrderSQL)")
+            #expect(columns.prefix(4) == ["zoneID", #""wins" DESC"#, #""nameSortKey""#, "id"])
+            // A zone's teams in the board's order, and all of them zone by zone.
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY zoneID, \(Team.boardOrderSQL)")
                 .map { $0["detail"] as String? ?? "" }
             #expect(plan.contains { $0.contains("team_in_scoreboard_order") }, "\(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
@@ -69,7 +70,7 @@ struct BoardOrderTests {
             }
             let sql = try #require(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'team_in_scoreboard_order'"))
             #expect(sql.hasSuffix("(" + Schema.boardIndexColumns.joined(separator: ", ") + ")"))
-            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY \(Team.boardOrderSQL)").map { $0["detail"] as String? ?? "" }
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY zoneID, \(Team.boardOrderSQL)").map { $0["detail"] as String? ?? "" }
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
         }
         // A team added after the migration takes its place among them.
@@ -120,7 +121,7 @@ struct BoardOrderTests {
         // composed one, would let the id put the composed one first; its bytes sort first.
         return names.indices.map { index in
             Team(id: Int64(names.count - index), teamName: names[index], qualifyingZone: ["Europe", "Asia"][index % 2],
-                 imageName: "", wins: wins[index])
+                 imageName: "", wins: wins[index], zoneID: Int64(index % 2 + 1))
         }
     }()
 
@@ -130,11 +131,11 @@ struct BoardOrderTests {
         let sqliteOrder: [Int64] = try database.write { db in
             // No unique folded name here: equal names and names equal but for case must meet.
             try db.execute(sql: """
-                CREATE TABLE team (id INTEGER PRIMARY KEY, teamName TEXT NOT NULL, qualifyingZone TEXT NOT NULL,
+                CREATE TABLE team (id INTEGER PRIMARY KEY, teamName TEXT NOT NULL, zoneID INTEGER NOT NULL,
                                    imageName TEXT NOT NULL, wins INTEGER NOT NULL, nameKey TEXT NOT NULL, nameSortKey TEXT NOT NULL)
                 """)
             for var team in Self.trickyTeams { try team.insert(db) }
-            let order = SortColumn.orderingSQL(Array(Team.boardOrder.dropFirst()))
+            let order = SortColumn.orderingSQL(Team.boardOrder)
             return try Int64.fetchAll(db, sql: "SELECT id FROM team ORDER BY \(order)")
         }
         let teams = Dictionary(uniqueKeysWithValues: Self.trickyTeams.map { ($0.id!, $0) })

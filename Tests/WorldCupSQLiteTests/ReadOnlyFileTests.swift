@@ -32,7 +32,7 @@ import WorldCupSQLite
         defer { folder.remove() }
         let writer = try seededScoreboard(folder)
         let watcher = try SQLiteTeamStore(readOnlyDatabaseURL: folder.database)
-        let controller = watcher.makeController(fetchRequest: ResultsRequest(sortDescriptors: Team.boardOrder), sectionNameKeyPath: "qualifyingZone",
+        let controller = watcher.makeController(fetchRequest: ResultsRequest(sortDescriptors: Team.boardOrder), sections: Team.boardSections,
                                                 cacheName: nil, cacheDirectory: nil)
         let delegate = Follower()
         controller.delegate = delegate

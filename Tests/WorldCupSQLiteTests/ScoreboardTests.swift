@@ -59,7 +59,7 @@ struct ScoreboardTests {
         #expect(worldCupError { try scoreboard.tap(teamID: 9999) } != nil)
         #expect(worldCupError { try scoreboard.tap(named: "Atlantis") } != nil)
         let saved = try #require(try scoreboard.team(named: "Brazil"))
-        #expect(saved == Team(id: brazil.id, teamName: "Brazil", qualifyingZone: brazil.qualifyingZone, imageName: brazil.imageName, wins: 2))
+        #expect(saved == Team(id: brazil.id, teamName: "Brazil", qualifyingZone: brazil.qualifyingZone, imageName: brazil.imageName, wins: 2, zoneID: brazil.zoneID))
     }
 
     @Test("A tap on a row holding a value of the wrong type says the file is damaged")
@@ -298,7 +298,9 @@ struct StoreTests {
         let mode = try scoreboard.database.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         let columns = try scoreboard.database.read { try $0.columns(in: "team").map(\.name) }
-        #expect(Set(columns).isSuperset(of: ["id", "teamName", "qualifyingZone", "imageName", "wins"]))
+        #expect(Set(columns).isSuperset(of: ["id", "teamName", "zoneID", "imageName", "wins"]))
+        let zoneColumns = try scoreboard.database.read { try $0.columns(in: "zone").map(\.name) }
+        #expect(zoneColumns == ["id", "name", "nameKey", "position"])
     }
 
     @Test("A database made before schema v5 opens with its change log rebuilt: the entries kept, positions going on from the last given")

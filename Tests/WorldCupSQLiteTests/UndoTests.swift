@@ -35,7 +35,12 @@ struct UndoTests {
         #expect(throws: refusal) { try watcher.undo(entryID: 1) }
         #expect(throws: refusal) { try watcher.redoLast() }
         #expect(throws: refusal) { try watcher.undoLast() }
+        let africa = try #require(try watcher.zone(named: "Africa"))
+        #expect(throws: refusal) { try watcher.renameZone(zoneID: africa.id!, to: "CAF") }
+        #expect(throws: refusal) { try watcher.moveZone(zoneID: africa.id!, to: 2) }
+        #expect(throws: refusal) { try watcher.mergeZone(named: "Africa", into: "Asia") }
         #expect(try watcher.history(limit: 10).count == 1)
+        #expect(try store.zones().map(\.zone.name).first == "Africa")
     }
 
     @Test("The history keeps the newest entries and the last hour's; older ones beyond the bound are pruned")
@@ -69,33 +74,87 @@ struct UndoTests {
         try UndoRace.undoTheSameEntry(stores, rounds: 300)
     }
 
-    @Test("A v7 file with history: v8 keeps every entry, gives a tap both sides, and its entries can be taken back by id")
+    @Test("A v7 file with history: the later migrations keep every entry, give a tap both sides, and its entries can be taken back by id")
     func migrationFromV7() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let v7 = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled(), author: "fan@laptop")
-        let ghana = try #require(try v7.team(named: "Ghana"))
-        try v7.tap(teamID: ghana.id!)
-        try v7.edit(teamID: ghana.id!, name: "Gahna", zone: nil, wins: nil)
         // v7 as it was: no reverts or refused columns, a tap's entry with its new side only.
-        try v7.database.write { db in
+        try Self.olderFile(folder.database, at: "v7") { db in
             try db.execute(sql: """
-                UPDATE history SET oldName = NULL, oldZone = NULL, oldImage = NULL, oldWins = NULL WHERE action = 'tap';
-                ALTER TABLE history DROP COLUMN reverts;
-                ALTER TABLE history DROP COLUMN refused;
-                DELETE FROM grdb_migrations WHERE identifier = 'v8';
+                UPDATE team SET wins = 1, teamName = 'Gahna', nameKey = 'gahna', nameSortKey = 'gahna' WHERE teamName = 'Ghana';
+                INSERT INTO history (author, action, teamID, teamName, newName, newZone, newImage, newWins)
+                    SELECT 'fan@laptop', 'tap', id, 'Ghana', 'Ghana', 'Africa', imageName, 1 FROM team WHERE teamName = 'Gahna';
+                INSERT INTO history (author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins, newName, newZone, newImage, newWins)
+                    SELECT 'fan@laptop', 'edit', id, 'Gahna', 'Ghana', 'Africa', imageName, 1, 'Gahna', 'Africa', imageName, 1 FROM team WHERE teamName = 'Gahna';
                 """)
         }
-        let before = try v7.teams()
-        try v7.database.close()
-        let v8 = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled(), author: "fan@laptop")
-        #expect(try v8.teams() == before)
-        let history = try v8.history(limit: 10)
+        let store = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled(), author: "fan@laptop")
+        let history = try store.history(limit: 10)
         #expect(history.map(\.change.action) == [.edit, .tap])
         #expect(history[1].change.before?.wins == 0 && history[1].change.after?.wins == 1)
-        try v8.undo(entryID: history[0].id)
-        try v8.undoLast()
-        #expect(try v8.team(named: "Ghana") == ghana)
+        try store.undo(entryID: history[0].id)
+        try store.undoLast()
+        #expect(try store.team(named: "Ghana")?.wins == 0)
+        #expect(try store.team(named: "Ghana")?.qualifyingZone == "Africa")
+    }
+
+    @Test("A v8 file with teams in zones spelt apart and history: v9 makes one zone of each, alphabetical, keeps every team, id and entry, and the old entries are taken back")
+    func migrationFromV8() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try Self.olderFile(folder.database, at: "v8") { db in
+            try db.execute(sql: """
+                INSERT INTO team (teamName, qualifyingZone, imageName, wins, nameKey, nameSortKey) VALUES
+                    ('Atlantis', 'oceania', 'wenderland-flag', 2, 'atlantis', 'atlantis'),
+                    ('Lemuria', 'Oceania', 'wenderland-flag', 0, 'lemuria', 'lemuria'),
+                    ('Mu', 'Zeta', 'wenderland-flag', 0, 'mu', 'mu'),
+                    ('Gone', 'Zeta', 'wenderland-flag', 0, 'gone', 'gone');
+                DELETE FROM team WHERE teamName = 'Gone';
+                UPDATE team SET qualifyingZone = 'Asia', wins = 3 WHERE teamName = 'Ghana';
+                INSERT INTO history (author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins, newName, newZone, newImage, newWins)
+                    SELECT 'fan@laptop', 'edit', id, 'Ghana', 'Ghana', 'Africa', imageName, 3, 'Ghana', 'Asia', imageName, 3 FROM team WHERE teamName = 'Ghana';
+                """)
+        }
+        let old = try DatabasePool(path: folder.database.path)
+        let (before, sequence) = try old.read { db in
+            (try Row.fetchAll(db, sql: "SELECT id, teamName, qualifyingZone, wins FROM team ORDER BY id").map { "\($0["id"] as Int64) \($0["teamName"] as String) \($0["qualifyingZone"] as String) \($0["wins"] as Int)" },
+             try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'team'"))
+        }
+        try old.close()
+        let watcher = { try SQLiteTeamStore(readOnlyDatabaseURL: folder.database) }
+        #expect(throws: WorldCupError("The database \(folder.database.path) was made by an older worldcup, and a read-only board cannot bring it up to date: open it once without --read-only.")) { try watcher() }
+        let store = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled(), author: "fan@laptop")
+        #expect(try store.zones().map(\.zone.name) == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "Oceania", "South America", "Zeta"])
+        #expect(try store.zones().map(\.teamCount) == [4, 5, 13, 4, 2, 6, 1])
+        #expect(try store.zones().map(\.zone.position) == Array(0..<7))
+        let after = try store.teams().sorted { $0.id! < $1.id! }.map { "\($0.id!) \($0.teamName) \($0.qualifyingZone) \($0.wins)" }
+        #expect(after == before.map { $0.replacingOccurrences(of: " oceania ", with: " Oceania ") }, "every team, its id, name, zone (merged spellings as one) and wins")
+        let history = try store.history(limit: 10)
+        #expect(history.map(\.change.summary) == ["Edited Ghana: zone Africa → Asia."])
+        try store.undoLast()
+        #expect(try store.team(named: "Ghana")?.qualifyingZone == "Africa")
+        let added = try store.add(name: "Hyperborea", zone: "Arctic")
+        #expect(added.id! > sequence!, "a deleted team's id is not given again")
+        #expect(try store.zones().map(\.zone.name).prefix(2) == ["Africa", "Arctic"])
+        #expect(try store.database.read { try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'zone')") } == true, "the change log watches the zones")
+        let read = try watcher()
+        #expect(try read.zones().count == 8)
+    }
+
+    /// A file as a program of `version` left it: its migrations up to it, the seed's teams,
+    /// then `change`.
+    static func olderFile(_ url: URL, at version: String, _ change: (Database) throws -> Void) throws {
+        let pool = try DatabasePool(path: url.path)
+        try Schema.migrator.migrate(pool, upTo: version)
+        try pool.write { db in
+            for team in try Seed.bundled() {
+                try db.execute(sql: "INSERT INTO team (teamName, qualifyingZone, imageName, wins, nameKey, nameSortKey) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [team.teamName, team.qualifyingZone, team.imageName, team.wins, Team.nameKey(team.teamName), Team.nameSortKey(team.teamName)])
+            }
+            try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
+            try change(db)
+        }
+        try pool.close()
     }
 
     @Test("Random taps, adds, deletes, edits, undos and redos from four stores at once (two sharing an author): the history marks, chains and replays true")
@@ -127,24 +186,20 @@ struct UndoTests {
         #expect(throws: WorldCupError("The history entry 1 cannot be read: “soon” is not a time.")) { try store.history(limit: 5) }
     }
 
-    @Test("A v6 file holding teams and taps: v7 adds the history, the teams as they were")
+    @Test("A v6 file holding teams and taps: the later migrations add the history, the teams as they were")
     func migrationFromV6() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let v6 = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled())
-        let ghana = try #require(try v6.team(named: "Ghana"))
-        try v6.tap(teamID: ghana.id!)
-        let before = try v6.teams()
-        try v6.database.write { db in
-            try db.execute(sql: "DROP TABLE history; DELETE FROM grdb_migrations WHERE identifier IN ('v7', 'v8')")
+        try Self.olderFile(folder.database, at: "v6") { db in
+            try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE teamName = 'Ghana'")
         }
-        try v6.database.close()
-        let v7 = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled(), author: "fan@laptop")
-        #expect(try v7.teams() == before)
-        #expect(try v7.history(limit: 10).isEmpty)
-        try v7.tap(teamID: ghana.id!)
-        #expect(try v7.history(limit: 10).map(\.by) == ["fan@laptop"])
-        try v7.undoLast()
-        #expect(try v7.teams() == before)
+        let store = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled(), author: "fan@laptop")
+        let before = try store.teams()
+        #expect(before.count == 32 && before.first { $0.teamName == "Ghana" }?.wins == 1)
+        #expect(try store.history(limit: 10).isEmpty)
+        try store.tap(named: "Ghana")
+        #expect(try store.history(limit: 10).map(\.by) == ["fan@laptop"])
+        try store.undoLast()
+        #expect(try store.teams() == before)
     }
 }

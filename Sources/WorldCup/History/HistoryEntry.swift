@@ -67,7 +67,8 @@ extension HistoryEntry {
     }
 
     /// The entry as `worldcup history --json` writes it: `id`, `at` (ISO 8601, UTC), `by`,
-    /// `action`, `team` (its name at that change), and what changed: `old` and `new` (name,
+    /// `action`, `team` (its name at that change; `zone` instead for a zone's change: see
+    /// below), and what changed: `old` and `new` (name,
     /// zone, wins: a number, for a tap too) where there were values before and after; `undid`
     /// for an undo; `reverts` (the entry an undo or a redo took back); `undoneBy` and `undone`
     /// for a change taken back.
@@ -85,6 +86,17 @@ extension HistoryEntry {
         // Every action the same way, a tap too (its wins n → n + 1): `wins` is always a number.
         if let before = change.before { object["old"] = values(before) }
         if let after = change.after { object["new"] = values(after) }
+        if let zone = change.zone {
+            // A zone's change: `zone` (its name, after or, for a merge, before), `old` and `new`
+            // (name, position from 1), and for a merge `into` and `teams` (the teams' ids).
+            object.removeValue(forKey: "team")
+            object["zone"] = change.teamName
+            func values(_ zone: Zone) -> [String: Any] { ["name": zone.name, "position": zone.position + 1] }
+            if let before = zone.before { object["old"] = values(before) }
+            if let after = zone.after { object["new"] = values(after) }
+            if let into = zone.into { object["into"] = into.name }
+            if !zone.teamIDs.isEmpty { object["teams"] = zone.teamIDs }
+        }
         if let undid = change.undid { object["undid"] = undid.rawValue }
         if let reverts { object["reverts"] = reverts }
         if let undoneBy {

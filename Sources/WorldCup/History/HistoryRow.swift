@@ -30,6 +30,25 @@ public struct HistoryRow: Sendable {
     public var undoneBy: Int64?
     public var reverts: Int64?
     public var refused: Bool
+    /// For a zone's change (`TeamChange.zone`): `teamID` is the zone's id, `teamName` its
+    /// name, `old` and `new` its name (no zone, image or wins) before and after; these hold its
+    /// position before and after, and for a merge the zone the teams went to and their ids.
+    public var zone = ZoneColumns()
+
+    /// The history's columns only a zone's change fills.
+    public struct ZoneColumns: Sendable {
+        public var oldPosition: Int?, newPosition: Int?, intoZoneID: Int64?, intoName: String?, teamIDs: String?
+
+        public init(oldPosition: Int? = nil, newPosition: Int? = nil, intoZoneID: Int64? = nil, intoName: String? = nil, teamIDs: String? = nil) {
+            (self.oldPosition, self.newPosition, self.intoZoneID, self.intoName, self.teamIDs) = (oldPosition, newPosition, intoZoneID, intoName, teamIDs)
+        }
+
+        /// The columns of `change`, a zone's (all nil for a team's).
+        public init(_ change: ZoneChange?) {
+            self.init(oldPosition: change?.before?.position, newPosition: change?.after?.position, intoZoneID: change?.into?.id,
+                      intoName: change?.into?.name, teamIDs: change?.teamIDsText)
+        }
+    }
 
     public init(id: Int64, at: String, author: String, action: String, teamID: Int64, teamName: String, old: Side, new: Side,
                 undid: String?, undoneBy: Int64?, reverts: Int64?, refused: Bool) {
@@ -46,9 +65,25 @@ public struct HistoryRow: Sendable {
         guard let date = HistoryDate.parse(at) else {
             throw WorldCupError("The history entry \(id) cannot be read: “\(WorldCupError.quotable(at))” is not a time.")
         }
-        let change = TeamChange(recorded: action, teamID: teamID, teamName: teamName, old: old.team, new: new.team,
-                                undid: undid.flatMap(TeamChange.Action.init(rawValue:)))
+        let undid = undid.flatMap(TeamChange.Action.init(rawValue:))
+        if action.isZone || undid?.isZone == true {
+            let change = TeamChange(action: action, zone: zoneChange, undid: undid)
+            return HistoryEntry(id: id, at: date, by: author, change: change, undoneBy: undoneBy, reverts: reverts, refused: refused)
+        }
+        let change = TeamChange(recorded: action, teamID: teamID, teamName: teamName, old: old.team, new: new.team, undid: undid)
         return HistoryEntry(id: id, at: date, by: author, change: change, undoneBy: undoneBy, reverts: reverts, refused: refused)
+    }
+}
+
+extension HistoryRow {
+    /// A zone's change from its columns.
+    var zoneChange: ZoneChange {
+        func side(_ name: String?, _ position: Int?) -> Zone? {
+            name.map { Zone(id: teamID, name: $0, position: position ?? 0) }
+        }
+        return ZoneChange(before: side(old.name, zone.oldPosition), after: side(new.name, zone.newPosition),
+                          into: zone.intoZoneID.map { Zone(id: $0, name: zone.intoName ?? "", position: 0) },
+                          teamIDs: ZoneChange.teamIDs(zone.teamIDs))
     }
 }
 

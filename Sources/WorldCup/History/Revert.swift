@@ -32,6 +32,27 @@ public enum Revert: Sendable {
         }
     }
 
+    /// The plan for `entry`, a zone's change (or, to redo, the undo of one), given the zone
+    /// as it is now, the zone its teams went to, and whether any of them left it since
+    /// (`ZoneChange.revertPlan`); a refusal names the entry.
+    public func zonePlan(_ entry: HistoryEntry, current: Zone?, into: Zone?, teamsLeft: Bool) throws -> ZonePlan {
+        try refusing(entry) {
+            guard let zone = entry.change.zone, let action = self == .undo ? entry.change.action : entry.change.undid else {
+                throw Refusal("Entry \(entry.id) changed no zone.")
+            }
+            return try zone.revertPlan(action, self, current: current, into: into, teamsLeft: teamsLeft)
+        }
+    }
+
+    /// The change a zone's plan made, as its entry records it (`wrote`: what the store wrote):
+    /// an undo, or for a redo the action the undo took back.
+    public func zoneChange(_ entry: HistoryEntry, wrote: ZoneChange) -> TeamChange {
+        switch self {
+        case .undo: TeamChange(action: .undo, zone: wrote, undid: entry.change.action)
+        case .redo: TeamChange(action: entry.change.undid ?? .renameZone, zone: wrote)
+        }
+    }
+
     /// Runs `body`; a refusal it throws names `entry`, so the store marks it refused.
     public func refusing<T>(_ entry: HistoryEntry, _ body: () throws -> T) throws -> T {
         do {

@@ -1,12 +1,18 @@
 import Foundation
 
-/// One change a person made to the teams: what a board keeps to take it back (`u`), and what
-/// the history records. A tap's `before` and `after` are the team around its win; an add has
-/// no `before`, a delete no `after`.
+/// One change a person made to the teams or the zones: what a board keeps to take it back
+/// (`u`), and what the history records. A tap's `before` and `after` are the team around its
+/// win; an add has no `before`, a delete no `after`. A change of a zone (a rename, a move, a
+/// merge, or an undo or redo of one) has no team: `zone` says what it did.
 public struct TeamChange: Hashable, Sendable {
     /// What was done, as the history and `worldcup history --json` name it.
     public enum Action: String, Codable, CaseIterable, Sendable {
         case tap, add, delete, edit, undo
+        /// A zone renamed, moved, or merged into another (`zone` says how).
+        case renameZone, moveZone, mergeZone
+
+        /// Whether the action changes a zone rather than a team.
+        public var isZone: Bool { [.renameZone, .moveZone, .mergeZone].contains(self) }
     }
 
     public var action: Action
@@ -20,6 +26,8 @@ public struct TeamChange: Hashable, Sendable {
     /// it with every change): what an undo or a redo names, so that the entry taken back is
     /// the one this change made, never one found by its author and team.
     public var entryID: Int64?
+    /// For a change of a zone (or its undo): what it did to the zone, in one entry.
+    public var zone: ZoneChange?
 
     public init(action: Action, before: Team?, after: Team?, undid: Action? = nil, entryID: Int64? = nil) {
         self.action = action
@@ -29,10 +37,23 @@ public struct TeamChange: Hashable, Sendable {
         self.entryID = entryID
     }
 
+    /// A change of a zone: `action` (a zone's, or an undo with `undid` a zone's) and what it wrote.
+    public init(action: Action, zone: ZoneChange, undid: Action? = nil, entryID: Int64? = nil) {
+        self.init(action: action, before: nil, after: nil, undid: undid, entryID: entryID)
+        self.zone = zone
+    }
+
+    /// Whether the change is a zone's (or the undo of one).
+    public var isZoneChange: Bool { zone != nil }
+
     /// For an undo, the change it took back (its before and after swapped); nil otherwise.
     /// "Undid: " says its `summary`.
     public var undoneChange: TeamChange? {
-        undid.map { TeamChange(action: $0, before: after, after: before) }
+        undid.map { undid in
+            var change = TeamChange(action: undid, before: after, after: before)
+            change.zone = zone?.reversed
+            return change
+        }
     }
 
     /// The team after the change (before it, for a delete): every recorded change has one.
@@ -44,12 +65,14 @@ public struct TeamChange: Hashable, Sendable {
     /// The team's id.
     public var teamID: Int64? { after?.id ?? before?.id }
 
-    /// The team's name after the change (before it, for a delete).
-    public var teamName: String { (after ?? before)?.teamName ?? "" }
+    /// The team's name after the change (before it, for a delete); for a zone's change, the
+    /// zone's name after it (before it, for a merge).
+    public var teamName: String { zone?.name ?? (after ?? before)?.teamName ?? "" }
 
     /// The change as a clause a status line shows after "Undid: " or an author's name:
     /// "Ghana +1 win.", "Added Ghana to Africa.", "Ghana renamed Gahna → Ghana.".
     public var summary: String {
+        if let zone { return zoneSummary(zone) }
         let name = WorldCupError.quotable(teamName)
         switch action {
         case .tap:
@@ -65,8 +88,29 @@ public struct TeamChange: Hashable, Sendable {
             case .tap: return "\(name) −1 win (undo)."
             case .add: return "Took back the add of \(name)."
             case .delete: return "Brought back \(name)."
-            case .edit, .undo, nil: return "Edited \(name) back: " + editedFields.joined(separator: ", ") + "."
+            case .edit, .undo, .renameZone, .moveZone, .mergeZone, nil: return "Edited \(name) back: " + editedFields.joined(separator: ", ") + "."
             }
+        case .renameZone, .moveZone, .mergeZone:
+            return "Changed the zone \(name)."
+        }
+    }
+
+    /// A zone's change as a clause: "Renamed Africa to CAF.", "Moved CAF to position 3.",
+    /// "Merged africa into Africa (2 teams).", and their undos.
+    private func zoneSummary(_ zone: ZoneChange) -> String {
+        let before = WorldCupError.quotable(zone.before?.name ?? ""), after = WorldCupError.quotable(zone.after?.name ?? "")
+        let into = WorldCupError.quotable(zone.into?.name ?? "")
+        let teams = "\(zone.teamIDs.count) \(zone.teamIDs.count == 1 ? "team" : "teams")"
+        switch (action == .undo ? undid : action) ?? action {
+        case .renameZone:
+            return action == .undo ? "Renamed \(before) back to \(after)." : "Renamed \(before) to \(after)."
+        case .moveZone:
+            let position = (zone.after?.position ?? 0) + 1
+            return action == .undo ? "Moved \(after) back to position \(position)." : "Moved \(after) to position \(position)."
+        case .mergeZone:
+            return action == .undo ? "Took \(after) back out of \(into) (\(teams))." : "Merged \(before) into \(into) (\(teams))."
+        default:
+            return "Changed the zone \(WorldCupError.quotable(zone.name))."
         }
     }
 

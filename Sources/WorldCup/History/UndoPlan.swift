@@ -96,6 +96,8 @@ extension TeamChange {
             })
         case .undo:
             throw Refusal("An undo is not taken back by another undo: redo it instead.")
+        case .renameZone, .moveZone, .mergeZone:
+            throw Refusal("A zone's change is taken back by its zone's rules (ZonePlan).")
         }
     }
 
@@ -131,6 +133,8 @@ extension TeamChange {
             })
         case .undo:
             throw Refusal("An undo is not made again: undo the change instead.")
+        case .renameZone, .moveZone, .mergeZone:
+            throw Refusal("A zone's change is made again by its zone's rules (ZonePlan).")
         }
     }
 

@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+import WorldCup
+
+/// Zones on SQLite: listing them, finding or making a team's, and renaming, moving and
+/// merging them, each in one transaction with its one history entry (`record`), undone and
+/// redone through the same entry by `applyToZone`.
+extension SQLiteTeamStore {
+    public func zones() throws -> [ZoneListing] {
+        try DatabaseFile.readable {
+            try database.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT id, name, position, (SELECT count(*) FROM team WHERE team.zoneID = zone.id) AS teams
+                    FROM zone ORDER BY position, id
+                    """).map { row in ZoneListing(zone: Zone(id: row["id"], name: row["name"], position: row["position"]), teamCount: row["teams"]) }
+            }
+        }
+    }
+
+    public func zone(named name: String) throws -> Zone? {
+        try DatabaseFile.readable { try database.read { db in try Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), db) } }
+    }
+
+    @discardableResult
+    public func renameZone(zoneID: Int64, to name: String) throws -> TeamChange {
+        try changeZone(zoneID) { zone, db in
+            let plan = try ZonePlan.renaming(zone, to: name)
+            try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), db), reverting: nil)
+            return plan
+        }
+    }
+
+    @discardableResult
+    public func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange {
+        try changeZone(zoneID) { zone, db in
+            try ZonePlan.moving(zone, to: position, zoneCount: Int.fetchOne(db, sql: "SELECT count(*) FROM zone") ?? 0)
+        }
+    }
+
+    @discardableResult
+    public func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange {
+        try changeZone(zoneID) { zone, db in
+            try ZonePlan.merging(zone, into: Self.zone(id: target, db))
+        }
+    }
+
+    /// Makes the plan `decide` makes of the zone `zoneID` as it is, in one transaction with
+    /// its history entry.
+    private func changeZone(_ zoneID: Int64, decide: (Zone, Database) throws -> ZonePlan) throws -> TeamChange {
+        try refuseIfReadOnly()
+        return try DatabaseFile.readable {
+            try database.liveResultsWrite { db in
+                guard let zone = try Self.zone(id: zoneID, db) else { throw ZonePlan.noZone }
+                let plan = try decide(zone, db)
+                var change = TeamChange(action: plan.action, zone: try Self.apply(plan, db))
+                change.entryID = try record(change, db)
+                return change
+            }
+        }
+    }
+
+    /// Takes back (or makes again) `entry`, a zone's change, by the zone's rules
+    /// (`Revert.zonePlan`), recording it and marking the entry (inside `revert`'s transaction).
+    func applyToZone(_ revert: Revert, of entry: HistoryEntry, _ db: Database) throws -> TeamChange {
+        let recorded = entry.change.zone ?? ZoneChange(before: nil, after: nil)
+        let current = try recorded.zoneID.flatMap { try Self.zone(id: $0, db) }
+        let into = try recorded.into?.id.flatMap { try Self.zone(id: $0, db) }
+        var teamsLeft = false
+        if let into, !recorded.teamIDs.isEmpty {
+            teamsLeft = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM team WHERE id IN (SELECT value FROM json_each(?)) AND zoneID != ?)",
+                                          arguments: [Self.jsonArray(recorded.teamIDs), into.id]) ?? false
+        }
+        let plan = try revert.zonePlan(entry, current: current, into: into, teamsLeft: teamsLeft)
+        if let name = plan.nameTaken {
+            try revert.refusing(entry) { try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(name), db), reverting: revert) }
+        }
+        var change = revert.zoneChange(entry, wrote: try Self.apply(plan, db))
+        let id = try record(change, reverts: entry.id, db)
+        try db.execute(sql: "UPDATE history SET undoneBy = ? WHERE id = ? AND undoneBy IS NULL", arguments: [id, entry.id])
+        change.entryID = id
+        return change
+    }
+
+    /// Writes `plan`, keeping positions 0, 1, 2 … without gaps; returns what it wrote.
+    static func apply(_ plan: ZonePlan, _ db: Database) throws -> ZoneChange {
+        switch plan {
+        case .rename(let zone, let name):
+            try db.execute(sql: "UPDATE zone SET name = ?, nameKey = ? WHERE id = ?", arguments: [name, Zone.nameKey(name), zone.id])
+            return plan.recorded(after: Zone(id: zone.id, name: name, position: zone.position))
+        case .move(let zone, let position):
+            if position < zone.position {
+                try db.execute(sql: "UPDATE zone SET position = position + 1 WHERE position >= ? AND position < ?", arguments: [position, zone.position])
+            } else {
+                try db.execute(sql: "UPDATE zone SET position = position - 1 WHERE position > ? AND position <= ?", arguments: [zone.position, position])
+            }
+            try db.execute(sql: "UPDATE zone SET position = ? WHERE id = ?", arguments: [position, zone.id])
+            return plan.recorded(after: Zone(id: zone.id, name: zone.name, position: position))
+        case .merge(let zone, let into):
+            let teamIDs = try Int64.fetchAll(db, sql: "SELECT id FROM team WHERE zoneID = ? ORDER BY id", arguments: [zone.id])
+            try db.execute(sql: "UPDATE team SET zoneID = ? WHERE zoneID = ?", arguments: [into.id, zone.id])
+            try db.execute(sql: "DELETE FROM zone WHERE id = ?", arguments: [zone.id])
+            try db.execute(sql: "UPDATE zone SET position = position - 1 WHERE position > ?", arguments: [zone.position])
+            return plan.recorded(after: nil, into: try Self.zone(id: into.id ?? 0, db), teamIDs: teamIDs)
+        case .unmerge(let zone, let from, let teamIDs):
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM zone") ?? 0
+            let position = min(zone.position, count)
+            try db.execute(sql: "UPDATE zone SET position = position + 1 WHERE position >= ?", arguments: [position])
+            try db.execute(sql: "INSERT INTO zone (id, name, nameKey, position) VALUES (?, ?, ?, ?)",
+                           arguments: [zone.id, zone.name, Zone.nameKey(zone.name), position])
+            let moved = try Int64.fetchAll(db, sql: """
+                UPDATE team SET zoneID = ?1 WHERE zoneID = ?2 AND id IN (SELECT value FROM json_each(?3)) RETURNING id
+                """, arguments: [zone.id, from.id, jsonArray(teamIDs)]).sorted()
+            return plan.recorded(after: Zone(id: zone.id, name: zone.name, position: position), into: try Self.zone(id: from.id ?? 0, db), teamIDs: moved)
+        }
+    }
+
+    /// Sets `team.zoneID` to the zone its `qualifyingZone` names (ignoring case and
+    /// normalisation), taking that zone's spelling, and makes the zone when there is none:
+    /// placed alphabetically among the zones (`Zone.insertionPosition`).
+    static func placeInZone(_ team: inout Team, _ db: Database) throws {
+        let name = TeamValidation.trimmed(team.qualifyingZone)
+        if let zone = try zone(nameKey: Zone.nameKey(name), db) {
+            (team.zoneID, team.qualifyingZone) = (zone.id, zone.name)
+            return
+        }
+        let zones = try Row.fetchAll(db, sql: "SELECT id, name, position FROM zone").map { Zone(id: $0["id"], name: $0["name"], position: $0["position"]) }
+        let position = Zone.insertionPosition(of: name, among: zones)
+        try db.execute(sql: "UPDATE zone SET position = position + 1 WHERE position >= ?", arguments: [position])
+        try db.execute(sql: "INSERT INTO zone (name, nameKey, position) VALUES (?, ?, ?)", arguments: [name, Zone.nameKey(name), position])
+        (team.zoneID, team.qualifyingZone) = (db.lastInsertedRowID, name)
+    }
+
+    /// Every zone's name, for an edit's spelling (`TeamValidation.edited`).
+    static func zoneNames(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM zone ORDER BY name")
+    }
+
+    /// The zone whose name key is `key`, if any.
+    static func zone(nameKey key: String, _ db: Database) throws -> Zone? {
+        try Row.fetchOne(db, sql: "SELECT id, name, position FROM zone WHERE nameKey = ?", arguments: [key])
+            .map { Zone(id: $0["id"], name: $0["name"], position: $0["position"]) }
+    }
+
+    /// The zone with this id, if any.
+    static func zone(id: Int64, _ db: Database) throws -> Zone? {
+        try Row.fetchOne(db, sql: "SELECT id, name, position FROM zone WHERE id = ?", arguments: [id])
+            .map { Zone(id: $0["id"], name: $0["name"], position: $0["position"]) }
+    }
+
+    /// Ids as a JSON array, for `json_each`.
+    static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+}
