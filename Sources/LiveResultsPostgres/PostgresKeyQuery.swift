@@ -66,6 +66,8 @@ package struct PostgresKeyQuery: Sendable {
         let keyColumns: [String]
         /// Which sort columns are text.
         let textColumns: Set<String>
+        /// The type of each sort column, then of the section column (`supportedTypes`' names).
+        var keyTypes: [String] = []
 
         /// The key columns, ordered, of `source` (a table or an alias).
         func selection(from source: String? = nil) -> String {
@@ -151,7 +153,9 @@ package struct PostgresKeyQuery: Sendable {
             if type.isText { textColumns.insert(column) }
         }
         let keyColumns = ([idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).map(PostgresSQL.identifier)
-        return Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns)
+        var statements = Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns)
+        statements.keyTypes = (sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).compactMap { types[$0].flatMap { Self.supportedTypes[$0]?.name } }
+        return statements
     }
 
     /// Every row, in result order, with its key.

@@ -136,7 +136,7 @@ struct PostgresMigration {
         }
         // The change log as this version installs it, synchronously (no task: this thread may
         // be one Swift concurrency needs to run it).
-        for statement in try PostgresChangeLog.installStatements(on: "team") {
+        for statement in try PostgresChangeLog.installStatements(on: "team", payloadColumns: PostgresSchema.notifiedColumns) {
             try query(PostgresQuery(unsafeSQL: statement))
         }
         try query("""

@@ -133,6 +133,18 @@ public enum PostgresSchema {
         ],
     ]
 
+    /// The columns the change log's notifications carry: the board's order (and section), so
+    /// that a board applies another's commit from its notification without reading the log.
+    public static var notifiedColumns: [String] { Team.boardOrder.map(\.column) }
+
+    /// The history as the latest schema has it, for a board built without the migrations
+    /// (the benchmark's).
+    package static var historyStatements: [String] {
+        [4, 5].flatMap { migrations[$0] ?? [] }.compactMap { step in
+            if case .sql(let statement) = step { statement } else { nil }
+        }
+    }
+
     /// Throws one sentence when a server of `versionNumber` (`server_version_num`) is too old.
     public static func checkServer(versionNumber: Int, server: String) throws {
         guard versionNumber >= oldestServer else {

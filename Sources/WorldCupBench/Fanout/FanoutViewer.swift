@@ -226,6 +226,9 @@ struct FanoutViewerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How many viewers this process holds.", valueName: "n"))
     var viewers: Int
 
+    @Flag(help: "Hold plain LISTEN connections instead of viewers (the benchmark's floor).")
+    var raw = false
+
     func validate() throws {
         guard PostgresURL(string: databaseURL) != nil else { throw ValidationError("--database-url must be a postgres:// URL.") }
         guard viewers >= 1 else { throw ValidationError("--viewers must be at least 1.") }
@@ -234,6 +237,7 @@ struct FanoutViewerCommand: ParsableCommand {
     func run() throws {
         try BenchError.readable {
             guard let url = PostgresURL(string: databaseURL) else { return }
+            if raw { return try listenRaw(url) }
             let group = try FanoutViewers(url: url, count: viewers)
             FanoutLine.say("ready \(viewers)")
             // The benchmark writes `finish` (or closes our input, should it end first).
@@ -248,6 +252,18 @@ struct FanoutViewerCommand: ParsableCommand {
             FanoutLine.say("end")
             group.close()
         }
+    }
+}
+
+extension FanoutViewerCommand {
+    /// The floor's process: plain listeners until `finish`, then what they heard.
+    private func listenRaw(_ url: PostgresURL) throws {
+        let listeners = try RawListeners(url: url, count: viewers)
+        FanoutLine.say("ready \(viewers)")
+        while let line = readLine(), line != "finish" {}
+        for line in listeners.report().lines { FanoutLine.say(line) }
+        FanoutLine.say("end")
+        listeners.close()
     }
 }
 
