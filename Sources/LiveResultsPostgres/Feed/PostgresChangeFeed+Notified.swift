@@ -2,7 +2,7 @@ import LiveResults
 import NIOCore
 
 /// What became of a feed's notifications, counted (for tests and the benchmark).
-package struct NotifiedOutcomes: Equatable, Sendable {
+package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
     /// Applied from the notification, without a read.
     package var applied = 0
     /// Of a transaction the cursor had read already: nothing to do.
@@ -21,6 +21,37 @@ package struct NotifiedOutcomes: Equatable, Sendable {
     package var notFollowing = 0
     /// Held while a read was owed, then taken as any other once it was done.
     package var waited = 0
+
+    package init() {}
+
+    /// The counts of `self` and `other` together.
+    package func adding(_ other: NotifiedOutcomes) -> NotifiedOutcomes {
+        var sum = self
+        sum.applied += other.applied
+        sum.alreadyRead += other.alreadyRead
+        sum.gap += other.gap
+        sum.cut += other.cut
+        sum.unusable += other.unusable
+        sum.notFollowing += other.notFollowing
+        sum.waited += other.waited
+        return sum
+    }
+
+    package var description: String {
+        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), not following \(notFollowing), waited \(waited)"
+    }
+}
+
+extension PostgresReader {
+    /// What became of the notifications of this reader's feeds over `table`, together.
+    package func notifiedOutcomes(under table: String) -> NotifiedOutcomes {
+        ownWrites.listeners(under: table).reduce(NotifiedOutcomes()) { $0.adding($1.notifiedOutcomes.withLockedValue { $0 }) }
+    }
+
+    /// How many log reads the feeds of this reader over `table` began.
+    package func logReadsBegun(under table: String) -> Int {
+        ownWrites.listeners(under: table).reduce(0) { $0 + $1.logReadsBegun }
+    }
 }
 
 // Notifications that carry their commit (`NotifiedCommit`), applied without reading the log.

@@ -82,18 +82,23 @@ struct FanoutBenchmark {
         result.intervalMs = Double(Self.nanoseconds(interval)) / 1e6
         result.serverCPUPercent = tapping.cpuPercent
         result.serverCPUMsPerTap = tapping.cpuMsPerTap
-        result.serverQueriesPerTapViewer = tapping.queries.map { max(0, $0 - Double(teams.count)) / Double(teams.count * viewers) }
         result.serverIdleCPUPercent = idleCPU.map { 100 * $0 / idleWindow }
         result.serverMemoryMB = serverMemory
         result.backendsPerViewer = Double(backends) / Double(viewers)
         Progress.say("\(label) \(result.summary)")
-        try measureRawFloor(teams: teams, shares: shares, statements: statements, into: &result)
+        let tapperQueries = try measureRawFloor(teams: teams, shares: shares, statements: statements, into: &result)
+        // The plain listeners send nothing: what the server ran while they listened was the
+        // taps' own (the tap, and the statements of its triggers that run at the commit).
+        if let all = tapping.queries, let tapperQueries {
+            result.serverQueriesPerTapViewer = max(0, all - tapperQueries) / Double(teams.count * viewers)
+        }
         return result
     }
 
     /// The same taps heard by as many plain LISTEN connections (`RawListeners`), after the
-    /// viewers have gone: the floor of the run's fan-out.
-    private func measureRawFloor(teams: [RecordID], shares: [Int], statements: ServerStatements, into result: inout FanoutResult) throws {
+    /// viewers have gone: the floor of the run's fan-out. Returns the statements the server ran
+    /// meanwhile (the taps' own), when it counts them.
+    private func measureRawFloor(teams: [RecordID], shares: [Int], statements: ServerStatements, into result: inout FanoutResult) throws -> Double? {
         let label = "[\(viewers) plain listeners]"
         var children = try shares.map { share in try ViewerProcess(url: board.url, viewers: share, raw: true, executable: executable) }
         defer { for child in children { child.stop() } }
@@ -110,6 +115,7 @@ struct FanoutBenchmark {
         result.rawServerCPUMsPerTap = tapping.cpuMsPerTap
         Progress.say("\(label) NOTIFY p50 \(Report.format(raw.fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(raw.fanoutP99Ms, decimals: 2)) ms, missed \(raw.missed); "
             + "server CPU \(tapping.cpuPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a"); viewers' p99 is \(Report.format(result.fanoutP99Ms / max(raw.fanoutP99Ms, 0.001), decimals: 2))× it")
+        return tapping.queries
     }
 
     /// What tapping `teams` one every `interval` cost: each tap's times, the server's CPU (in

@@ -39,8 +39,9 @@ struct FanoutResult: Equatable {
     var serverIdleCPUPercent: Double?
     /// The server's CPU while the taps ran, in milliseconds a tap.
     var serverCPUMsPerTap: Double?
-    /// The statements the server ran while the taps ran, but the taps, per tap and viewer
-    /// (`pg_stat_statements`); nil where the server has not loaded it.
+    /// The statements the server ran while the taps ran, but the taps' own (measured while the
+    /// plain listeners heard the same taps), per tap and viewer (`pg_stat_statements`; the
+    /// heartbeat's empty statement is not one); nil where the server has not loaded it.
     var serverQueriesPerTapViewer: Double?
     /// The floor: the same taps heard by as many plain LISTEN connections (postgres-nio, no
     /// LiveResults), from the start of the tap to the notification's arrival.

@@ -77,6 +77,9 @@ final class FanoutViewers {
                                         converged: converged, sightings: viewer.recorder.sightings))
         }
         report.rssKB = (try? MemoryProbe.statusKB("VmRSS")) ?? 0
+        let outcomes = viewers.reduce(NotifiedOutcomes()) { $0.adding($1.reader.notifiedOutcomes(under: "team")) }
+        let reads = viewers.reduce(0) { $0 + $1.reader.logReadsBegun(under: "team") }
+        FileHandle.standardError.write(Data("[\(viewers.count) viewers in process \(getpid())] notifications: \(outcomes); log reads \(reads)\n".utf8))
         return report
     }
 
