@@ -41,6 +41,9 @@ struct EarlyWrites {
 
     /// The accepted writes whose transactions no read has seen finish, by transaction.
     private var written: [UInt64: Written] = [:]
+    /// How many of them were handed over and not notified yet (most often none: a
+    /// notification then costs no walk over the others).
+    private var handedOverWaiting = 0
 
     /// Whether the feed applies the rows `ids` of transaction `xid` now, recording them as
     /// applied if so. `sequence`: this hand-over's place if accepted; `sentAfter`: how many
@@ -50,6 +53,7 @@ struct EarlyWrites {
         let raced = written.values.contains { $0.sequence > sentAfter && !$0.ids.isDisjoint(with: ids) }
         guard !raced else { return false }
         written[xid] = Written(ids: ids, sequence: sequence)
+        handedOverWaiting += 1
         return true
     }
 
@@ -71,8 +75,12 @@ struct EarlyWrites {
     /// already, nor those of writes handed over whose notifications have not come (they
     /// committed after it, with newer keys).
     mutating func applyNotified(xid: UInt64, rows: [(id: RecordID, key: RowKey?)]) -> [(id: RecordID, key: RowKey?)] {
-        let newer = written.filter { $0.key != xid && !$0.value.notified }.values.reduce(into: Set<RecordID>()) { $0.formUnion($1.ids) }
+        var newer = Set<RecordID>()
+        if handedOverWaiting > 0 {
+            for (other, write) in written where other != xid && !write.notified { newer.formUnion(write.ids) }
+        }
         var commit = written[xid] ?? Written(ids: [], sequence: 0)
+        if commit.sequence > 0 && !commit.notified { handedOverWaiting -= 1 }
         // A transaction notified before (its deferred trigger fired early, SET CONSTRAINTS
         // IMMEDIATE) left these rows since: all of them count.
         let handedOver = commit.notified ? [] : commit.ids
@@ -102,5 +110,6 @@ struct EarlyWrites {
     /// Forgets the writes a read's `snapshot` saw finish (a read that refetches instead).
     mutating func forget(seenBy snapshot: ChangeLogSnapshot) {
         written = written.filter { !snapshot.hasFinished($0.key) }
+        handedOverWaiting = written.values.count { $0.sequence > 0 && !$0.notified }
     }
 }

@@ -78,8 +78,9 @@ extension PostgresReader {
 extension PostgresChangeFeed {
     /// How many commits may be applied from notifications before a read moves the cursor past
     /// them: the log keeps far more entries than that (pruning would otherwise overtake a
-    /// cursor that is not read for long), and what is kept stays small.
-    static let notifiedBeforeRead = 256
+    /// cursor that is not read for long), and what is kept stays small. Drawn for each feed
+    /// from a range, so that a thousand viewers of one server do not all read at the same tap.
+    static func notifiedBeforeRead() -> Int { Int.random(in: 192...320) }
 
     /// A notification on the table's channel.
     func notified(_ text: String) {
@@ -127,7 +128,7 @@ extension PostgresChangeFeed {
         if !kept.isEmpty {
             enqueue(.rows(CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)), wakes: !own || notifiesOwnWrites)
         }
-        if early.count >= Self.notifiedBeforeRead { requestRead(now: false) }
+        if early.count >= notifiedBeforeRead { requestRead(now: false) }
         return \.applied
     }
 

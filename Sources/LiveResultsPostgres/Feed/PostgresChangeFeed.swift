@@ -86,6 +86,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     var lastPosition: Int64?
     /// What became of notifications (for tests and the benchmark).
     let notifiedOutcomes = NIOLockedValueBox(NotifiedOutcomes())
+    /// How many commits this feed applies from notifications before a read passes them.
+    let notifiedBeforeRead = PostgresChangeFeed.notifiedBeforeRead()
     var settlingScheduled = false
     /// When the running read began (nil: none runs).
     var reading: NIODeadline?

@@ -71,7 +71,7 @@ struct FanoutBenchmark {
         let teams = Self.tappedTeams(rows: rows, count: warmUpTaps + taps, seed: seed)
         Progress.say("\(label) tapping \(warmUpTaps) + \(taps) teams, one every \(interval)")
         let statements = try ServerStatements(board: board)
-        let tapping = try tap(teams, statements: statements)
+        let tapping = try tap(teams, statements: statements, clients: children.map(\.process.processIdentifier))
         let serverMemory = cluster?.memoryMB()
 
         let reports = try children.indices.map { index in try children[index].finish() }
@@ -82,6 +82,7 @@ struct FanoutBenchmark {
         result.intervalMs = Double(Self.nanoseconds(interval)) / 1e6
         result.serverCPUPercent = tapping.cpuPercent
         result.serverCPUMsPerTap = tapping.cpuMsPerTap
+        result.viewersCPUMsPerTap = tapping.clientsCPUMsPerTap
         result.serverIdleCPUPercent = idleCPU.map { 100 * $0 / idleWindow }
         result.serverMemoryMB = serverMemory
         result.backendsPerViewer = Double(backends) / Double(viewers)
@@ -104,7 +105,7 @@ struct FanoutBenchmark {
         defer { for child in children { child.stop() } }
         for index in children.indices { try children[index].waitUntilReady() }
         Progress.say("\(label) tapping the same \(teams.count) teams again")
-        let tapping = try tap(teams, statements: statements)
+        let tapping = try tap(teams, statements: statements, clients: children.map(\.process.processIdentifier))
         let reports = try children.indices.map { index in try children[index].finish() }
         children = []
         let raw = FanoutResult.tally(taps: tapping.taps, warmUpTaps: warmUpTaps, reports: reports)
@@ -113,16 +114,19 @@ struct FanoutBenchmark {
         result.rawMissed = raw.missed
         result.rawServerCPUPercent = tapping.cpuPercent
         result.rawServerCPUMsPerTap = tapping.cpuMsPerTap
+        result.rawListenersCPUMsPerTap = tapping.clientsCPUMsPerTap
         Progress.say("\(label) NOTIFY p50 \(Report.format(raw.fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(raw.fanoutP99Ms, decimals: 2)) ms, missed \(raw.missed); "
             + "server CPU \(tapping.cpuPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a"); viewers' p99 is \(Report.format(result.fanoutP99Ms / max(raw.fanoutP99Ms, 0.001), decimals: 2))× it")
         return tapping.queries
     }
 
     /// What tapping `teams` one every `interval` cost: each tap's times, the server's CPU (in
-    /// percent of a core, and milliseconds a tap) and the statements it ran meanwhile.
-    private func tap(_ teams: [RecordID], statements: ServerStatements) throws
-        -> (taps: [FanoutTap], cpuPercent: Double?, cpuMsPerTap: Double?, queries: Double?) {
-        let before = (Monotonic.now(), cluster?.cpuSeconds(), try statements.count())
+    /// percent of a core, and milliseconds a tap), the statements it ran meanwhile, and the
+    /// CPU of the `clients` (the viewer processes) in milliseconds a tap.
+    private func tap(_ teams: [RecordID], statements: ServerStatements, clients: [pid_t]) throws
+        -> (taps: [FanoutTap], cpuPercent: Double?, cpuMsPerTap: Double?, queries: Double?, clientsCPUMsPerTap: Double) {
+        func clientsCPU() -> Double { clients.reduce(0) { $0 + (ProcessStat(pid: $1)?.cpuSeconds ?? 0) } }
+        let before = (Monotonic.now(), cluster?.cpuSeconds(), try statements.count(), clientsCPU())
         let tapped = try PG.withConnection(board.url) { writer in
             let step = Self.nanoseconds(interval)
             var next = Monotonic.now()
@@ -139,7 +143,8 @@ struct FanoutBenchmark {
         let cpu = cluster.flatMap { cluster in before.1.map { cluster.cpuSeconds() - $0 } }
         let queries = try statements.count().flatMap { after in before.2.map { Double(after - $0) } }
         let window = Monotonic.milliseconds(from: before.0, to: Monotonic.now()) / 1000
-        return (tapped, cpu.map { 100 * $0 / window }, cpu.map { 1000 * $0 / Double(teams.count) }, queries)
+        return (tapped, cpu.map { 100 * $0 / window }, cpu.map { 1000 * $0 / Double(teams.count) }, queries,
+                1000 * (clientsCPU() - before.3) / Double(teams.count))
     }
 
     /// The client connections the server counts on the board's database (`pg_stat_activity`),

@@ -50,6 +50,10 @@ struct FanoutResult: Equatable {
     var rawMissed = 0
     var rawServerCPUPercent: Double?
     var rawServerCPUMsPerTap: Double?
+    /// The viewer processes' CPU while the taps ran, in milliseconds a tap; and the plain
+    /// listeners' processes'.
+    var viewersCPUMsPerTap = 0.0
+    var rawListenersCPUMsPerTap = 0.0
     /// The server's memory (the proportional set sizes of its processes) with every viewer connected.
     var serverMemoryMB: Double?
     /// The server's client connections to the board's database while the viewers watched,
@@ -140,6 +144,8 @@ struct FanoutResult: Equatable {
             ("server_cpu_ms_per_tap", serverCPUMsPerTap.map { Report.format($0, decimals: 1) }),
             ("raw_server_tap_cpu_percent", rawServerCPUPercent.map { Report.format($0, decimals: 1) }),
             ("raw_server_cpu_ms_per_tap", rawServerCPUMsPerTap.map { Report.format($0, decimals: 1) }),
+            ("viewers_cpu_ms_per_tap", Report.format(viewersCPUMsPerTap, decimals: 1)),
+            ("raw_listeners_cpu_ms_per_tap", Report.format(rawListenersCPUMsPerTap, decimals: 1)),
             ("server_queries_per_tap_viewer", serverQueriesPerTapViewer.map { Report.format($0, decimals: 3) }),
             ("server_idle_cpu_percent", serverIdleCPUPercent.map { Report.format($0, decimals: 1) }),
             ("server_pss_mb", serverMemoryMB.map { Report.format($0, decimals: 0) }),
