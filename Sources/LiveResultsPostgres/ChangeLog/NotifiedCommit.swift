@@ -95,21 +95,22 @@ package struct NotifiedCommit: Equatable, Sendable {
     package struct Layout {
         /// The first word of a notification in this layout.
         static let version = "lr1"
-        /// The transaction-local setting (suffixed with the table's oid) where the row
-        /// trigger keeps the entries until the commit sends them.
-        static let pendingSetting = "liveresults.notify_"
+        /// The transaction-local setting where the row trigger of a table keeps the header and
+        /// entries until the commit sends them: this, then the md5 of the table's name (a
+        /// setting's name must be an identifier).
+        static let pendingSetting = "liveresults.n"
         /// PostgreSQL refuses a payload of 8,000 bytes or more.
         static let payloadLimit = 7_999
 
         /// What follows the transaction id: the table and its columns, as `encode` writes them.
         let header: String
-        /// The most bytes of entries that fit beside the header.
+        /// The most bytes of the header and entries that fit in a notification.
         let pendingLimit: Int
 
         init(table: String, columns: [String]) {
             header = Layout.encode(table) + " \(columns.count)" + columns.map { " " + Layout.encode($0) }.joined()
             // "lr1 ", a 20-digit xid and a space before the header.
-            pendingLimit = Layout.payloadLimit - (Layout.version.utf8.count + 22 + header.utf8.count)
+            pendingLimit = Layout.payloadLimit - (Layout.version.utf8.count + 22)
         }
 
         /// A name or value: its length in characters, a colon, its text.

@@ -125,7 +125,14 @@ public enum PostgresChangeLog {
                 changed_id bigint)
             """,
             // Logs made before TRUNCATE was recorded required an id.
-            "ALTER TABLE \(log) ALTER COLUMN changed_id DROP NOT NULL",
+            // (Only when needed: an ALTER TABLE fails where the log has deferred events pending.)
+            """
+            DO $$ BEGIN
+                IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = \(PostgresSQL.literal(log))::regclass AND attname = 'changed_id' AND attnotnull) THEN
+                    ALTER TABLE \(log) ALTER COLUMN changed_id DROP NOT NULL;
+                END IF;
+            END $$
+            """,
             """
             CREATE TABLE IF NOT EXISTS \(pruned) (
                 one boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -133,7 +140,11 @@ public enum PostgresChangeLog {
                 xid xid8 NOT NULL)
             """,
             // Readers look entries up by position (the primary key) and by transaction.
-            "CREATE INDEX IF NOT EXISTS liveresults_change_xid ON \(log) (xid)",
+            """
+            DO $$ BEGIN
+                IF to_regclass('liveresults_change_xid') IS NULL THEN CREATE INDEX liveresults_change_xid ON \(log) (xid); END IF;
+            END $$
+            """,
             // Deletes the entries of finished transactions below the last `retained` positions,
             // and moves the pruned mark up to the last position and the newest transaction
             // deleted (never down: prunes may overlap).
@@ -167,7 +178,8 @@ public enum PostgresChangeLog {
                 new_id bigint;
                 logged bigint;
                 entries text;
-                pending text := coalesce(current_setting(\(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || TG_RELID, true), '');
+                setting text := \(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || md5(\(name));
+                pending text := coalesce(current_setting(setting, true), '');
             BEGIN
                 IF TG_OP <> 'INSERT' THEN old_id := OLD.\(id); END IF;
                 IF TG_OP <> 'DELETE' THEN new_id := NEW.\(id); END IF;
@@ -183,10 +195,11 @@ public enum PostgresChangeLog {
                 -- What the transaction's notification will carry, kept with the transaction
                 -- (a savepoint rolled back takes its part back); past the size of one
                 -- notification, only that it was cut.
-                IF pending <> 'cut' AND entries IS NOT NULL THEN
+                IF pending <> \(PostgresSQL.literal(payload.header + " cut")) AND entries IS NOT NULL THEN
+                    IF pending = '' THEN pending := \(PostgresSQL.literal(payload.header)); END IF;
                     pending := pending || entries;
-                    IF octet_length(pending) > \(payload.pendingLimit) THEN pending := 'cut'; END IF;
-                    PERFORM set_config(\(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || TG_RELID, pending, true);
+                    IF octet_length(pending) > \(payload.pendingLimit) THEN pending := \(PostgresSQL.literal(payload.header + " cut")); END IF;
+                    PERFORM set_config(setting, pending, true);
                 END IF;
                 IF logged % \(pruneStep) = 0 THEN
                     PERFORM liveresults_prune(\(retained));
@@ -204,18 +217,18 @@ public enum PostgresChangeLog {
                 RETURN NULL;
             END $$
             """,
-            // Sends what the row trigger kept for the transaction, once: the first of its
-            // deferred calls at the commit sends it and empties it, the others find it empty.
-            // (TG_ARGV: the channel, the payload's header.)
+            // Sends what the row trigger of the entry's table kept for the transaction, once:
+            // the first of its deferred calls at the commit sends it and empties it, the
+            // others find it empty.
             """
             CREATE OR REPLACE FUNCTION liveresults_notify() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE
-                pending text := current_setting(\(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || TG_RELID, true);
+                setting text := \(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || md5(NEW.table_name);
+                pending text := current_setting(setting, true);
             BEGIN
                 IF pending IS NULL OR pending = '' THEN RETURN NULL; END IF;
-                PERFORM set_config(\(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || TG_RELID, '', true);
-                PERFORM pg_notify(TG_ARGV[0], \(PostgresSQL.literal(NotifiedCommit.Layout.version + " ")) || pg_current_xact_id() || ' ' || TG_ARGV[1]
-                                              || CASE WHEN pending = 'cut' THEN ' cut' ELSE pending END);
+                PERFORM set_config(setting, '', true);
+                PERFORM pg_notify('liveresults_' || NEW.table_name, \(PostgresSQL.literal(NotifiedCommit.Layout.version + " ")) || pg_current_xact_id() || ' ' || pending);
                 RETURN NULL;
             END $$
             """,
@@ -227,15 +240,21 @@ public enum PostgresChangeLog {
             CREATE OR REPLACE TRIGGER liveresults_log_truncate AFTER TRUNCATE ON \(target)
             FOR EACH STATEMENT EXECUTE FUNCTION liveresults_log_truncate(\(PostgresSQL.literal(table)), \(PostgresSQL.literal(channel)))
             """,
+            // Logs made before notified from a statement trigger on the table.
+            "DROP TRIGGER IF EXISTS liveresults_notify ON \(target)",
             // Deferred to the commit, so that one notification carries the whole transaction
             // (a statement trigger would send one per statement, and a listener could not tell
-            // the last). A constraint trigger cannot be replaced in place: made again (logs
-            // made before had a statement trigger of this name).
-            "DROP TRIGGER IF EXISTS liveresults_notify ON \(target)",
+            // the last). On the log, not on the tracked table: a deferred event pending on a
+            // table forbids ALTER TABLE on it in that transaction (a migration that changes
+            // rows, then the table). Made once: a constraint trigger cannot be replaced in
+            // place, and this transaction may have pending events on the log already.
             """
-            CREATE CONSTRAINT TRIGGER liveresults_notify AFTER INSERT OR UPDATE OR DELETE ON \(target)
-            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-            EXECUTE FUNCTION liveresults_notify(\(PostgresSQL.literal(channel)), \(PostgresSQL.literal(payload.header)))
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = \(PostgresSQL.literal(log))::regclass AND tgname = 'liveresults_notify') THEN
+                    CREATE CONSTRAINT TRIGGER liveresults_notify AFTER INSERT ON \(log)
+                    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION liveresults_notify();
+                END IF;
+            END $$
             """,
         ]
     }

@@ -114,7 +114,7 @@ struct PostgresBoard {
     /// Removes the change log's triggers, for the floor.
     func dropTriggers() throws {
         try PG.withConnection(url) { connection in
-            for trigger in ["liveresults_log", "liveresults_log_truncate", "liveresults_notify"] {
+            for trigger in ["liveresults_log", "liveresults_log_truncate"] {
                 try PG.execute(connection, "DROP TRIGGER IF EXISTS \(trigger) ON team")
             }
         }
