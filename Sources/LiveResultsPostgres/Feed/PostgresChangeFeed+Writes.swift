@@ -61,7 +61,7 @@ extension PostgresChangeFeed {
     }
 
     /// Reads the log `delay` from now, unless a read begins before then.
-    func settleLater(in delay: TimeAmount) {
+    private func settleLater(in delay: TimeAmount) {
         guard !settlingScheduled else { return }
         settlingScheduled = true
         let asked = NIODeadline.now()
