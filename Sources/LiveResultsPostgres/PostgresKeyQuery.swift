@@ -76,6 +76,8 @@ package struct PostgresKeyQuery: Sendable {
         let textColumns: Set<String>
         /// The related table's part, when the rows are sectioned through it.
         let related: PostgresRelatedQuery?
+        /// The type of each sort column, then of the section column (`supportedTypes`' names).
+        var keyTypes: [String] = []
 
         /// The key columns, ordered, of `source` (a table or an alias).
         func selection(from source: String? = nil) -> String {
@@ -187,7 +189,9 @@ package struct PostgresKeyQuery: Sendable {
             try PostgresRelatedQuery.prepare($0, mainColumns: types, mainTable: tableName, connection, logger: logger)
         }
         let keyColumns = ([idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).map(PostgresSQL.identifier)
-        return Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
+        var statements = Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
+        statements.keyTypes = (sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).compactMap { types[$0].flatMap { Self.supportedTypes[$0]?.name } }
+        return statements
     }
 
     /// Every row, in result order, with its key.

@@ -139,8 +139,8 @@ struct PostgresMigration {
         }
         // The change log as this version installs it, synchronously (no task: this thread may
         // be one Swift concurrency needs to run it).
-        for table in ["team", "zone"] {
-            for statement in try PostgresChangeLog.installStatements(on: table) {
+        for (table, columns) in [("team", PostgresSchema.notifiedColumns), ("zone", [])] {
+            for statement in try PostgresChangeLog.installStatements(on: table, payloadColumns: columns) {
                 try query(PostgresQuery(unsafeSQL: statement))
             }
         }

@@ -18,7 +18,7 @@ import WorldCup
 /// (a resend after a lost connection) makes nothing, and the caller finds the entry instead.
 /// A change by one win (a tap, an undo or redo of one) records the team as the lock found
 /// it and one win off or on: the values it actually wrote.
-struct PostgresRecordedWrite {
+package struct PostgresRecordedWrite {
     /// What the team must be for the change to be made.
     enum Guard {
         /// The team with the id exists with this name, zone (its `zoneID`) and wins.
@@ -184,5 +184,14 @@ struct PostgresRecordedWrite {
             return PostgresWrite(table: "team", PostgresQuery(unsafeSQL: sql, binds: text.binds), returning: Self.returning, deletes: true)
         }
         return PostgresWrite(table: "team", PostgresQuery(unsafeSQL: sql, binds: text.binds), returning: Self.returning)
+    }
+}
+
+extension PostgresRecordedWrite {
+    /// A tap of team `teamID` as `PostgresTeamStore.recordedTap` writes it, with its history
+    /// entry: the benchmark's tap, and its floor without the change log's triggers.
+    package static func tap(teamID: Int64, author: String) -> PostgresWrite {
+        PostgresRecordedWrite(change: TeamChange(action: .tap, before: nil, after: nil), writeID: UUID(), author: author,
+                              guarded: .exists(teamID: teamID), apply: .addWin).write
     }
 }

@@ -215,6 +215,19 @@ public enum PostgresSchema {
             "nameSortKey" COLLATE "C" ASC NULLS FIRST, id ASC) INCLUDE ("nameKey")
         """#
 
+    /// The columns the change log's notifications carry: the board's order and its zone. A
+    /// controller sectioned by a plain column applies a commit from them without reading the
+    /// log; one sectioned through the zone table (the board's) still reads it.
+    public static var notifiedColumns: [String] { Team.boardOrder.map(\.column) + ["zoneID"] }
+
+    /// The history as the latest schema has it, for a board built without the migrations
+    /// (the benchmark's).
+    package static var historyStatements: [String] {
+        [4, 5].flatMap { migrations[$0] ?? [] }.compactMap { step in
+            if case .sql(let statement) = step { statement } else { nil }
+        }
+    }
+
     /// Throws one sentence when a server of `versionNumber` (`server_version_num`) is too old.
     public static func checkServer(versionNumber: Int, server: String) throws {
         guard versionNumber >= oldestServer else {

@@ -40,7 +40,7 @@ extension PostgresTeamStore {
                 }
             }
             let triggers = try query(connection, """
-                SELECT count(*) FROM pg_trigger WHERE tgrelid = 'team'::regclass AND tgname IN ('liveresults_log', 'liveresults_notify')
+                SELECT count(*) FROM pg_trigger WHERE tgrelid = 'team'::regclass AND tgname IN ('liveresults_log', 'liveresults_log_truncate')
                 """).single(Int64.self) ?? 0
             guard triggers == 2 else {
                 throw WorldCupError("The database \(location.databaseAndServer) has lost the change log's triggers on its teams: it is not a sound worldcup scoreboard.")

@@ -145,12 +145,18 @@ import Testing
                 group.cancelAll()
                 return first
             }
-            // One notification per transaction that changed the table (the two statements of
-            // the first fold into one), none for the other table's, each naming its
-            // transaction as the log does.
+            // One notification per transaction that changed the table (sent at its commit,
+            // with the entries of both statements of the first), none for the other table's,
+            // each naming its transaction as the log does.
             let logged = try await writer.column("SELECT xid::text FROM liveresults_change WHERE table_name = 'team' GROUP BY xid ORDER BY min(position)", as: String.self)
             #expect(logged.count == 2)
-            #expect(received == logged + ["end"], "notifications within 10 seconds")
+            let commits = (received ?? []).map(NotifiedCommit.init(text:))
+            #expect(commits.map { $0.map { String($0.xid) } ?? "end" } == logged + ["end"], "notifications within 10 seconds")
+            let positions = try await writer.column("SELECT position FROM liveresults_change WHERE table_name = 'team' ORDER BY position", as: Int64.self)
+            #expect(commits.first??.entries == [.init(position: positions[0], id: 1, values: ["1", "a"]),
+                                                .init(position: positions[1], id: 2, values: ["2", "b"])])
+            #expect(commits.first??.columns == ["id", "name"])
+            #expect(commits.dropFirst().first??.entries.map(\.values) == [nil, nil], "the delete's rows are gone")
         }
     }
 

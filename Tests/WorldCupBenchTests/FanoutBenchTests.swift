@@ -44,6 +44,10 @@ struct FanoutBenchTests {
         #expect(result.fanoutMaxMs >= result.fanoutP99Ms && result.fanoutP99Ms >= result.fanoutP50Ms && result.fanoutP50Ms > 0)
         #expect(result.viewersMemoryMB > 0)
         #expect(result.backendsPerViewer == 1, "one server connection a viewer, counted by the server")
+        // The floor: as many plain listeners heard every one of the same taps.
+        #expect(result.rawMissed == 0)
+        #expect(result.rawNotifyP99Ms >= result.rawNotifyP50Ms && result.rawNotifyP50Ms > 0)
+        #expect(result.columns.contains { $0.key == "p99_vs_raw" && $0.value != nil })
     }
 
     static func tap(_ id: Int64, at start: UInt64) -> FanoutTap {

@@ -8,10 +8,11 @@ import PostgresNIO
 /// reader's `ChangeLogCursor` holds a position and the transactions that were running at its
 /// last read, so an entry is never skipped because a later position committed first.
 ///
-/// After each statement that changes a tracked table, a `NOTIFY` on `channel(for:)` tells
-/// listeners to read the log; the notification carries the writing transaction's id (so a
-/// feed can tell its own process's writes, which it has already, from others') and nothing
-/// more: the log stays the truth.
+/// When a transaction that changed a tracked table commits, one `NOTIFY` on `channel(for:)`
+/// carries what it wrote (`NotifiedCommit`: its id, and each entry's position, row id and the
+/// row's `payloadColumns` after it), so that a feed whose cursor it follows applies it without
+/// reading the log; a transaction too large for one payload sends a cut one, and the feed
+/// reads the log. The log stays the truth.
 /// Install it once per tracked table; it is idempotent:
 ///
 /// ```swift
@@ -64,25 +65,47 @@ public enum PostgresChangeLog {
         on table: String,
         idColumn: String = "id",
         retaining retained: Int = defaultRetained,
+        payloadColumns: [String]? = nil,
         connection: PostgresConnection,
         logger: Logger = Logger(label: "LiveResultsPostgres")
     ) async throws {
-        let statements = try installStatements(on: table, idColumn: idColumn, retaining: retained)
         do {
+            var columns = payloadColumns ?? []
+            if payloadColumns == nil { columns = try await everyColumn(of: table, connection: connection, logger: logger) }
+            let statements = try installStatements(on: table, idColumn: idColumn, retaining: retained, payloadColumns: columns)
             for statement in statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
+        } catch let error as LiveResultsPostgresError {
+            throw error
         } catch {
             throw LiveResultsPostgresError("The change log could not be installed on “\(table)”: \(PostgresSQL.message(of: error)).")
         }
+    }
+
+    /// The columns of `table`, in order (the notification's columns when none are named).
+    private static func everyColumn(of table: String, connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        var bindings = PostgresBindings()
+        bindings.append(PostgresSQL.identifier(table))
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum
+            """, binds: bindings), logger: logger)
+        var columns: [String] = []
+        for try await name in rows.decode(String.self) { columns.append(name) }
+        return columns
     }
 
     /// The statements `install` runs, in order, one per query: for a caller that runs them
     /// itself, inside its own transaction, synchronously (the statements are idempotent).
     /// Throws when the table's name cannot name a channel.
     package static func installStatements(on table: String, idColumn: String = "id",
-                                          retaining retained: Int = defaultRetained) throws -> [String] {
+                                          retaining retained: Int = defaultRetained,
+                                          payloadColumns: [String] = []) throws -> [String] {
         let channel = try channel(for: table)
+        let payload = NotifiedCommit.Layout(table: table, columns: payloadColumns)
+        let values = payloadColumns.map { NotifiedCommit.Layout.valueSQL("NEW." + PostgresSQL.identifier($0)) }
+            .joined(separator: " || ")
+        let newEntry = values.isEmpty ? "' v ' || new_id" : "' v ' || new_id || \(values)"
         let function = try PostgresSQL.identifier(triggerFunction(for: table))
         let (name, id) = (PostgresSQL.literal(table), PostgresSQL.identifier(idColumn))
         let log = PostgresSQL.identifier(tableName)
@@ -102,7 +125,14 @@ public enum PostgresChangeLog {
                 changed_id bigint)
             """,
             // Logs made before TRUNCATE was recorded required an id.
-            "ALTER TABLE \(log) ALTER COLUMN changed_id DROP NOT NULL",
+            // (Only when needed: an ALTER TABLE fails where the log has deferred events pending.)
+            """
+            DO $$ BEGIN
+                IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = \(PostgresSQL.literal(log))::regclass AND attname = 'changed_id' AND attnotnull) THEN
+                    ALTER TABLE \(log) ALTER COLUMN changed_id DROP NOT NULL;
+                END IF;
+            END $$
+            """,
             """
             CREATE TABLE IF NOT EXISTS \(pruned) (
                 one boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -110,7 +140,11 @@ public enum PostgresChangeLog {
                 xid xid8 NOT NULL)
             """,
             // Readers look entries up by position (the primary key) and by transaction.
-            "CREATE INDEX IF NOT EXISTS liveresults_change_xid ON \(log) (xid)",
+            """
+            DO $$ BEGIN
+                IF to_regclass('liveresults_change_xid') IS NULL THEN CREATE INDEX liveresults_change_xid ON \(log) (xid); END IF;
+            END $$
+            """,
             // Deletes the entries of finished transactions below the last `retained` positions,
             // and moves the pruned mark up to the last position and the newest transaction
             // deleted (never down: prunes may overlap).
@@ -143,14 +177,29 @@ public enum PostgresChangeLog {
                 old_id bigint;
                 new_id bigint;
                 logged bigint;
+                entries text;
+                setting text := \(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || md5(\(name));
+                pending text := coalesce(current_setting(setting, true), '');
             BEGIN
                 IF TG_OP <> 'INSERT' THEN old_id := OLD.\(id); END IF;
                 IF TG_OP <> 'DELETE' THEN new_id := NEW.\(id); END IF;
                 IF old_id IS NOT NULL THEN
                     INSERT INTO \(log) (table_name, changed_id) VALUES (\(name), old_id) RETURNING position INTO logged;
+                    -- An update that keeps the id is one entry, with the row as it is now.
+                    entries := ' ' || logged || CASE WHEN new_id = old_id THEN \(newEntry) ELSE ' d ' || old_id END;
                 END IF;
                 IF new_id IS NOT NULL AND new_id IS DISTINCT FROM old_id THEN
                     INSERT INTO \(log) (table_name, changed_id) VALUES (\(name), new_id) RETURNING position INTO logged;
+                    entries := coalesce(entries, '') || ' ' || logged || \(newEntry);
+                END IF;
+                -- What the transaction's notification will carry, kept with the transaction
+                -- (a savepoint rolled back takes its part back); past the size of one
+                -- notification, only that it was cut.
+                IF pending <> \(PostgresSQL.literal(payload.header + " cut")) AND entries IS NOT NULL THEN
+                    IF pending = '' THEN pending := \(PostgresSQL.literal(payload.header)); END IF;
+                    pending := pending || entries;
+                    IF octet_length(pending) > \(payload.pendingLimit) THEN pending := \(PostgresSQL.literal(payload.header + " cut")); END IF;
+                    PERFORM set_config(setting, pending, true);
                 END IF;
                 IF logged % \(pruneStep) = 0 THEN
                     PERFORM liveresults_prune(\(retained));
@@ -158,18 +207,28 @@ public enum PostgresChangeLog {
                 RETURN NULL;
             END $$
             """,
-            // TRUNCATE fires no row trigger: one entry without an id says "every row".
+            // TRUNCATE fires no row trigger: one entry without an id says "every row". It
+            // notifies too, naming only the transaction: listeners read the log.
             """
             CREATE OR REPLACE FUNCTION liveresults_log_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 INSERT INTO \(log) (table_name, changed_id) VALUES (TG_ARGV[0], NULL);
+                PERFORM pg_notify(TG_ARGV[1], pg_current_xact_id()::text);
                 RETURN NULL;
             END $$
             """,
+            // Sends what the row trigger of the entry's table kept for the transaction, once:
+            // the first of its deferred calls at the commit sends it and empties it, the
+            // others find it empty.
             """
             CREATE OR REPLACE FUNCTION liveresults_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                setting text := \(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || md5(NEW.table_name);
+                pending text := current_setting(setting, true);
             BEGIN
-                PERFORM pg_notify(TG_ARGV[0], pg_current_xact_id()::text);
+                IF pending IS NULL OR pending = '' THEN RETURN NULL; END IF;
+                PERFORM set_config(setting, '', true);
+                PERFORM pg_notify('liveresults_' || NEW.table_name, \(PostgresSQL.literal(NotifiedCommit.Layout.version + " ")) || pg_current_xact_id() || ' ' || pending);
                 RETURN NULL;
             END $$
             """,
@@ -179,13 +238,23 @@ public enum PostgresChangeLog {
             """,
             """
             CREATE OR REPLACE TRIGGER liveresults_log_truncate AFTER TRUNCATE ON \(target)
-            FOR EACH STATEMENT EXECUTE FUNCTION liveresults_log_truncate(\(PostgresSQL.literal(table)))
+            FOR EACH STATEMENT EXECUTE FUNCTION liveresults_log_truncate(\(PostgresSQL.literal(table)), \(PostgresSQL.literal(channel)))
             """,
-            // Statement level: one notification per statement, and PostgreSQL folds equal
-            // notifications of one transaction into one, delivered at commit.
+            // Logs made before notified from a statement trigger on the table.
+            "DROP TRIGGER IF EXISTS liveresults_notify ON \(target)",
+            // Deferred to the commit, so that one notification carries the whole transaction
+            // (a statement trigger would send one per statement, and a listener could not tell
+            // the last). On the log, not on the tracked table: a deferred event pending on a
+            // table forbids ALTER TABLE on it in that transaction (a migration that changes
+            // rows, then the table). Made once: a constraint trigger cannot be replaced in
+            // place, and this transaction may have pending events on the log already.
             """
-            CREATE OR REPLACE TRIGGER liveresults_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(target)
-            FOR EACH STATEMENT EXECUTE FUNCTION liveresults_notify(\(PostgresSQL.literal(channel)))
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = \(PostgresSQL.literal(log))::regclass AND tgname = 'liveresults_notify') THEN
+                    CREATE CONSTRAINT TRIGGER liveresults_notify AFTER INSERT ON \(log)
+                    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION liveresults_notify();
+                END IF;
+            END $$
             """,
         ]
     }

@@ -21,18 +21,29 @@ import LiveResults
 /// Two writes of this process that may have raced on a row (the second was sent before the
 /// first was handed over) have no known order: the second is left to the log.
 ///
+/// Commits applied from their notifications (`NotifiedCommit`) are kept here too, by the same
+/// rules: the log brings their entries again at the next read. Notifications come in commit
+/// order, so one that comes while a write applied from its answer has not been notified yet
+/// is of a transaction that committed before that write: the write's rows are skipped from it
+/// (rule 3, for notifications).
+///
 /// A write is forgotten once a read's snapshot has seen its transaction finish (the cursor
 /// then never reads its entries again). Kept on the feed's event loop, so hand-overs and
 /// reads are applied in one order.
 struct EarlyWrites {
     private struct Written {
         var ids: Set<RecordID>
-        /// Its place among the accepted hand-overs, counted from 1.
+        /// Its place among the accepted hand-overs, counted from 1 (0: applied from its notification).
         var sequence: Int
+        /// Whether its notification was applied (so later notifications are of later commits).
+        var notified = false
     }
 
     /// The accepted writes whose transactions no read has seen finish, by transaction.
     private var written: [UInt64: Written] = [:]
+    /// How many of them were handed over and not notified yet (most often none: a
+    /// notification then costs no walk over the others).
+    private var handedOverWaiting = 0
 
     /// Whether the feed applies the rows `ids` of transaction `xid` now, recording them as
     /// applied if so. `sequence`: this hand-over's place if accepted; `sentAfter`: how many
@@ -42,6 +53,7 @@ struct EarlyWrites {
         let raced = written.values.contains { $0.sequence > sentAfter && !$0.ids.isDisjoint(with: ids) }
         guard !raced else { return false }
         written[xid] = Written(ids: ids, sequence: sequence)
+        handedOverWaiting += 1
         return true
     }
 
@@ -49,8 +61,35 @@ struct EarlyWrites {
     /// seen it finish since.
     func isApplied(_ xid: UInt64) -> Bool { written[xid] != nil }
 
+    /// Whether transaction `xid` is a write of this process whose rows were handed over.
+    func isHandedOver(_ xid: UInt64) -> Bool { (written[xid]?.sequence ?? 0) > 0 }
+
     /// Whether any write is waiting for the log.
     var isEmpty: Bool { written.isEmpty }
+
+    /// How many transactions wait for the log to pass them.
+    var count: Int { written.count }
+
+    /// Of the rows a notified commit of transaction `xid` left (`NotifiedCommit`), those the
+    /// feed reports now, recording the commit as applied: not those its own write handed over
+    /// already, nor those of writes handed over whose notifications have not come (they
+    /// committed after it, with newer keys).
+    mutating func applyNotified(xid: UInt64, rows: [(id: RecordID, key: RowKey?)]) -> [(id: RecordID, key: RowKey?)] {
+        var newer = Set<RecordID>()
+        if handedOverWaiting > 0 {
+            for (other, write) in written where other != xid && !write.notified { newer.formUnion(write.ids) }
+        }
+        var commit = written[xid] ?? Written(ids: [], sequence: 0)
+        if commit.sequence > 0 && !commit.notified { handedOverWaiting -= 1 }
+        // A transaction notified before (its deferred trigger fired early, SET CONSTRAINTS
+        // IMMEDIATE) left these rows since: all of them count.
+        let handedOver = commit.notified ? [] : commit.ids
+        let kept = rows.filter { !handedOver.contains($0.id) && !newer.contains($0.id) }
+        commit.ids.formUnion(rows.map(\.id))
+        commit.notified = true
+        written[xid] = commit
+        return kept
+    }
 
     /// Of the rows one log read found (`transactions`: the transactions whose entries named
     /// each row), those the feed reports; forgets the writes `snapshot` (the read's) saw finish.
@@ -71,5 +110,6 @@ struct EarlyWrites {
     /// Forgets the writes a read's `snapshot` saw finish (a read that refetches instead).
     mutating func forget(seenBy snapshot: ChangeLogSnapshot) {
         written = written.filter { !snapshot.hasFinished($0.key) }
+        handedOverWaiting = written.values.count { $0.sequence > 0 && !$0.notified }
     }
 }

@@ -40,7 +40,7 @@ extension PostgresChangeFeed {
             for listener in self.listeners { listener.stop() }
             self.listeners = [
                 connection.addListener(channel: self.channel) { [weak self] _, notification in
-                    self?.notified(by: UInt64(notification.payload))
+                    self?.notified(notification.payload)
                 },
                 connection.addListener(channel: probe.channel) { [weak self] _, notification in
                     self?.probeReturned(notification.payload, generation: generation)
@@ -49,7 +49,7 @@ extension PostgresChangeFeed {
             // Joined: the related table's commits wake a read as the table's do.
             if let relatedChannel = self.relatedChannel {
                 self.listeners.append(connection.addListener(channel: relatedChannel) { [weak self] _, notification in
-                    self?.notified(by: UInt64(notification.payload))
+                    self?.notified(notification.payload)
                 })
             }
             let logger = self.database.logger
@@ -89,6 +89,9 @@ extension PostgresChangeFeed {
         connection = nil
         reading = nil
         unansweredSince = nil
+        // The next connection reads the log from the cursor, which holds every commit these named.
+        waitingNotifications = []
+        lastPosition = nil
         probe?.verdict.succeed()
         probe = nil
         live.withLockedValue { $0 = false }

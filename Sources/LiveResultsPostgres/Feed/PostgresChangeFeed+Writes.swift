@@ -64,22 +64,18 @@ extension PostgresChangeFeed {
             if stillInFlight == 0 {
                 let held = self.heldNotifications
                 self.heldNotifications = []
-                for transaction in held { self.notified(by: transaction) }
+                for text in held { self.notified(text) }
             }
         }
         try? done.waitWithin(database.statementDeadline())
     }
 
-    /// A notification of `transaction` (nil: it named none). A write of this process whose
-    /// rows were handed over needs no read now; the log is still read a little later
-    /// (`settlingDelay`, two poll intervals), for rows of that transaction the write did not
-    /// return (another statement of it, or a WITH that changed the table too) and so that the
-    /// cursor moves on.
-    func notified(by transaction: UInt64?) {
-        guard writesInFlight.withLockedValue({ $0 }) == 0 else {
-            heldNotifications.append(transaction)
-            return
-        }
+    /// A notification of `transaction` (nil: it named none) that the feed cannot apply by
+    /// itself. A write of this process whose rows were handed over needs no read now; the log
+    /// is still read a little later (`settlingDelay`, two poll intervals), for rows of that
+    /// transaction the write did not return (another statement of it, or a WITH that changed
+    /// the table too) and so that the cursor moves on.
+    func readAfter(notificationOf transaction: UInt64?) {
         if let transaction, let settlingDelay, early.isApplied(transaction) {
             settleLater(in: settlingDelay)
         } else {

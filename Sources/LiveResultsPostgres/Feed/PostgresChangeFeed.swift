@@ -5,9 +5,9 @@ import NIOCore
 import PostgresNIO
 
 /// The change feed of a PostgreSQL table: it LISTENs on the table's channel on its reader's
-/// one connection, and each notification wakes a read of the change log (`LogRead`), whose
-/// rows become one change for the controller. The log is the truth; a notification only says
-/// "read now".
+/// one connection; a notification that carries its commit and follows what the feed has
+/// read is applied as it is, and any other wakes a read of the change log (`LogRead`), whose
+/// rows become one change for the controller. The log is the truth.
 ///
 /// Its jobs, each in a file of its own:
 /// - reading the log from the cursor, no more often than `minimumLookInterval` for
@@ -20,7 +20,9 @@ import PostgresNIO
 /// - the heartbeat: a ping that runs no plan every few beats where notifications arrive, a log
 ///   read every beat where they do not; a connection that leaves a statement unanswered too
 ///   long is closed and made again (`+Heartbeat`);
-/// - writes of this process, whose rows a `PostgresWriter` hands over at once (`+Writes`).
+/// - writes of this process, whose rows a `PostgresWriter` hands over at once (`+Writes`);
+/// - notifications that carry their commit (`NotifiedCommit`), applied without a read when
+///   they follow the cursor, and the log read when they cannot be (`+Notified`).
 ///
 /// A cursor behind the log's pruned mark, or a TRUNCATE, leads to a refetch that the
 /// controller compares with its result.
@@ -78,8 +80,18 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// Joined: which related rows existed at the cursor.
     var relatedKeys = RelatedKeys()
     var early = EarlyWrites()
-    /// The transactions of notifications that came while writes were in flight (nil: none named).
-    var heldNotifications: [UInt64?] = []
+    /// The notifications that came while writes were in flight, in order.
+    var heldNotifications: [String] = []
+    /// The notifications that came while a read was owed, in order: applied, or dropped as
+    /// read, once it is done (`+Notified`).
+    var waitingNotifications: [String] = []
+    /// The highest log position this feed has applied or read since its connection listens;
+    /// nil: none yet (`+Notified`).
+    var lastPosition: Int64?
+    /// What became of notifications (for tests and the benchmark).
+    let notifiedOutcomes = NIOLockedValueBox(NotifiedOutcomes())
+    /// How many commits this feed applies from notifications before a read passes them.
+    let notifiedBeforeRead = PostgresChangeFeed.notifiedBeforeRead()
     var settlingScheduled = false
     /// When the running read began (nil: none runs).
     var reading: NIODeadline?
@@ -228,6 +240,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             case .success(let rows):
                 self.received(rows)
             case .failure:
+                self.lastPosition = nil
                 // A closed connection is made again (and the log read then); a failed query
                 // (the table changed under us) becomes a refetch, which reports why, and the
                 // connection is made again, so the read is prepared again for the table as it is.
@@ -239,7 +252,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             }
             for waiter in self.waitingForThisRead { waiter.succeed() }
             self.waitingForThisRead = []
-            if self.readRequested { self.requestRead(now: false) }
+            if self.readRequested { self.requestRead(now: false) } else { self.takeWaitingNotifications() }
         }
     }
 
@@ -256,6 +269,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         let missed = found.pruned.map { cursor.mayHaveMissedEntries(prunedThrough: $0) } ?? false
         self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress, unfinishedFrom: next.unfinishedFrom) } ?? next
         if read.keys.related != nil { relatedKeys.update(after: found, missed: missed || found.everyRow) }
+        lastPosition = self.cursor?.position
         if missed || found.everyRow {
             early.forget(seenBy: found.snapshot)
             enqueue(.refetch(touched: Set(found.rows.map(\.id))))

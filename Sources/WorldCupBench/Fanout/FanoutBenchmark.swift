@@ -70,7 +70,63 @@ struct FanoutBenchmark {
 
         let teams = Self.tappedTeams(rows: rows, count: warmUpTaps + taps, seed: seed)
         Progress.say("\(label) tapping \(warmUpTaps) + \(taps) teams, one every \(interval)")
-        let tapStart = (Monotonic.now(), cluster?.cpuSeconds())
+        let statements = try ServerStatements(board: board)
+        let tapping = try tap(teams, statements: statements, clients: children.map(\.process.processIdentifier))
+        let serverMemory = cluster?.memoryMB()
+
+        let reports = try children.indices.map { index in try children[index].finish() }
+        children = []
+        var result = FanoutResult.tally(taps: tapping.taps, warmUpTaps: warmUpTaps, reports: reports)
+        result.viewers = viewers
+        result.processes = shares.count
+        result.intervalMs = Double(Self.nanoseconds(interval)) / 1e6
+        result.serverCPUPercent = tapping.cpuPercent
+        result.serverCPUMsPerTap = tapping.cpuMsPerTap
+        result.viewersCPUMsPerTap = tapping.clientsCPUMsPerTap
+        result.serverIdleCPUPercent = idleCPU.map { 100 * $0 / idleWindow }
+        result.serverMemoryMB = serverMemory
+        result.backendsPerViewer = Double(backends) / Double(viewers)
+        Progress.say("\(label) \(result.summary)")
+        let tapperQueries = try measureRawFloor(teams: teams, shares: shares, statements: statements, into: &result)
+        // The plain listeners send nothing: what the server ran while they listened was the
+        // taps' own (the tap, and the statements of its triggers that run at the commit).
+        if let all = tapping.queries, let tapperQueries {
+            result.serverQueriesPerTapViewer = max(0, all - tapperQueries) / Double(teams.count * viewers)
+        }
+        return result
+    }
+
+    /// The same taps heard by as many plain LISTEN connections (`RawListeners`), after the
+    /// viewers have gone: the floor of the run's fan-out. Returns the statements the server ran
+    /// meanwhile (the taps' own), when it counts them.
+    private func measureRawFloor(teams: [RecordID], shares: [Int], statements: ServerStatements, into result: inout FanoutResult) throws -> Double? {
+        let label = "[\(viewers) plain listeners]"
+        var children = try shares.map { share in try ViewerProcess(url: board.url, viewers: share, raw: true, executable: executable) }
+        defer { for child in children { child.stop() } }
+        for index in children.indices { try children[index].waitUntilReady() }
+        Progress.say("\(label) tapping the same \(teams.count) teams again")
+        let tapping = try tap(teams, statements: statements, clients: children.map(\.process.processIdentifier))
+        let reports = try children.indices.map { index in try children[index].finish() }
+        children = []
+        let raw = FanoutResult.tally(taps: tapping.taps, warmUpTaps: warmUpTaps, reports: reports)
+        result.rawNotifyP50Ms = raw.fanoutP50Ms
+        result.rawNotifyP99Ms = raw.fanoutP99Ms
+        result.rawMissed = raw.missed
+        result.rawServerCPUPercent = tapping.cpuPercent
+        result.rawServerCPUMsPerTap = tapping.cpuMsPerTap
+        result.rawListenersCPUMsPerTap = tapping.clientsCPUMsPerTap
+        Progress.say("\(label) NOTIFY p50 \(Report.format(raw.fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(raw.fanoutP99Ms, decimals: 2)) ms, missed \(raw.missed); "
+            + "server CPU \(tapping.cpuPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a"); viewers' p99 is \(Report.format(result.fanoutP99Ms / max(raw.fanoutP99Ms, 0.001), decimals: 2))× it")
+        return tapping.queries
+    }
+
+    /// What tapping `teams` one every `interval` cost: each tap's times, the server's CPU (in
+    /// percent of a core, and milliseconds a tap), the statements it ran meanwhile, and the
+    /// CPU of the `clients` (the viewer processes) in milliseconds a tap.
+    private func tap(_ teams: [RecordID], statements: ServerStatements, clients: [pid_t]) throws
+        -> (taps: [FanoutTap], cpuPercent: Double?, cpuMsPerTap: Double?, queries: Double?, clientsCPUMsPerTap: Double) {
+        func clientsCPU() -> Double { clients.reduce(0) { $0 + (ProcessStat(pid: $1)?.cpuSeconds ?? 0) } }
+        let before = (Monotonic.now(), cluster?.cpuSeconds(), try statements.count(), clientsCPU())
         let tapped = try PG.withConnection(board.url) { writer in
             let step = Self.nanoseconds(interval)
             var next = Monotonic.now()
@@ -84,22 +140,11 @@ struct FanoutBenchmark {
         }
         // The last tap gets as long as the others (half a second at least) to reach everyone, before the final look.
         Self.sleep(until: Monotonic.now() + Self.nanoseconds(max(interval, .milliseconds(500))))
-        let serverCPU = cluster.flatMap { cluster in tapStart.1.map { cluster.cpuSeconds() - $0 } }
-        let tapWindow = Monotonic.milliseconds(from: tapStart.0, to: Monotonic.now()) / 1000
-        let serverMemory = cluster?.memoryMB()
-
-        let reports = try children.indices.map { index in try children[index].finish() }
-        children = []
-        var result = FanoutResult.tally(taps: tapped, warmUpTaps: warmUpTaps, reports: reports)
-        result.viewers = viewers
-        result.processes = shares.count
-        result.intervalMs = Double(Self.nanoseconds(interval)) / 1e6
-        result.serverCPUPercent = serverCPU.map { 100 * $0 / tapWindow }
-        result.serverIdleCPUPercent = idleCPU.map { 100 * $0 / idleWindow }
-        result.serverMemoryMB = serverMemory
-        result.backendsPerViewer = Double(backends) / Double(viewers)
-        Progress.say("\(label) \(result.summary)")
-        return result
+        let cpu = cluster.flatMap { cluster in before.1.map { cluster.cpuSeconds() - $0 } }
+        let queries = try statements.count().flatMap { after in before.2.map { Double(after - $0) } }
+        let window = Monotonic.milliseconds(from: before.0, to: Monotonic.now()) / 1000
+        return (tapped, cpu.map { 100 * $0 / window }, cpu.map { 1000 * $0 / Double(teams.count) }, queries,
+                1000 * (clientsCPU() - before.3) / Double(teams.count))
     }
 
     /// The client connections the server counts on the board's database (`pg_stat_activity`),
@@ -144,10 +189,10 @@ private struct ViewerProcess {
     var lines: LineReader
     let viewers: Int
 
-    init(url: PostgresURL, viewers: Int, executable: URL?) throws {
+    init(url: PostgresURL, viewers: Int, raw: Bool = false, executable: URL?) throws {
         input = Pipe()
         output = Pipe()
-        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.connectionString, "--viewers", String(viewers)],
+        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.connectionString, "--viewers", String(viewers)] + (raw ? ["--raw"] : []),
                                              output: output, input: input, executable: executable)
         lines = LineReader(descriptor: output.fileHandleForReading.fileDescriptor)
         self.viewers = viewers
@@ -179,5 +224,34 @@ private struct ViewerProcess {
     func stop() {
         try? input.fileHandleForWriting.close() // A viewer process finishes when its input closes.
         process.waitUntilExit()
+    }
+}
+
+/// The statements the server ran on the board's database, counted by `pg_stat_statements`
+/// (which counts each at its end, at once, unlike the cumulative statistics that backends
+/// report when they get round to it), when the server has it loaded.
+private struct ServerStatements {
+    let board: PostgresBoard
+    let available: Bool
+
+    init(board: PostgresBoard) throws {
+        self.board = board
+        available = (try? PG.withConnection(board.url) { connection -> Bool in
+            try PG.execute(connection, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            try PG.execute(connection, "SELECT count(*) FROM pg_stat_statements")
+            return true
+        }) ?? false
+    }
+
+    /// How many statements ran on the board's database so far (nil: not known here), but
+    /// those that read these counts.
+    func count() throws -> Int64? {
+        guard available else { return nil }
+        return try PG.withConnection(board.url) { connection in
+            try connection.query("""
+                SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements
+                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'
+                """, logger: PostgresBoard.logger).waitWithin(.long(.minutes(1))).first?.decode(Int64.self)
+        }
     }
 }

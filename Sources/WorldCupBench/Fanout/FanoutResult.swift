@@ -37,6 +37,23 @@ struct FanoutResult: Equatable {
     /// percent of one core; nil for a server elsewhere (`--postgres-url`).
     var serverCPUPercent: Double?
     var serverIdleCPUPercent: Double?
+    /// The server's CPU while the taps ran, in milliseconds a tap.
+    var serverCPUMsPerTap: Double?
+    /// The statements the server ran while the taps ran, but the taps' own (measured while the
+    /// plain listeners heard the same taps), per tap and viewer (`pg_stat_statements`; the
+    /// heartbeat's empty statement is not one); nil where the server has not loaded it.
+    var serverQueriesPerTapViewer: Double?
+    /// The floor: the same taps heard by as many plain LISTEN connections (postgres-nio, no
+    /// LiveResults), from the start of the tap to the notification's arrival.
+    var rawNotifyP50Ms = 0.0
+    var rawNotifyP99Ms = 0.0
+    var rawMissed = 0
+    var rawServerCPUPercent: Double?
+    var rawServerCPUMsPerTap: Double?
+    /// The viewer processes' CPU while the taps ran, in milliseconds a tap; and the plain
+    /// listeners' processes'.
+    var viewersCPUMsPerTap = 0.0
+    var rawListenersCPUMsPerTap = 0.0
     /// The server's memory (the proportional set sizes of its processes) with every viewer connected.
     var serverMemoryMB: Double?
     /// The server's client connections to the board's database while the viewers watched,
@@ -118,7 +135,18 @@ struct FanoutResult: Equatable {
             ("batches_per_tap", Report.format(batchesPerTap, decimals: 3)),
             ("commit_p50_ms", Report.format(commitP50Ms, decimals: 2)),
             ("commit_p99_ms", Report.format(commitP99Ms, decimals: 2)),
-            ("server_cpu_percent", serverCPUPercent.map { Report.format($0, decimals: 1) }),
+            ("raw_notify_p50_ms", Report.format(rawNotifyP50Ms, decimals: 2)),
+            ("raw_notify_p99_ms", Report.format(rawNotifyP99Ms, decimals: 2)),
+            ("raw_missed", String(rawMissed)),
+            ("p50_vs_raw", Report.format(fanoutP50Ms / max(rawNotifyP50Ms, 0.001), decimals: 2)),
+            ("p99_vs_raw", Report.format(fanoutP99Ms / max(rawNotifyP99Ms, 0.001), decimals: 2)),
+            ("server_tap_cpu_percent", serverCPUPercent.map { Report.format($0, decimals: 1) }),
+            ("server_cpu_ms_per_tap", serverCPUMsPerTap.map { Report.format($0, decimals: 1) }),
+            ("raw_server_tap_cpu_percent", rawServerCPUPercent.map { Report.format($0, decimals: 1) }),
+            ("raw_server_cpu_ms_per_tap", rawServerCPUMsPerTap.map { Report.format($0, decimals: 1) }),
+            ("viewers_cpu_ms_per_tap", Report.format(viewersCPUMsPerTap, decimals: 1)),
+            ("raw_listeners_cpu_ms_per_tap", Report.format(rawListenersCPUMsPerTap, decimals: 1)),
+            ("server_queries_per_tap_viewer", serverQueriesPerTapViewer.map { Report.format($0, decimals: 3) }),
             ("server_idle_cpu_percent", serverIdleCPUPercent.map { Report.format($0, decimals: 1) }),
             ("server_pss_mb", serverMemoryMB.map { Report.format($0, decimals: 0) }),
             ("backends_per_viewer", backendsPerViewer.map { Report.format($0, decimals: 2) }),

@@ -77,6 +77,9 @@ final class FanoutViewers {
                                         converged: converged, sightings: viewer.recorder.sightings))
         }
         report.rssKB = (try? MemoryProbe.statusKB("VmRSS")) ?? 0
+        let outcomes = viewers.reduce(NotifiedOutcomes()) { $0.adding($1.reader.notifiedOutcomes(under: "team")) }
+        let reads = viewers.reduce(0) { $0 + $1.reader.logReadsBegun(under: "team") }
+        FileHandle.standardError.write(Data("[\(viewers.count) viewers in process \(getpid())] notifications: \(outcomes); log reads \(reads)\n".utf8))
         return report
     }
 
@@ -226,6 +229,9 @@ struct FanoutViewerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How many viewers this process holds.", valueName: "n"))
     var viewers: Int
 
+    @Flag(help: "Hold plain LISTEN connections instead of viewers (the benchmark's floor).")
+    var raw = false
+
     func validate() throws {
         guard PostgresURL(string: databaseURL) != nil else { throw ValidationError("--database-url must be a postgres:// URL.") }
         guard viewers >= 1 else { throw ValidationError("--viewers must be at least 1.") }
@@ -234,6 +240,7 @@ struct FanoutViewerCommand: ParsableCommand {
     func run() throws {
         try BenchError.readable {
             guard let url = PostgresURL(string: databaseURL) else { return }
+            if raw { return try listenRaw(url) }
             let group = try FanoutViewers(url: url, count: viewers)
             FanoutLine.say("ready \(viewers)")
             // The benchmark writes `finish` (or closes our input, should it end first).
@@ -248,6 +255,18 @@ struct FanoutViewerCommand: ParsableCommand {
             FanoutLine.say("end")
             group.close()
         }
+    }
+}
+
+extension FanoutViewerCommand {
+    /// The floor's process: plain listeners until `finish`, then what they heard.
+    private func listenRaw(_ url: PostgresURL) throws {
+        let listeners = try RawListeners(url: url, count: viewers)
+        FanoutLine.say("ready \(viewers)")
+        while let line = readLine(), line != "finish" {}
+        for line in listeners.report().lines { FanoutLine.say(line) }
+        FanoutLine.say("end")
+        listeners.close()
     }
 }
 

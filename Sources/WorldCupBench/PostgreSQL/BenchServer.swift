@@ -14,7 +14,8 @@ struct BenchServer {
             return BenchServer(url: url, cluster: nil)
         }
         Progress.say("Starting a throwaway PostgreSQL server (max_connections \(maxConnections))…")
-        let started = try ThrowawayPostgres.start(maxConnections: maxConnections)
+        // pg_stat_statements counts the statements the fan-out's viewers send per tap.
+        let started = try ThrowawayPostgres.start(maxConnections: maxConnections, settings: [("shared_preload_libraries", "pg_stat_statements")])
         Progress.say("PostgreSQL server: initdb \(Report.format(started.initSeconds, decimals: 2)) s, start \(Report.format(started.startSeconds, decimals: 2)) s, in \(started.folder.path) (fsync off)")
         return BenchServer(url: PostgresURL(user: "postgres", socketDirectory: started.socketDirectory, database: "postgres"), cluster: started)
     }

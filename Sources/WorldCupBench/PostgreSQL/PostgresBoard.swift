@@ -56,12 +56,16 @@ struct PostgresBoard {
         }
         try PG.withConnection(url) { connection in
             try PG.execute(connection, PostgresSchema.createTeamTable)
+            // Every tap writes its history entry, as the app's does.
+            for statement in PostgresSchema.historyStatements { try PG.execute(connection, statement) }
             try load(rows: rows, seed: seed, connection: connection)
             // After the load: building the indexes once is faster than maintaining them.
             for statement in PostgresSchema.teamIndexes { try PG.execute(connection, statement) }
             // The visibility map, so the key query is an index-only scan, and statistics.
             try PG.execute(connection, "VACUUM (ANALYZE) team")
-            try PG.await { try await PostgresChangeLog.install(on: "team", connection: connection, logger: logger) }
+            try PG.await {
+                try await PostgresChangeLog.install(on: "team", payloadColumns: PostgresSchema.notifiedColumns, connection: connection, logger: logger)
+            }
             let found = try connection.query("SELECT count(*), max(id) FROM team", logger: logger).waitWithin(.long(.minutes(30))).first?.decode((Int64, Int64?).self)
             guard let found, found.0 == rows, found.1 == Int64(rows) else {
                 throw BenchError("The generated PostgreSQL database holds \(found?.0 ?? 0) teams with ids up to \(found?.1 ?? 0) instead of \(rows).")
@@ -110,7 +114,7 @@ struct PostgresBoard {
     /// Removes the change log's triggers, for the floor.
     func dropTriggers() throws {
         try PG.withConnection(url) { connection in
-            for trigger in ["liveresults_log", "liveresults_log_truncate", "liveresults_notify"] {
+            for trigger in ["liveresults_log", "liveresults_log_truncate"] {
                 try PG.execute(connection, "DROP TRIGGER IF EXISTS \(trigger) ON team")
             }
         }

@@ -5,24 +5,26 @@ import LiveResultsPostgres
 import PostgresNIO
 import Synchronization
 import WorldCup
+import WorldCupPostgres
 
-/// The tap every PostgreSQL contender times: one autocommitted single-row UPDATE, sent on a
+/// The tap every PostgreSQL contender times: the app's tap (`PostgresTeamStore.recordedTap`'s
+/// statement: the UPDATE and its history entry, one autocommitted statement), sent on a
 /// writer connection of its own, waiting for the server's answer.
 enum PostgresTap {
     static func run(_ writer: PostgresConnection, id: Int64) throws {
-        let result = try writer.query(statement(id), logger: PostgresBoard.logger).waitWithin(.long(.minutes(30)))
+        let result = try writer.query(write(id).statement, logger: PostgresBoard.logger).waitWithin(.long(.minutes(30)))
         guard result.metadata.rows == 1 else { throw BenchError("A tap updated \(result.metadata.rows ?? 0) teams instead of team \(id).") }
     }
 
-    /// The same UPDATE through a `PostgresWriter`, which hands the row it committed to the
+    /// The same tap through a `PostgresWriter`, which hands the row it committed to the
     /// controllers of `reader` from the statement's own answer.
     static func run(_ writer: PostgresConnection, id: Int64, through reader: PostgresReader) throws {
-        let rows = try PostgresWriter(handingOverTo: reader).write(PostgresWrite(table: "team", statement(id), returning: "id"), on: writer)
+        let rows = try PostgresWriter(handingOverTo: reader).write(write(id), on: writer)
         guard rows.count == 1 else { throw BenchError("A tap updated \(rows.count) teams instead of team \(id).") }
     }
 
-    private static func statement(_ id: Int64) -> PostgresQuery {
-        "UPDATE team SET wins = wins + 1 WHERE id = \(id)"
+    private static func write(_ id: Int64) -> PostgresWrite {
+        PostgresRecordedWrite.tap(teamID: id, author: "bench")
     }
 }
 
@@ -191,10 +193,11 @@ enum PostgresRefetchDiffPeer {
     }
 }
 
-/// The floor on PostgreSQL: the same UPDATE round trip on the same table with no change-log
-/// trigger and nobody listening. It drops the triggers, so it runs last.
+/// The floor on PostgreSQL: the same tap (the UPDATE and its history entry) round trip on the
+/// same table with no change-log trigger and nobody listening. It drops the triggers, so it
+/// runs last.
 enum PostgresFloorContender {
-    /// Microseconds of each measured tap, from sending its UPDATE to the server's answer (the commit).
+    /// Microseconds of each measured tap, from sending its statement to the server's answer (the commit).
     static func measure(board: PostgresBoard, warmUp: [Int64], taps: [Int64]) throws -> [Double] {
         try board.dropTriggers()
         let writer = try PG.connect(board.url)

@@ -3,8 +3,8 @@ import ThrowawayPostgres
 import WorldCup
 
 /// Every measurement of one size on PostgreSQL, on a database built for it on `server` and
-/// dropped afterwards: the controller against LISTEN + refetch + diff, the bare UPDATE (the
-/// floor), the cold fetch against the bare select of its keys, and the memory of a process holding the controller.
+/// dropped afterwards: the controller against LISTEN + refetch + diff, the same tap without
+/// the change log (the floor), the cold fetch against the bare select of its keys, and the memory of a process holding the controller.
 struct PostgresSizeBenchmark {
     var rows: Int
     var taps: Int
@@ -64,7 +64,7 @@ struct PostgresSizeBenchmark {
         Progress.say("\(label) memory probe: \(Report.format(rssMB, decimals: 1)) MB resident holding the controller (\(Report.format(Double(memory.baselineKB) / 1024, decimals: 1)) MB before connecting, peak \(Report.format(Double(memory.peakKB) / 1024, decimals: 1)) MB)")
 
         // Last: the floor drops the change log's triggers.
-        Progress.say("\(label) floor (the bare UPDATE round trip, no trigger, no listener): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
+        Progress.say("\(label) floor (the same tap, its UPDATE and history entry, with no change log's trigger and no listener): \(SizeBenchmark.warmUpTaps) warm-up taps, then \(taps) measured")
         let floor = Percentiles(try PostgresFloorContender.measure(board: board, warmUp: warmUp, taps: Array(plan.prefix(taps))))
         Progress.say("\(label) floor: p50 \(Report.format(floor.median ?? 0, decimals: 1)) µs, p99 \(Report.format(floor.p99 ?? 0, decimals: 1)) µs; ours is \(Report.format(oursP50 / max(floor.median ?? 1, 0.001), decimals: 2))× the floor")
 

@@ -1,0 +1,141 @@
+import LiveResults
+import NIOCore
+
+/// What became of a feed's notifications, counted (for tests and the benchmark).
+package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
+    /// Applied from the notification, without a read.
+    package var applied = 0
+    /// Of a transaction the cursor had read already: nothing to do.
+    package var alreadyRead = 0
+    /// Read from the log: its positions did not follow the last one applied or read (a commit
+    /// not heard of, a transaction that rolled back, one that was running at the last read).
+    package var gap = 0
+    /// Read from the log: the transaction wrote more than one notification holds.
+    package var cut = 0
+    /// Read from the log: no entries to apply (a bare transaction id: TRUNCATE, or a log
+    /// installed by an older version), or entries this controller cannot use (a predicate,
+    /// a key column the notification lacks or cannot state exactly).
+    package var unusable = 0
+    /// Read from the log: the connection's probe had not come back (notifications may not
+    /// all arrive, as behind a pooler), or the connection was new (no read since it listens).
+    package var notFollowing = 0
+    /// Held while a read was owed, then taken as any other once it was done.
+    package var waited = 0
+
+    package init() {}
+
+    /// The counts of `self` and `other` together.
+    package func adding(_ other: NotifiedOutcomes) -> NotifiedOutcomes {
+        var sum = self
+        sum.applied += other.applied
+        sum.alreadyRead += other.alreadyRead
+        sum.gap += other.gap
+        sum.cut += other.cut
+        sum.unusable += other.unusable
+        sum.notFollowing += other.notFollowing
+        sum.waited += other.waited
+        return sum
+    }
+
+    package var description: String {
+        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), not following \(notFollowing), waited \(waited)"
+    }
+}
+
+extension PostgresReader {
+    /// What became of the notifications of this reader's feeds over `table`, together.
+    package func notifiedOutcomes(under table: String) -> NotifiedOutcomes {
+        ownWrites.listeners(under: table).reduce(NotifiedOutcomes()) { $0.adding($1.notifiedOutcomes.withLockedValue { $0 }) }
+    }
+
+    /// How many log reads the feeds of this reader over `table` began.
+    package func logReadsBegun(under table: String) -> Int {
+        ownWrites.listeners(under: table).reduce(0) { $0 + $1.logReadsBegun }
+    }
+}
+
+// Notifications that carry their commit (`NotifiedCommit`), applied without reading the log.
+//
+// Why a notification that follows the cursor can be applied as it is: PostgreSQL queues a
+// transaction's notifications at its commit, under a lock that makes every notifying
+// transaction queue them in commit order, and only after its commit is visible to new
+// snapshots; a listener receives the queue in that order. Every transaction that writes the
+// table notifies its channel (the log's deferred trigger; TRUNCATE's own). So once a read's
+// snapshot was taken, the transactions it did not see finish (the cursor's `hasRead` says
+// which) arrive one by one in commit order on the connection that listened before that read,
+// each with every entry it wrote, and applying each in turn leaves each row as the last
+// commit that wrote it left it (a row's writers commit in the order they wrote, since each
+// waits for the previous one's row lock).
+//
+// What the feed checks before applying one: its connection listens and its probe came back,
+// no read is owed (notifications that come meanwhile wait for it, since the read may or may
+// not see them), the cursor has not read the transaction, the notification is whole and the
+// controller can use it, and its positions are the next ones after the last position read
+// or applied (a gap is a transaction still running at the last read, one that rolled back, a
+// notification lost, another table's entries: the log then says which). Anything else
+// becomes a log read, exactly as before notifications carried anything. A commit applied
+// this way is kept in `EarlyWrites`, so that the next read does not deliver it again.
+extension PostgresChangeFeed {
+    /// How many commits may be applied from notifications before a read moves the cursor past
+    /// them: the log keeps far more entries than that (pruning would otherwise overtake a
+    /// cursor that is not read for long), and what is kept stays small. Drawn for each feed
+    /// from a range, so that a thousand viewers of one server do not all read at the same tap.
+    static func notifiedBeforeRead() -> Int { Int.random(in: 192...320) }
+
+    /// A notification on the table's channel.
+    func notified(_ text: String) {
+        guard writesInFlight.withLockedValue({ $0 }) == 0 else {
+            heldNotifications.append(text)
+            return
+        }
+        let commit = NotifiedCommit(text: text)
+        let transaction = commit?.xid ?? UInt64(text)
+        guard let cursor else { return requestRead(now: false) }
+        if let transaction, cursor.hasRead(transaction: transaction) {
+            return count(\.alreadyRead)
+        }
+        if reading != nil || readRequested {
+            count(\.waited)
+            waitingNotifications.append(text)
+            return
+        }
+        let outcome = commit.map(apply) ?? \.unusable
+        count(outcome)
+        guard outcome != \.applied else { return }
+        // Nothing after a commit the feed did not apply follows it: every notification waits
+        // for the read.
+        lastPosition = nil
+        readAfter(notificationOf: transaction)
+    }
+
+    /// Takes the notifications that waited for a read, in order, now that none is owed.
+    func takeWaitingNotifications() {
+        let waiting = waitingNotifications
+        waitingNotifications = []
+        for text in waiting { notified(text) }
+    }
+
+    /// Applies `commit` when it follows what the feed has read; returns what became of it.
+    private func apply(_ commit: NotifiedCommit) -> WritableKeyPath<NotifiedOutcomes, Int> {
+        guard notificationsHeard.withLockedValue({ $0 }) == true, let last = lastPosition else { return \.notFollowing }
+        if commit.isCut { return \.cut }
+        // Joined, whether a row is in the result depends on its related row, which a
+        // notification of the main table does not carry: a joined feed reads the log.
+        if read.keys.related != nil { return \.unusable }
+        guard let rows = read.keys.rows(from: commit) else { return \.unusable }
+        let positions = commit.entries.map(\.position)
+        guard !positions.isEmpty, positions == Array((last + 1)...(last + Int64(positions.count))) else { return \.gap }
+        lastPosition = positions.last
+        let own = early.isHandedOver(commit.xid)
+        let kept = early.applyNotified(xid: commit.xid, rows: rows)
+        if !kept.isEmpty {
+            enqueue(.rows(CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)), wakes: !own || notifiesOwnWrites)
+        }
+        if early.count >= notifiedBeforeRead { requestRead(now: false) }
+        return \.applied
+    }
+
+    private func count(_ outcome: WritableKeyPath<NotifiedOutcomes, Int>) {
+        notifiedOutcomes.withLockedValue { $0[keyPath: outcome] += 1 }
+    }
+}
