@@ -220,12 +220,13 @@ public enum PostgresSchema {
     /// log; one sectioned through the zone table (the board's) still reads it.
     public static var notifiedColumns: [String] { Team.boardOrder.map(\.column) + ["zoneID"] }
 
-    /// The history as the latest schema has it, for a board built without the migrations
-    /// (the benchmark's).
-    package static var historyStatements: [String] {
-        [4, 5].flatMap { migrations[$0] ?? [] }.compactMap { step in
-            if case .sql(let statement) = step { statement } else { nil }
+    /// The zone table and the history as the latest schema has them, for a board built
+    /// without the migrations (the benchmark's), before its team table.
+    package static var zoneAndHistoryStatements: [String] {
+        let history = [4, 5, 6].flatMap { migrations[$0] ?? [] }.compactMap { step in
+            if case .sql(let statement) = step, statement.contains("history") { statement } else { nil }
         }
+        return [createZoneTable, createZoneNameFunction] + history
     }
 
     /// Throws one sentence when a server of `versionNumber` (`server_version_num`) is too old.

@@ -27,8 +27,8 @@ final class FanoutViewers {
         self.woken = woken
         viewers = try (0..<count).map { index in
             let reader = PostgresReader(configuration: url.configuration)
-            let controller = ResultsController<Team>(database: reader, fetchRequest: ScoreboardScreen.fetchRequest,
-                                                     sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
+            let controller = ResultsController<Team>(database: reader, fetchRequest: BenchRequest.postgresRequest,
+                                                     sectionNameKeyPath: BenchRequest.postgresSectionColumn)
             // As the scoreboard does: other programs' commits are read at most once a frame.
             controller.minimumChangeLogLookInterval = .milliseconds(16)
             let recorder = SightingRecorder()
@@ -65,8 +65,8 @@ final class FanoutViewers {
         }
         let reader = PostgresReader(configuration: url.configuration)
         defer { reader.close() }
-        let fresh = ResultsController<Team>(database: reader, fetchRequest: ScoreboardScreen.fetchRequest,
-                                            sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
+        let fresh = ResultsController<Team>(database: reader, fetchRequest: BenchRequest.postgresRequest,
+                                            sectionNameKeyPath: BenchRequest.postgresSectionColumn)
         try fresh.performFetch()
         let truth = fresh.snapshot()
         var report = FanoutViewerReport()

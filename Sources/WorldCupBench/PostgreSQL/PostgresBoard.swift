@@ -40,7 +40,7 @@ struct PostgresBoard {
 
     /// The shape of the controller's key query (id, sort columns, section column), whose plan is checked.
     static var keyQuerySQL: String {
-        let columns = ["id"] + Team.boardOrder.map(\.column) + [BenchRequest.sectionNameKeyPath]
+        let columns = ["id"] + BenchRequest.postgresRequest.sortDescriptors.map(\.column)
         return "SELECT \(columns.map(identifier).joined(separator: ", ")) FROM team ORDER BY \(orderSQL)"
     }
 
@@ -55,9 +55,12 @@ struct PostgresBoard {
             try PG.execute(admin, "CREATE DATABASE \(identifier(url.database))")
         }
         try PG.withConnection(url) { connection in
-            try PG.execute(connection, PostgresSchema.createTeamTable)
             // Every tap writes its history entry, as the app's does.
-            for statement in PostgresSchema.historyStatements { try PG.execute(connection, statement) }
+            for statement in PostgresSchema.zoneAndHistoryStatements { try PG.execute(connection, statement) }
+            for (position, zone) in BenchDatabase.zones.enumerated() {
+                try PG.execute(connection, "INSERT INTO zone (id, name, \"nameKey\", position) VALUES (\(position + 1), '\(zone)', '\(Team.nameKey(zone))', \(position))")
+            }
+            try PG.execute(connection, PostgresSchema.createTeamTable)
             try load(rows: rows, seed: seed, connection: connection)
             // After the load: building the indexes once is faster than maintaining them.
             for statement in PostgresSchema.teamIndexes { try PG.execute(connection, statement) }
@@ -77,7 +80,7 @@ struct PostgresBoard {
     /// Streams the teams in with COPY (text format), about a megabyte at a time.
     private static func load(rows: Int, seed: UInt64, connection: PostgresConnection) throws {
         try PG.await {
-            try await connection.copyFrom(table: "team", columns: ["id", "teamName", "qualifyingZone", "imageName", "wins", "nameKey", "nameSortKey"], // quoted by copyFrom
+            try await connection.copyFrom(table: "team", columns: ["id", "teamName", "zoneID", "imageName", "wins", "nameKey", "nameSortKey"], // quoted by copyFrom
                                           logger: logger) { writer in
                 var random = SplitMix64(seed: seed)
                 let digits = max(7, String(rows).count)
@@ -86,9 +89,9 @@ struct PostgresBoard {
                 for number in 1...rows {
                     let digitsOfNumber = String(number)
                     let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
-                    let zone = BenchDatabase.zones[Int.random(in: 0..<BenchDatabase.zones.count, using: &random)]
+                    let zoneID = Int.random(in: 0..<BenchDatabase.zones.count, using: &random) + 1
                     let wins = Int.random(in: 0..<1000, using: &random)
-                    buffer.writeString("\(number)\t\(name)\t\(zone)\t\(Team.secretImageName)\t\(wins)\t\(Team.nameKey(name))\t\(Team.nameSortKey(name))\n")
+                    buffer.writeString("\(number)\t\(name)\t\(zoneID)\t\(Team.secretImageName)\t\(wins)\t\(Team.nameKey(name))\t\(Team.nameSortKey(name))\n")
                     if buffer.readableBytes >= 1 << 20 {
                         try await writer.write(buffer)
                         buffer.clear()

@@ -43,7 +43,7 @@ enum PostgresControllerContender {
     }
 
     static func controller(_ reader: PostgresReader) -> ResultsController<Team> {
-        ResultsController(database: reader, fetchRequest: BenchRequest.request, sectionNameKeyPath: BenchRequest.sectionNameKeyPath)
+        ResultsController(database: reader, fetchRequest: BenchRequest.postgresRequest, sectionNameKeyPath: BenchRequest.postgresSectionColumn)
     }
 
     /// Where a tap's time goes, in microseconds per measured tap.

@@ -68,15 +68,20 @@ enum BenchDatabase {
         var random = SplitMix64(seed: seed)
         let digits = max(7, String(rows).count)
         try scoreboard.database.write { db in
+            // The zones in alphabetical positions, ids 1...zones.count, as the app numbers them.
+            for (position, zone) in zones.enumerated() {
+                try db.execute(sql: "INSERT INTO zone (id, name, nameKey, position) VALUES (?, ?, ?, ?)",
+                               arguments: [position + 1, zone, Team.nameKey(zone), position])
+            }
             let statement = try db.makeStatement(sql: """
-                INSERT INTO team (teamName, qualifyingZone, imageName, wins, nameKey, nameSortKey) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO team (teamName, zoneID, imageName, wins, nameKey, nameSortKey) VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for number in 1...rows {
                 let digitsOfNumber = String(number)
                 let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
-                let zone = zones[Int.random(in: 0..<zones.count, using: &random)]
+                let zoneID = Int.random(in: 0..<zones.count, using: &random) + 1
                 let wins = Int.random(in: 0..<1000, using: &random)
-                try statement.execute(arguments: [name, zone, Team.secretImageName, wins, Team.nameKey(name), Team.nameSortKey(name)])
+                try statement.execute(arguments: [name, zoneID, Team.secretImageName, wins, Team.nameKey(name), Team.nameSortKey(name)])
             }
         }
         // Leave the database at rest, as an app finds it: everything in the main file.
@@ -113,11 +118,11 @@ enum BenchDatabase {
     /// pays the disk reads of a database that was not in memory, and the floor, last, none.
     static func warmPages(for ids: [Int64], in scoreboard: SQLiteTeamStore) throws {
         try scoreboard.database.read { db in
-            let row = try db.cachedStatement(sql: "SELECT qualifyingZone, wins, teamName FROM team WHERE id = ?")
-            let entry = try db.cachedStatement(sql: "SELECT 1 FROM team WHERE qualifyingZone = ? AND wins = ? AND teamName >= ? LIMIT 1")
+            let row = try db.cachedStatement(sql: "SELECT zoneID, wins, nameSortKey FROM team WHERE id = ?")
+            let entry = try db.cachedStatement(sql: "SELECT 1 FROM team WHERE zoneID = ? AND wins = ? AND nameSortKey >= ? LIMIT 1")
             for id in ids {
                 guard let team = try Row.fetchOne(row, arguments: [id]) else { continue }
-                let (zone, wins, name): (String, Int, String) = (team[0], team[1], team[2])
+                let (zone, wins, name): (Int64, Int, String) = (team[0], team[1], team[2])
                 for place in [wins, wins + 1] { _ = try Row.fetchOne(entry, arguments: [zone, place, name]) }
             }
         }

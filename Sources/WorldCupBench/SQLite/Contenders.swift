@@ -15,11 +15,24 @@ enum BenchRequest {
         return request
     }
 
-    static let sectionNameKeyPath = "qualifyingZone"
+    /// The board's sections: its zones, through the zone table.
+    static let sections = Team.boardSections
+
+    /// On PostgreSQL, the board's teams sectioned by the zone's id, a column of their own:
+    /// a controller sectioned through the zone table reads the change log at every
+    /// notification, where this one applies a commit from its notification (the fan-out's
+    /// subject). Its order is the board's index's.
+    static var postgresRequest: ResultsRequest<Team> {
+        var request = self.request
+        request.sortDescriptors = [SortColumn(postgresSectionColumn)] + request.sortDescriptors
+        return request
+    }
+
+    static let postgresSectionColumn = "zoneID"
 
     /// A controller over the scoreboard, not yet fetched; with a cache name, tracking persistently.
     static func controller(_ scoreboard: SQLiteTeamStore, cacheName: String? = nil, cacheDirectory: URL? = nil) -> ResultsController<Team> {
-        ResultsController(database: scoreboard.database, fetchRequest: request, sectionNameKeyPath: sectionNameKeyPath,
+        ResultsController(database: scoreboard.database, fetchRequest: request, sections: sections,
                           cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 }

@@ -23,7 +23,7 @@ enum FloorContender {
             let start = Monotonic.now()
             let wins = try pool.write { db -> Int? in
                 let row = try Row.fetchOne(db.cachedStatement(sql: """
-                    UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING teamName, qualifyingZone, imageName, wins
+                    UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING teamName, (SELECT name FROM zone WHERE zone.id = team.zoneID), imageName, wins
                     """), arguments: [id])
                 guard let row else { return nil }
                 try db.cachedStatement(sql: """
