@@ -81,10 +81,10 @@ struct PostgresBenchTests {
 
     @Test("The board's order on PostgreSQL: text COLLATE \"C\", NULLs where SQLite puts them, the id last; the index declares the same")
     func order() {
-        #expect(PostgresBoard.orderSQL == #""qualifyingZone" COLLATE "C" ASC NULLS FIRST, "wins" DESC NULLS LAST, "nameSortKey" COLLATE "C" ASC NULLS FIRST, id ASC"#)
+        #expect(PostgresBoard.orderSQL == #""zoneID" ASC NULLS FIRST, "wins" DESC NULLS LAST, "nameSortKey" COLLATE "C" ASC NULLS FIRST, id ASC"#)
         #expect(PostgresSchema.createBoardIndex == "CREATE INDEX team_in_scoreboard_order ON team (" + PostgresBoard.orderSQL + #") INCLUDE ("nameKey")"#)
         #expect(PostgresBoard.peerSQL == "SELECT id FROM team ORDER BY " + PostgresBoard.orderSQL)
-        #expect(PostgresBoard.keyQuerySQL.hasPrefix(#"SELECT "id", "qualifyingZone", "wins", "nameSortKey", "qualifyingZone" FROM team"#))
+        #expect(PostgresBoard.keyQuerySQL.hasPrefix(#"SELECT "id", "zoneID", "wins", "nameSortKey", "zoneID" FROM team"#))
     }
 
     @Test("A plan reads the index in order when it scans it and sorts nothing")

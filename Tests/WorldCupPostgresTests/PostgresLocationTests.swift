@@ -158,7 +158,7 @@ struct PostgresSchemaTests {
 
     @Test func theBoardOrderIsTheControllers() {
         #expect(PostgresSchema.orderTerms == [
-            #""qualifyingZone" COLLATE "C" ASC NULLS FIRST"#, #""wins" DESC NULLS LAST"#, #""nameSortKey" COLLATE "C" ASC NULLS FIRST"#,
+            #""zoneID" ASC NULLS FIRST"#, #""wins" DESC NULLS LAST"#, #""nameSortKey" COLLATE "C" ASC NULLS FIRST"#,
             "id ASC",
         ])
     }

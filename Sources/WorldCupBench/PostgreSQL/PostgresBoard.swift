@@ -40,7 +40,7 @@ struct PostgresBoard {
 
     /// The shape of the controller's key query (id, sort columns, section column), whose plan is checked.
     static var keyQuerySQL: String {
-        let columns = ["id"] + BenchRequest.postgresRequest.sortDescriptors.map(\.column)
+        let columns = ["id"] + BenchRequest.postgresRequest.sortDescriptors.map(\.column) + [BenchRequest.postgresSectionColumn]
         return "SELECT \(columns.map(identifier).joined(separator: ", ")) FROM team ORDER BY \(orderSQL)"
     }
 
