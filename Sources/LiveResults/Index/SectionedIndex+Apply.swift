@@ -51,13 +51,13 @@ extension SectionedIndex {
 
     /// Where the changed rows were before the batch, and what the sections were.
     struct Before {
-        /// Each section's value and name, and through a relationship its related row.
-        var sections: [(value: DatabaseValue, name: String, row: SectionRow?)]
+        /// Each section's number, value and name, and through a relationship its related row.
+        var sections: [(number: Int32, value: DatabaseValue, name: String, row: SectionRow?)]
         var paths: [RecordID: IndexPath] = [:]
         var keys: [RecordID: RowKey] = [:]
 
         init(_ index: SectionedIndex, changed: [RecordID: RowKey?]) {
-            sections = index.sections.map { ($0.value, $0.name, index.store.sectionRow($0.number)) }
+            sections = index.sections.map { ($0.number, $0.value, $0.name, index.store.sectionRow($0.number)) }
             for id in changed.keys {
                 if let path = index.indexPath(for: id) {
                     paths[id] = path
@@ -77,6 +77,30 @@ extension SectionedIndex {
         /// the survivors that are not stable are moved instead).
         var deleted: Set<Int>
         var inserted: Set<Int>
+    }
+
+    /// What a run of surviving sections that keep their place weighs through a relationship,
+    /// compared field by field: the most sections stay, then those whose order did not change,
+    /// then those holding the most rows. (Counts, not bits of one integer, whose high bits
+    /// overflowed once enough sections survived.)
+    struct StayingWeight: Comparable, AdditiveArithmetic {
+        var sections = 0
+        var orderKept = 0
+        var rows = 0
+
+        static let zero = StayingWeight()
+
+        static func < (a: Self, b: Self) -> Bool {
+            (a.sections, a.orderKept, a.rows) < (b.sections, b.orderKept, b.rows)
+        }
+
+        static func + (a: Self, b: Self) -> Self {
+            Self(sections: a.sections + b.sections, orderKept: a.orderKept + b.orderKept, rows: a.rows + b.rows)
+        }
+
+        static func - (a: Self, b: Self) -> Self {
+            Self(sections: a.sections - b.sections, orderKept: a.orderKept - b.orderKept, rows: a.rows - b.rows)
+        }
     }
 
     /// The row changes of a batch, by kind.
@@ -117,9 +141,10 @@ extension SectionedIndex {
     /// and inserted again, with all its rows, and the sections holding the most untouched rows
     /// keep their place.
     func planSections(before: Before, changed: [RecordID: RowKey?]) -> SectionPlan {
-        let survivors = sections.indices.compactMap { new in
-            before.sections.firstIndex { SQLiteOrdering.compare($0.value, sections[new].value) == 0 }.map { (old: $0, new: new) }
-        }
+        // A section keeps its number for as long as the store lives: found in O(1), not by a
+        // search of the old sections for each new one.
+        let oldPlace = Dictionary(uniqueKeysWithValues: before.sections.enumerated().map { ($1.number, $0) })
+        let survivors = sections.indices.compactMap { new in oldPlace[sections[new].number].map { (old: $0, new: new) } }
         let oldIndices = survivors.map(\.old)
         let stable: Set<Int>
         if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
@@ -130,7 +155,7 @@ extension SectionedIndex {
             let weights = survivors.map { survivor in
                 let number = sections[survivor.new].number
                 let orderKept = before.sections[survivor.old].row.map { old in store.sectionRow(number).map { $0.order == old.order } ?? false } ?? false
-                return (1 << 50) + (orderKept ? 1 << 32 : 0) + sections[survivor.new].slots.count
+                return StayingWeight(sections: 1, orderKept: orderKept ? 1 : 0, rows: sections[survivor.new].slots.count)
             }
             stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
         } else {

@@ -71,22 +71,47 @@ extension SectionedIndex {
     }
 
     /// The elements of a strictly increasing subsequence of `values` with the largest total
-    /// weight (ties: the longest). Quadratic, for the handful of sections that survive a batch.
-    static func heaviestIncreasingRun(_ values: [Int], weights: [Int]) -> [Int] {
+    /// weight (ties: the longest, then the one whose elements come first). Weights are not
+    /// negative. Costs O(s log s) for s values: each value's best run ending before it is read
+    /// from a tree of prefix maxima over the values' ranks, so that the many
+    /// sections surviving a related row's change cost no more than their sort.
+    static func heaviestIncreasingRun<Weight: Comparable & AdditiveArithmetic>(_ values: [Int], weights: [Weight]) -> [Int] {
         guard !values.isEmpty else { return [] }
-        // Score each choice by weight first, then by count, so ties keep more sections.
-        var best = values.indices.map { (weight: weights[$0], count: 1) }
+        let ranked = Array(Set(values)).sorted()
+        let rank = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($1, $0) })
+        // The best run ending at each element, scored by weight then count; `previous` links it.
+        var best: [(weight: Weight, count: Int)] = []
+        best.reserveCapacity(values.count)
         var previous = Array(repeating: -1, count: values.count)
+        /// Whether the run ending at `i` is preferred to the one ending at `j` (none: -1): the
+        /// higher score, and of equal ones the earlier element, as a scan from the left keeps.
+        func beats(_ i: Int, _ j: Int) -> Bool {
+            j < 0 || best[i] > best[j] || (best[i] == best[j] && i < j)
+        }
+        // A Fenwick tree over ranks: node k holds the preferred run ending at a rank of its range.
+        var tree = Array(repeating: -1, count: ranked.count + 1)
         for i in values.indices {
-            for j in 0..<i where values[j] < values[i] {
-                let candidate = (weight: best[j].weight + weights[i], count: best[j].count + 1)
-                if candidate > best[i] {
-                    best[i] = candidate
-                    previous[i] = j
-                }
+            let r = rank[values[i]]!
+            var predecessor = -1
+            var k = r                  // ranks below r: strictly smaller values
+            while k > 0 {
+                if tree[k] >= 0, beats(tree[k], predecessor) { predecessor = tree[k] }
+                k -= k & -k
+            }
+            if predecessor >= 0 {
+                best.append((weight: best[predecessor].weight + weights[i], count: best[predecessor].count + 1))
+                previous[i] = predecessor
+            } else {
+                best.append((weight: weights[i], count: 1))
+            }
+            k = r + 1
+            while k < tree.count {
+                if beats(i, tree[k]) { tree[k] = i }
+                k += k & -k
             }
         }
-        var i = values.indices.max { best[$0] < best[$1] } ?? 0
+        var i = 0
+        for j in values.indices where best[j] > best[i] { i = j }
         var run: [Int] = []
         while i >= 0 {
             run.append(values[i])
