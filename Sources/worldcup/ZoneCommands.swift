@@ -17,9 +17,7 @@ extension WorldCupCommand {
         func run() throws {
             let zones = try store.open().zones()
             if json {
-                let objects: [[String: Any]] = zones.map { ["name": $0.zone.name, "position": $0.zone.position + 1, "teams": $0.teamCount] }
-                let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                FileHandle.standardOutput.write(try ZoneListing.json(zones))
                 return
             }
             for listing in zones {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A qualifying zone: one row of the `zone` table, the section its teams are shown in.
 /// Its name is unique ignoring case and Unicode normalisation (`nameKey`, as a team's); its
 /// position orders the board's sections (0 first; `worldcup zones` shows it from 1).
@@ -44,5 +46,12 @@ public struct ZoneListing: Hashable, Sendable {
     public init(zone: Zone, teamCount: Int) {
         self.zone = zone
         self.teamCount = teamCount
+    }
+
+    /// Listings as a JSON array (name, position from 1, teams), keys sorted, ending with a
+    /// newline, as `HistoryEntry.json` writes entries.
+    public static func json(_ listings: [ZoneListing]) throws -> Data {
+        let objects: [[String: Any]] = listings.map { ["name": $0.zone.name, "position": $0.zone.position + 1, "teams": $0.teamCount] }
+        return try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
     }
 }
