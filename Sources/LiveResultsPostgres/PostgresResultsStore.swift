@@ -81,7 +81,7 @@ final class PostgresResultsStore: ResultsStore {
             let cursor = tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
             let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
             let index = try keys.fetchIndex(connection, statements: statements, sections: sections, logger: logger)
-            return (index, cursor, statements.related == nil ? RelatedKeys() : RelatedKeys(sections.map(\.id)))
+            return (index, cursor, statements.related == nil ? RelatedKeys() : RelatedKeys(sections))
         }
     }
 

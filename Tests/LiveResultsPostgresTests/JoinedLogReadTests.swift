@@ -37,7 +37,7 @@ import Testing
             let statements = try keys.prepare(connection)
             read = try LogRead(statements)
             cursor = try ChangeLogReader.start(connection: connection)
-            related = RelatedKeys([1, 2, 3].map { Int64($0).databaseValue })
+            related = RelatedKeys(try statements.related!.relatedRows(connection, logger: Logger(label: "test")))
         }
 
         /// Runs `statements` (each committed), then reads the log after the cursor and moves it on.

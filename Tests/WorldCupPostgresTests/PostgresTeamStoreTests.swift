@@ -158,7 +158,7 @@ import WorldCupSQLite
         #expect(try filter.fetchedObjects.map(\.teamName) == ["Curaçao"])
     }
 
-    /// Records each batch's changed rows (ids and kinds).
+    /// Records each batch's changed sections and rows (kinds, names, ids).
     final class Batches: ResultsControllerDelegate {
         typealias Record = Team
         var batches: [[String]] = []
@@ -166,6 +166,10 @@ import WorldCupSQLite
         func controller(_ controller: ResultsController<Team>, didChangeRecordWithID id: RecordID, at indexPath: IndexPath?,
                         for type: ChangeKind, newIndexPath: IndexPath?) {
             batches[batches.count - 1].append("\(type) \(id)")
+        }
+        func controller(_ controller: ResultsController<Team>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
+                        newSectionIndex: Int?) {
+            batches[batches.count - 1].append("section \(type) \(section.name) \(sectionIndex)→\(newSectionIndex.map(String.init) ?? "-")")
         }
         func controllerDidResetContent(_ controller: ResultsController<Team>) { batches.append(["reset"]) }
         func take() -> [[String]] {
@@ -193,12 +197,18 @@ import WorldCupSQLite
         #expect(try controller.object(at: try #require(controller.indexPath(for: brazil.id!))).wins == brazil.wins + 1)
         // The same tap again counts nothing and reports nothing.
         _ = try store.tap(teamID: brazil.id!, tapID: tapID)
-        let added = try store.add(name: "Curaçao", zone: "CONCACAF")
+        let added = try store.add(name: "Kosovo", zone: "Europe")
         try controller.processPendingChanges()
         #expect(batches.take() == [["insert \(added.id!)"]])
         try store.delete(teamID: added.id!)
         try controller.processPendingChanges()
         #expect(batches.take() == [["delete \(added.id!)"]])
+        // A team in a zone its add makes: the zone's commit (which renumbers the zones after
+        // it) comes first, so the log brings both, the section in its place among the others.
+        let tahiti = try store.add(name: "Tahiti", zone: "Oceania")
+        try controller.processPendingChanges()
+        try controller.refresh()
+        #expect(batches.take() == [["section insert Oceania 4→-", "insert \(tahiti.id!)"]])
         // The log brings the same commits: nothing more.
         try controller.refresh()
         #expect(batches.take() == [])

@@ -16,17 +16,41 @@ import PostgresNIO
 /// row changed in place from one that appeared or went. Unknown at first, and after a read that
 /// may have missed entries: a read then takes every named related row as appeared or gone (its
 /// rows are read again, which is always right), and brings every key back.
+///
+/// With the keys, the title and order of each related row as the feed's result has it, where
+/// known: a write of this process hands its rows over only when their sections are as the
+/// result has them (`knows(_:as:)`). A section row the write read differently was changed by a
+/// commit the feed has not applied yet (a zone made or moved just before): applying the write
+/// alone would order its section among stale ones, so the log brings both, in order.
 struct RelatedKeys: Sendable {
     private(set) var keys: Set<Int64> = []
     private(set) var known = false
+    /// The title and order of the keys the feed has read them for (a read of every key brings
+    /// keys alone).
+    private var rows: [Int64: SectionRow] = [:]
 
     /// Unknown keys (the first read brings them).
     init() {}
 
-    /// The keys of a fetch's related rows, read in its snapshot.
-    init(_ keys: [DatabaseValue]) {
-        self.keys = Set(keys.compactMap { if case .int64(let key) = $0.storage { key } else { nil } })
+    /// The related rows of a fetch, read in its snapshot.
+    init(_ sections: [(id: DatabaseValue, row: SectionRow)]) {
+        for (id, row) in sections {
+            guard case .int64(let key) = id.storage else { continue }
+            keys.insert(key)
+            rows[key] = row
+        }
         known = true
+    }
+
+    /// Whether the related row `key` existed at the cursor with exactly `row`'s title and order.
+    func knows(_ key: Int64, as row: SectionRow) -> Bool {
+        known && rows[key] == row
+    }
+
+    /// Records a related row's new title and order, applied from a write of this process.
+    mutating func applied(_ key: Int64, _ row: SectionRow) {
+        guard known, keys.contains(key) else { return }
+        rows[key] = row
     }
 
     /// Binds the read's parameters from $5: the related table, the keys, whether they are unknown.
@@ -43,15 +67,22 @@ struct RelatedKeys: Sendable {
     mutating func update(after found: LogRead.Found, missed: Bool) {
         if let all = found.relatedKeys {
             keys = Set(all)
+            rows = [:]
             known = true
         }
         if missed {
             known = false
+            rows = [:]
             return
         }
         for (id, row) in found.sections {
             guard case .int64(let key) = id.storage else { continue }
-            if row == nil { keys.remove(key) } else { keys.insert(key) }
+            keys.remove(key)
+            rows[key] = nil
+            if let row {
+                keys.insert(key)
+                rows[key] = row
+            }
         }
     }
 }

@@ -44,19 +44,13 @@ extension PostgresChangeFeed {
                 count -= 1
                 return count
             }
-            // A write of the related table is handed over only when it changed sections in
-            // place: a related row that appeared or went changes which rows the join keeps,
-            // which the log's read finds (it reads their rows by foreign key).
-            let inPlace = written.map { written in
-                !written.rows.isEmpty || written.sections.allSatisfy { section in
-                    guard section.row != nil, case .int64(let key) = section.id.storage else { return false }
-                    return self.relatedKeys.known && self.relatedKeys.keys.contains(key)
-                }
-            } ?? false
-            if let written, inPlace, let cursor = self.cursor {
+            if let written, self.mayHandOver(written), let cursor = self.cursor {
                 let sequence = self.handOffs.withLockedValue { $0 } + 1
                 if self.early.accept(xid: written.xid, ids: Set(written.rows.map(\.id)), sequence: sequence, sentAfter: sentAfter, cursor: cursor) {
                     self.handOffs.withLockedValue { $0 = sequence }
+                    for case (let id, let row?) in written.sections {
+                        if case .int64(let key) = id.storage { self.relatedKeys.applied(key, row) }
+                    }
                     self.enqueue(.rows(CommittedChange(rows: written.rows, sections: written.sections, origin: .ownWrites)),
                                  wakes: self.notifiesOwnWrites)
                 }
@@ -68,6 +62,18 @@ extension PostgresChangeFeed {
             }
         }
         try? done.waitWithin(database.statementDeadline())
+    }
+
+    /// Whether a write's answer may be applied before the log brings it. Joined, its sections
+    /// must be known at the cursor: a write of the related table must change related rows in
+    /// place (one that appeared or went changes which rows the join keeps, which the log's read
+    /// finds by foreign key), and a write of rows must find their sections as the result has
+    /// them (else a commit the feed has not applied changed them, and the log brings both).
+    private func mayHandOver(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)])) -> Bool {
+        written.sections.allSatisfy { section in
+            guard let row = section.row, case .int64(let key) = section.id.storage, relatedKeys.known else { return false }
+            return written.rows.isEmpty ? relatedKeys.keys.contains(key) : relatedKeys.knows(key, as: row)
+        }
     }
 
     /// A notification of `transaction` (nil: it named none) that the feed cannot apply by
