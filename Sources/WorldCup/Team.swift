@@ -34,8 +34,8 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
     /// The image name every secret team gets.
     public static let secretImageName = "wenderland-flag"
 
-    /// The key under which names are unique: case and Unicode normalisation ignored. Zones
-    /// that share it are one zone (`Team.existingSpelling(ofZone:among:)`).
+    /// The key under which team names are unique: case and Unicode normalisation ignored
+    /// (accents kept: "Emoji" and "Émoji" are two teams; zones fold accents too, `Zone.nameKey`).
     public static func nameKey(_ name: String) -> String {
         name.precomposedStringWithCanonicalMapping.lowercased()
     }

@@ -51,10 +51,10 @@ import WorldCup
         #expect((entry.first?["old"] as? [String: Any])?["name"] as? String == "Africa" && (entry.first?["new"] as? [String: Any])?["position"] as? Int == 1)
         #expect(try worldcup(["list"], on: database).out.hasPrefix("CAF\n"))
 
-        // Another zone's name: without a terminal to ask on, only with --merge.
-        #expect(refused(try worldcup(["zone", "rename", "CAF", "asia"], on: database))
+        // Another zone's name (ignoring case and accents): without a terminal to ask on, only with --merge.
+        #expect(refused(try worldcup(["zone", "rename", "CAF", "ásia"], on: database))
                 == "“Asia” is already a zone, so “CAF” was not renamed: to merge it into that zone, give --merge (or answer y on a terminal).")
-        let merge = try worldcup(["zone", "rename", "CAF", "asia", "--merge"], on: database)
+        let merge = try worldcup(["zone", "rename", "CAF", "ÁSIA", "--merge"], on: database)
         #expect(merge.status == 0 && merge.out == "Merged CAF into Asia (5 teams).\n", "\(merge)")
         #expect(try worldcup(["zones"], on: database).out.hasPrefix("1  Asia  9 teams\n2  Europe  13 teams\n"))
         #expect(try worldcup(["undo"], on: database).out == "Undid: Merged CAF into Asia (5 teams).\n")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A qualifying zone: one row of the `zone` table, the section its teams are shown in.
-/// Its name is unique ignoring case and Unicode normalisation (`nameKey`, as a team's); its
+/// Its name is unique ignoring case, accents and Unicode normalisation (`nameKey`); its
 /// position orders the board's sections (0 first; `worldcup zones` shows it from 1).
 public struct Zone: Hashable, Sendable {
     /// The row id; nil for a zone not saved.
@@ -16,10 +16,13 @@ public struct Zone: Hashable, Sendable {
         self.position = position
     }
 
-    /// The key under which zone names are unique: `Team.nameKey`, the rule an add's zone
-    /// spelling has always followed (`Team.existingSpelling(ofZone:among:)`).
+    /// The key under which zone names are unique: case and accents folded (`Team.folded`),
+    /// so "Amérique du Sud" typed beside "Amerique du sud" is the same zone: an add joins it
+    /// (`Team.existingSpelling(ofZone:among:)`), a rename to it merges. Stricter than a
+    /// team's `nameKey`, where accents tell two teams apart: a zone is a group people name
+    /// loosely, and two sections told apart by an accent alone are a typo, not two zones.
     public static func nameKey(_ name: String) -> String {
-        Team.nameKey(name)
+        Team.folded(name)
     }
 
     /// Where a new zone named `name` goes among `zones` (in the board's order): before the
