@@ -25,14 +25,14 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 INSTALLED := $(BINDIR)/worldcup $(MAN1DIR)/worldcup.1 $(BASHDIR)/worldcup $(ZSHDIR)/_worldcup $(FISHDIR)/worldcup.fish
 
-.PHONY: run test build release deps bench clean fuzz install uninstall docs example
+.PHONY: run test build release deps bench clean fuzz install uninstall docs example article
 
 run: deps build
 	.build/debug/worldcup $(ARGS)
 
 # The tests (with Examples/WatchTable built: a test runs it), then a short libFuzzer run of each
 # fuzz target (about a minute with its build).
-test: deps example
+test: deps example article
 	$(SWIFT) build
 	$(SWIFT) test
 	$(MAKE) fuzz FUZZ_FLAGS=-runs=50000
@@ -44,6 +44,10 @@ build:
 # again, in its own .build).
 example: deps
 	$(SWIFT) build --package-path Examples/WatchTable
+
+# The Getting Started article's package, manifest and program as the article gives them.
+article: deps
+	Tools/build-getting-started
 
 release: deps
 	$(SWIFT) build -c release

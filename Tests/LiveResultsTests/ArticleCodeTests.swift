@@ -11,47 +11,12 @@ import TestSupport
 // article's block (imports at the top of this file), and `articleCodeIsHere` checks that every
 // block of the catalogs still reads as it does here.
 
-/// The record of the PostgreSQL article (Getting Started declares its own, in its code).
+/// The record of the PostgreSQL article (Getting Started declares its own, in its program).
 struct Player: Decodable, FetchableRecord, TableRecord {
     var id: Int64
     var name: String
     var team: String
     var score: Int
-}
-
-/// Getting Started: the whole program of `main.swift`.
-@MainActor func gettingStarted() async throws {
-    /// One row of the table. LiveResults keeps only ids and sort keys in memory, and reads whole
-    /// records when you ask for them.
-    struct Player: Decodable, FetchableRecord, TableRecord {
-        var id: Int64
-        var name: String
-        var team: String
-        var score: Int
-    }
-
-    let database = try DatabasePool(path: "players.sqlite")
-    // Once per table: triggers that log every commit, so other processes' commits reach us.
-    var migrator = DatabaseMigrator()
-    migrator.registerMigration("live player") { db in try ChangeLog.install(on: "player", in: db) }
-    try migrator.migrate(database)
-
-    let controller = ResultsController(
-        database: database,
-        fetchRequest: ResultsRequest<Player>(sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false)]),
-        sectionNameKeyPath: "team")
-    let changes = controller.changes() // made before the fetch, so that the fetch starts tracking
-    try controller.performFetch()
-    for (s, section) in controller.sections.enumerated() {
-        print(section.name, try controller.objects(inSection: s).map(\.name))
-    }
-    for try await change in changes {
-        guard case .batch(let batch, _) = change else { print("reset: reload everything"); continue }
-        for row in batch.rowChanges {
-            let player = try row.newIndexPath.map { try controller.object(at: $0) }
-            print(row.kind, row.id, row.indexPath.map { "\($0)" } ?? "-", "->", player?.name ?? "gone")
-        }
-    }
 }
 
 /// Using the Controller: every option of the request, the sequence, the filter.
@@ -164,8 +129,9 @@ func postgresWrite(database: PostgresReader, connection: PostgresConnection, id:
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".md") {
                 let article = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
                 for block in Self.swiftBlocks(article) {
-                    // Package.swift lines are the manifest's (Examples/WatchTable builds with them).
-                    if block.contains(".product(name:") { continue }
+                    // Package.swift lines are the manifest's (Examples/WatchTable builds with them);
+                    // a whole program (`@main`) is built as a package of its own by `make article`.
+                    if block.contains(".product(name:") || block.contains("@main ") { continue }
                     blocks += 1
                     let expected = Self.lines(block).filter { !$0.hasPrefix("import ") }
                     #expect(Self.contains(compiled, expected), "\(name): this block is not compiled in ArticleCodeTests.swift:\n\(block)")

@@ -60,6 +60,21 @@ struct FetchErrorTests {
         #expect(error?.kind == .unknownColumn("colour"))
     }
 
+    /// A record whose table GRDB derives from its type's name: "todoItem", which the
+    /// database does not have (its table is "todo_item").
+    private struct TodoItem: Decodable, FetchableRecord, TableRecord {
+        var id: Int64
+    }
+
+    @Test("A record whose table does not exist fails with an error that names the table")
+    func unknownTable() throws {
+        let database = try DatabaseQueue()
+        try database.write { db in try db.execute(sql: "CREATE TABLE todo_item (id INTEGER PRIMARY KEY)") }
+        let controller = ResultsController<TodoItem>(database: database, fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("id")]))
+        let error = #expect(throws: (any Error).self) { try controller.performFetch() }
+        #expect(String(describing: error ?? CancellationError()).contains("todoItem"), "\(String(describing: error))")
+    }
+
     @Test("Column names are matched ignoring case, as SQLite does")
     func columnCase() throws {
         let fixture = try Fixture(items, sortDescriptors: [SortColumn("ZONE"), SortColumn("Score", ascending: false)], sectionNameKeyPath: "Zone")
