@@ -122,7 +122,7 @@ struct ZoneKeysOnScreenTests {
 
     static let seeded = ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "South America"]
 
-    @Test("r renames, ] moves, u takes each back; the cursor stays on Ghana")
+    @Test("r renames, ] moves, u takes each back, Ctrl-R makes the rename again; the cursor stays on Ghana")
     func renameMoveUndo() throws {
         let fixture = try ScreenFixture()
         _ = fixture.render(width: 80, height: 40)
@@ -148,6 +148,10 @@ struct ZoneKeysOnScreenTests {
         #expect(sections(fixture) == Self.seeded)
         #expect(fixture.screen.selectedTeam?.teamName == "Ghana")
         #expect(try fixture.scoreboard.zones().map(\.zone.name) == Self.seeded)
+        fixture.press(.control("r"))
+        #expect(fixture.screen.status?.text == "Redid: Renamed Africa to CAF.")
+        #expect(try fixture.scoreboard.zones().map(\.zone.name) == ["CAF"] + Self.seeded.dropFirst())
+        #expect(fixture.screen.selectedTeam?.teamName == "Ghana")
     }
 
     @Test("r with another zone's name in another case asks, y merges with the cursor on Ghana, u brings the zone back")
