@@ -67,6 +67,11 @@ struct ZoneKeysTests {
         #expect(board.model.status?.text == "Nothing merged: Africa kept its name." && !board.model.isAskingQuestion)
         _ = board.model.update(.finished(effect, .zoneMergeAsked(question)), data: board.data, now: 0)
         #expect(board.press(.character("y")) == [.mergeZone(id: 1, name: "Africa", into: 2)])
+        // The dialog closed and the add dialog open when the answer comes: the add's dialog stays.
+        board.press(.character("+"))
+        _ = board.model.update(.finished(effect, .zoneMergeAsked(question)), data: board.data, now: 0)
+        #expect(board.model.dialog?.title == "Secret Team" && !board.model.isAskingQuestion)
+        #expect(board.model.status?.text == "Asia is already a zone, so Africa was not renamed.")
     }
 
     @Test("[ and ] ask to move the zone next to the one shown above or below it; at the top and the bottom a sentence")

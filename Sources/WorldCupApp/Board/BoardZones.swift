@@ -97,8 +97,15 @@ extension BoardModel {
             recordOwn(change)
             say(change.summary, now: now)
         case .zoneMergeAsked(let question):
-            mode = .confirmingMerge(question)
-            say(question.question + " y/N", isError: true, for: nil, now: now)
+            switch mode {
+            case .renamingZone, .browsing:
+                mode = .confirmingMerge(question)
+                say(question.question + " y/N", isError: true, for: nil, now: now)
+            default:
+                // Its dialog was closed, and another dialog or question holds the keys now.
+                say("\(Self.quotedName(question.into.name)) is already a zone, so \(Self.quotedName(question.zone.name)) was not renamed.",
+                    isError: true, for: Self.errorSeconds, now: now)
+            }
         case .zoneRenameRefused(let message):
             if case .renamingZone(var form, let zone) = mode {
                 form.message = message
