@@ -42,6 +42,10 @@ struct ControllerData: BoardData {
         controller.indexPath(for: id).map { TablePosition(section: $0.section, row: $0.row) }
     }
 
+    func sectionIdentifier(_ section: Int) -> String? {
+        (0..<controller.numberOfSections).contains(section) ? controller.sections[section].identifier : nil
+    }
+
     func section(forIndexTitle title: String, at index: Int) -> Int {
         controller.section(forSectionIndexTitle: title, at: index)
     }

@@ -15,6 +15,7 @@ extension ScoreboardScreen {
     func ask(_ effect: BoardEffect) {
         if model.connection?.isLive == false {
             if case .add = effect { return send(.addRefused(Self.awaySentence)) }
+            if case .renameZone = effect { return send(.zoneRenameRefused(Self.awaySentence)) }
             return send(.failed(Self.awaySentence))
         }
         if let refusal = model.refusalWhilePending(effect) { return send(.failed(refusal)) }

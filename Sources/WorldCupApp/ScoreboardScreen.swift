@@ -32,7 +32,8 @@ public final class ScoreboardScreen {
     private let binding = ResultsTableBinding<Team>()
     var model = BoardModel()
     let clock: () -> Double
-    /// The team under the cursor before the pending changes were processed (for a reset).
+    /// The team under the cursor before the pending changes were processed (for a reset, and
+    /// for a batch that deletes and inserts its row).
     private var selectionBeforeChanges: RecordID?
     /// The filter's effect, held back while a run of keys only edits the filter's text.
     private var pendingFilter: BoardEffect?
@@ -172,7 +173,7 @@ public final class ScoreboardScreen {
     /// of the store (`ask`), and its outcome comes back later.
     private func perform(_ effect: BoardEffect) {
         switch effect {
-        case .tap, .add, .delete, .edit, .undo, .redo:
+        case .tap, .add, .delete, .edit, .renameZone, .moveZone, .mergeZone, .undo, .redo:
             ask(effect)
         case let .filter(filter, wanted):
             do {
@@ -225,7 +226,7 @@ public final class ScoreboardScreen {
     private func show(_ change: ResultsTableBinding<Team>.Change) {
         switch change {
         case let .batch(update, origin):
-            send(.batch(update))
+            send(.batch(update, selection: selectionBeforeChanges))
             if origin == .elsewhere { othersToName = true }
         case .reset:
             send(.reset(selection: selectionBeforeChanges))

@@ -129,6 +129,17 @@ struct SharedBoardTests {
         // Taps on the cut board are refused at once, with one sentence.
         try board.send("Enter")
         #expect(board.waitFor("The server is away, so nothing was changed"))
+        // So are a zone's move, on the status line, and its rename, in its dialog.
+        try board.send("Escape")
+        #expect(board.waitFor("q quits"))
+        try board.send("]")
+        #expect(board.waitFor("The server is away, so nothing was changed"))
+        try board.send("r")
+        #expect(board.waitFor("Rename Zone"))
+        try board.send("CAF", literal: true)
+        try board.send("Enter")
+        #expect(waitUntil(seconds: 5) { board.screen.contains("│ The server is away") }, "\(board.screen)")
+        try board.send("Escape")
         Thread.sleep(forTimeInterval: max(0, 10 - Date().timeIntervalSince(frozen)))
         relay.signal(SIGCONT)
         let expected = try server.wins()

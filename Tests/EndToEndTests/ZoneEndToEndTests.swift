@@ -29,12 +29,7 @@ struct ZoneEndToEndTests {
         let database = temporaryDatabase()
         let board = try TmuxTerminal(command: [Executable.worldcup.path, "--database", database], height: 50)
         #expect(board.waitFor("32 teams"))
-        /// The sections' titles, top to bottom: between the title line and the status and footer
-        /// lines, a title starts with one space (a team with two).
-        func sections() -> [String] {
-            board.screen.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().dropLast(3).filter { $0.hasPrefix(" ") && !$0.hasPrefix("  ") }
-                .map { String($0.dropFirst().prefix(40)).trimmingCharacters(in: .whitespaces) }
-        }
+        func sections() -> [String] { sectionTitles(board.screen) }
         func waitForSections(_ wanted: [String]) -> Bool {
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline, sections() != wanted { Thread.sleep(forTimeInterval: 0.05) }

@@ -4,6 +4,15 @@ import TestSupport
 
 @Suite("FormDialog: rendering")
 struct FormDialogRenderTests {
+    @Test("A form of one field has no Tab in its hint: nothing to move between")
+    func oneFieldHint() {
+        let form = FormDialog(title: "Rename Zone", fields: [FormDialog.Field(label: "Zone Name", text: "Africa")])
+        var grid = Grid(width: 60, height: 14)
+        form.render(into: &grid, area: Rect(x: 0, y: 0, width: 60, height: 14), frame: Style(reverse: true), field: Style(underline: true), error: Style(bold: true))
+        let bottom = lines(grid).first { $0.contains("└") }
+        #expect(bottom?.contains("└─ Enter: save · Esc: cancel ─") == true && bottom?.contains("Tab") == false, "\(bottom ?? "")")
+    }
+
     @Test("The title, labels, values and hint are drawn in a centred box")
     func render() {
         var form = teamForm()

@@ -12,7 +12,7 @@ struct FooterTests {
     func undoKeys() throws {
         var board = PureBoard()
         let wide = lines(board.render(width: 120, height: 24).grid)[23]
-        #expect(wide.contains("/ filter  e edit  u/^R undo/redo  ? help  q quit"), "\(wide)")
+        #expect(wide.contains("/ filter  e edit  u/^R undo/redo  r rename zone  ? help  q quit"), "\(wide)")
         let widest = lines(board.render(width: 100, height: 24).grid)[23]
         #expect(widest == " ↑↓/jk move  Tab zone  Enter tap  + add  d delete  / filter  e edit  u/^R undo/redo  ? help  q quit", "\(widest)")
         let narrow = lines(board.render(width: 80, height: 24).grid)[23]

@@ -86,6 +86,9 @@ struct ArrayData: BoardData {
 
     func section(forIndexTitle title: String, at index: Int) -> Int { sectionIndexTitles.firstIndex(of: title) ?? index }
 
+    /// A zone's id is its place in `zones`, from 1.
+    func sectionIdentifier(_ section: Int) -> String? { zones.indices.contains(section) ? String(section + 1) : nil }
+
     /// Two zones, three teams.
     static let sample = ArrayData(zones: [
         ("Africa", [Team(id: 1, teamName: "Algeria", qualifyingZone: "Africa", imageName: "algeria-flag"),

@@ -192,7 +192,8 @@ public struct FormDialog: Sendable {
         for (index, line) in messageLines.enumerated() where messageTop + index < box.y + box.height - 1 {
             grid.write(DisplayText.truncate(line, toWidth: box.width - 4), x: box.x + 2, y: messageTop + index, style: messageIsHint ? frame : boxedError)
         }
-        let hint = " Tab: field · Enter: save · Esc: cancel "
+        // One field has nothing to move between.
+        let hint = fields.count > 1 ? " Tab: field · Enter: save · Esc: cancel " : " Enter: save · Esc: cancel "
         grid.write(DisplayText.truncate(hint, toWidth: box.width - 4), x: box.x + 2, y: box.y + box.height - 1, style: frame)
         return caret
     }

@@ -10,8 +10,9 @@ enum BoardEvent {
     case resized(width: Int, height: Int)
     /// Time passed: flashes and messages may end.
     case tick
-    /// A batch of changes of the result, already in the data.
-    case batch(TableUpdate)
+    /// A batch of changes of the result, already in the data; `selection` is the team the
+    /// cursor was on before it.
+    case batch(TableUpdate, selection: RecordID? = nil)
     /// The result was replaced wholesale; `selection` is the team the cursor was on.
     case reset(selection: RecordID?)
     /// Batches that came from another program were shown.
@@ -33,6 +34,13 @@ enum BoardEvent {
     case edited(TeamChange)
     /// The edit dialog's values were refused: why, in one sentence.
     case editRefused(String)
+    /// A zone was renamed, moved or merged: the change, with its entry's id.
+    case zoneChanged(TeamChange)
+    /// The rename dialog's name is another zone's: nothing was changed; the board asks
+    /// whether to merge.
+    case zoneMergeAsked(ZoneMergeNeeded)
+    /// The rename dialog's name was refused: why, in one sentence.
+    case zoneRenameRefused(String)
     /// The change of `entry`, one of this board's, was taken back: the undo.
     case undid(entry: Int64, undo: TeamChange)
     /// A rule refused to take the change of `entry` back: why, in one sentence. The change
@@ -69,6 +77,13 @@ enum BoardEffect: Equatable {
     case delete(id: RecordID, name: String)
     /// Change a team's name, zone or wins (nil keeps it).
     case edit(id: RecordID, name: String?, zone: String?, wins: Int?)
+    /// Rename a zone (`name`: as the board shows it) to `to`.
+    case renameZone(id: Int64, name: String, to: String)
+    /// Move a zone to the place of the zone `nextTo` (the one shown above or below it): above
+    /// it from below, below it from above.
+    case moveZone(id: Int64, name: String, nextTo: Int64)
+    /// Merge a zone into another: its teams go there, and it goes.
+    case mergeZone(id: Int64, name: String, into: Int64)
     /// Take back one of this board's changes, by its history entry (`entryID`).
     case undo(TeamChange)
     /// Make a change taken back again, by the undo's history entry (the undo's `entryID`).

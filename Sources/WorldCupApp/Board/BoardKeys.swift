@@ -11,7 +11,7 @@ extension BoardModel {
         var drawnTable: TableView?
         if case .mouse = key { drawnTable = tableAsDrawn(width: screenSize.width, height: screenSize.height).table }
         // A message fades at the next key, unless it asks a question.
-        if !isAskingToDelete { status = nil }
+        if !isAskingQuestion { status = nil }
         switch mode {
         case .adding(let form):
             return handleAddDialog(key, form: form, data: data, now: now)
@@ -22,6 +22,10 @@ extension BoardModel {
             return []
         case .confirmingDelete(let id, let name):
             return answerDelete(key, id: id, name: name, now: now)
+        case .renamingZone(let form, let zone):
+            return handleZoneRenameDialog(key, form: form, zone: zone, now: now)
+        case .confirmingMerge(let question):
+            return answerMerge(key, question: question, now: now)
         case .filtering:
             if let effects = handleFilter(key, data: data) { return effects }
         case .browsing:
@@ -44,6 +48,9 @@ extension BoardModel {
         case .character("+"): openAddDialog(data: data)
         case .character("d"), .delete: askToDeleteSelectedTeam(data: data, now: now)
         case .character("e"): openEditDialog(data: data)
+        case .character("r"): openZoneRenameDialog(data: data)
+        case .character("["): return moveZoneUnderCursor(up: true, data: data, now: now)
+        case .character("]"): return moveZoneUnderCursor(up: false, data: data, now: now)
         case .character("u"): return undoWaitsForSaving(now: now) ? [] : undoLast(now: now)
         case .control("r"): return undoWaitsForSaving(now: now) ? [] : redoLast(now: now)
         case .character("?"): mode = .help(KeyHelpPanel(entries: Self.keyHelp))
@@ -58,10 +65,12 @@ extension BoardModel {
         return []
     }
 
-    /// Whether a key on the table would change the teams: tap, add, delete, edit, undo, redo.
+    /// Whether a key on the table would change the teams or the zones: tap, add, delete, edit,
+    /// undo, redo, a zone's rename and moves.
     static func changesTeams(_ key: Key) -> Bool {
         switch key {
-        case .enter, .character("+"), .character("d"), .delete, .character("e"), .character("u"), .control("r"): true
+        case .enter, .character("+"), .character("d"), .delete, .character("e"), .character("u"), .control("r"),
+             .character("r"), .character("["), .character("]"): true
         default: false
         }
     }

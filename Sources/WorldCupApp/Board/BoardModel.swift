@@ -21,6 +21,10 @@ struct BoardModel {
         case adding(FormDialog)
         /// The edit dialog, for this team as it was when the dialog opened.
         case editing(FormDialog, team: Team)
+        /// The dialog that renames the zone of the team under the cursor.
+        case renamingZone(FormDialog, zone: ZoneOnBoard)
+        /// A y/N question before a zone is merged into another (a rename to its name).
+        case confirmingMerge(ZoneMergeNeeded)
         /// The "/" filter is typed (its text is `filter`).
         case filtering
     }
@@ -99,10 +103,11 @@ struct BoardModel {
         .init(keys: "+", action: "add a secret team"),
         .init(keys: "d  Delete", action: "delete the team (asks y/N)"),
         .init(keys: "e  u  Ctrl-R", action: "edit; undo this board's last change; redo"),
+        .init(keys: "r  [  ]", action: "rename or merge the zone; move it up, down"),
         .init(keys: "/", action: "filter by name; Enter keeps, Esc clears"),
         .init(keys: "mouse", action: "click selects, double-click taps, the wheel scrolls"),
         .init(keys: "[WND]", action: "a secret team's badge: Wenderland, the sample's made-up country"),
-        .init(keys: "?", action: "this help (↑ ↓ scroll it when it does not fit; q or Esc closes it)"),
+        .init(keys: "?", action: "this help (↑ ↓ scroll it; q or Esc closes it)"),
         .init(keys: "Esc", action: "cancel: close the help, the dialog or the question, clear the filter; never quits"),
         .init(keys: "q  Ctrl-C", action: "quit"),
     ]
@@ -137,7 +142,7 @@ struct BoardModel {
 
     var dialog: FormDialog? {
         switch mode {
-        case .adding(let form), .editing(let form, _): form
+        case .adding(let form), .editing(let form, _), .renamingZone(let form, _): form
         default: nil
         }
     }
@@ -148,6 +153,14 @@ struct BoardModel {
 
     var isAskingToDelete: Bool {
         if case .confirmingDelete = mode { return true } else { return false }
+    }
+
+    /// Whether the status line asks a y/N question (a delete, a merge), which stays until answered.
+    var isAskingQuestion: Bool {
+        switch mode {
+        case .confirmingDelete, .confirmingMerge: true
+        default: false
+        }
     }
 
     /// When the board next changes by itself (a flash ending, a message fading), if ever.
@@ -182,6 +195,8 @@ protocol BoardData {
     func position(of id: RecordID) -> TablePosition?
     /// The section a title of the section index shows.
     func section(forIndexTitle title: String, at index: Int) -> Int
+    /// What identifies a section across changes: its zone's id, as text; nil past the sections.
+    func sectionIdentifier(_ section: Int) -> String?
     /// Whether the filter waits for the names it reads (being read in the background).
     var isFilterPending: Bool { get }
 }

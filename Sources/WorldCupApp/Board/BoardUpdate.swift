@@ -22,8 +22,11 @@ extension BoardModel {
         case .tick:
             table.expireFlashes(now: now)
             if let expiry = status?.expiry, now >= expiry { status = nil }
-        case .batch(let update):
+        case let .batch(update, selection):
             table.apply(update, sections: data.tableSections, now: now)
+            // A row that leaves a section as it goes (a zone merged into another) or enters one
+            // as it comes is a delete and an insert, not a move: the cursor finds its team again.
+            if let selection, selectedID(data) != selection, let position = data.position(of: selection) { table.select(position) }
             refresh(from: data)
         case .reset(let selection):
             reload(from: data)
@@ -63,6 +66,8 @@ extension BoardModel {
         case .deleted(let delete):
             recordOwn(delete)
             say("Deleted \(delete.team.teamName).", now: now)
+        case .zoneChanged, .zoneMergeAsked, .zoneRenameRefused:
+            updateForZones(event, now: now)
         case .edited, .editRefused, .undid, .undoRefused, .undoFailed, .redid, .redoRefused, .redoFailed:
             updateForUndoAndEdit(event, data: data, now: now)
         case .filtered(let wanted):
@@ -113,8 +118,8 @@ extension BoardModel {
     /// was being saved); nil for anything else.
     private func refusalOfClosedDialog(_ outcome: BoardEvent) -> String? {
         switch (outcome, mode) {
-        case (.addRefused, .adding), (.editRefused, .editing): nil
-        case (.addRefused(let message), _), (.editRefused(let message), _): message
+        case (.addRefused, .adding), (.editRefused, .editing), (.zoneRenameRefused, .renamingZone): nil
+        case (.addRefused(let message), _), (.editRefused(let message), _), (.zoneRenameRefused(let message), _): message
         default: nil
         }
     }

@@ -50,7 +50,12 @@ struct BoardView {
             }
         }
         grid.fill(Rect(x: 0, y: height - 1, width: width, height: 1), style: theme.footer)
-        grid.write(DisplayText.glyphs(Self.footer(footerKeys(model), width: column.width - 2)), x: column.x + 1, y: height - 1, style: theme.footer)
+        // The footer's keys may take the whole width, past the board's column (the zone's keys
+        // come last, on a wide screen only): they start with the column, or as far left as
+        // they need.
+        let footer = Self.footer(footerKeys(model), width: width - 2)
+        let footerX = min(column.x + 1, width - 1 - DisplayText.width(footer))
+        grid.write(DisplayText.glyphs(footer), x: footerX, y: height - 1, style: theme.footer)
         let screen = Rect(x: 0, y: 0, width: width, height: height)
         model.help?.render(into: &grid, area: screen, frame: theme.dialog, keys: theme.helpKeys)
         if let dialog = model.dialog {
@@ -65,15 +70,19 @@ struct BoardView {
         switch model.filter {
         case .some where model.isEditingFilter: return ["type to filter", "↑↓ move", "Enter keep", "Esc clear"]
         case .some where model.readOnly != nil: return ["↑↓/jk move", "/ filter", "Esc clear filter", "? help", "q quit"]
-        case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter"] + Self.undoKeys + ["? help", "q quit"]
+        case .some: return ["↑↓/jk move", "Enter tap", "/ filter", "Esc clear filter"] + Self.undoKeys + Self.zoneKeys + ["? help", "q quit"]
         case nil where model.readOnly != nil: return ["↑↓/jk move", "Tab zone", "/ filter", "? help", "q quit"]
-        case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter"] + Self.undoKeys + ["? help", "q quit"]
+        case nil: return ["↑↓/jk move", "Tab zone", "Enter tap", "+ add", "d delete", "/ filter"] + Self.undoKeys + Self.zoneKeys + ["? help", "q quit"]
         }
     }
 
     /// Edit, undo and redo: after the keys of every board, shown where there is room (from
     /// 100 columns on a board that is not filtered).
     static let undoKeys = ["e edit", "u/^R undo/redo"]
+
+    /// The zone's rename and moves: after edit, undo and redo, on a screen wider than the
+    /// board's column (on a board that is not filtered, r from 115 columns, [ and ] from 130).
+    static let zoneKeys = ["r rename zone", "[/] move zone"]
 
     /// The keys that fit in `width` cells, two spaces apart: the last two ("? help", "q quit")
     /// always, the others in order while they fit, so that help and quit show down to the

@@ -60,7 +60,7 @@ extension BoardModel {
     mutating func showOthersChanges(_ notice: OthersNotice, now: Double) {
         // What this board did, asked or failed to do is said first: others' changes wait behind
         // it (their rows have moved meanwhile), and a newer notice of theirs replaces an older.
-        if isAskingToDelete || status.map({ $0.isError || !$0.isFromElsewhere }) == true {
+        if isAskingQuestion || status.map({ $0.isError || !$0.isFromElsewhere }) == true {
             othersWaiting = othersWaiting.map { $0.merged(with: notice) } ?? notice
             return
         }

@@ -16,6 +16,7 @@ extension BoardEffect {
     enum Subject: Hashable {
         case team(RecordID)
         case name(String)
+        case zone(Int64)
     }
 
     /// What the write changes; nil for the filter, or an undo or redo that names no team.
@@ -23,7 +24,8 @@ extension BoardEffect {
         switch self {
         case .tap(let id), .delete(let id, _), .edit(let id, _, _, _): .team(id)
         case .add(let name, _): .name(Team.nameKey(TeamValidation.trimmed(name)))
-        case .undo(let change), .redo(let change): change.teamID.map(Subject.team)
+        case .renameZone(let id, _, _), .moveZone(let id, _, _), .mergeZone(let id, _, _): .zone(id)
+        case .undo(let change), .redo(let change): change.zone?.zoneID.map(Subject.zone) ?? change.teamID.map(Subject.team)
         case .filter: nil
         }
     }
@@ -54,7 +56,8 @@ extension BoardModel {
         guard readOnly == nil else { return false }
         switch mode {
         case .adding, .editing: return key == .enter
-        case .confirmingDelete: return key == .character("y") || key == .character("Y")
+        case .renamingZone: return key == .enter
+        case .confirmingDelete, .confirmingMerge: return key == .character("y") || key == .character("Y")
         case .help, .filtering: return false
         case .browsing:
             if case .mouse(let event) = key { return event.action == .doubleClick }
@@ -95,7 +98,7 @@ extension BoardModel {
     private static func teamName(of effect: BoardEffect, data: some BoardData) -> String {
         switch effect {
         case .add(let name, _): return TeamValidation.trimmed(name)
-        case .delete(_, let name): return name
+        case .delete(_, let name), .renameZone(_, let name, _), .moveZone(_, let name, _), .mergeZone(_, let name, _): return name
         case .undo(let change), .redo(let change): return change.teamName
         case .tap(let id), .edit(let id, _, _, _):
             return data.position(of: id).flatMap { data.team(at: $0) }?.teamName ?? "the team"
