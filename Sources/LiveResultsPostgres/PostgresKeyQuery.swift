@@ -98,24 +98,22 @@ package struct PostgresKeyQuery: Sendable {
             return (filter.isEmpty ? "true" : String(filter.dropFirst(" WHERE ".count)), predicate)
         }
 
-        /// Every matching row, in result order (joined: sections in their related rows' order).
+        /// Every matching row, in result order (joined: sections in their related rows' order,
+        /// read section by section: `PostgresRelatedQuery.orderedSource`).
         func selectAll() throws -> PostgresQuery {
-            let (filter, predicate) = try filter(firstParameter: 1)
             var bindings = PostgresBindings()
-            predicate?.bind(into: &bindings)
+            let ordering = query.sortDescriptors.map { PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
+                + [PostgresSQL.identifier(query.idColumn) + " ASC"]
             guard let related else {
-                let ordering = query.sortDescriptors.map { PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
-                    + [PostgresSQL.identifier(query.idColumn) + " ASC"]
+                let (filter, predicate) = try filter(firstParameter: 1)
+                predicate?.bind(into: &bindings)
                 return PostgresQuery(unsafeSQL: "SELECT " + selection() + " FROM " + PostgresSQL.identifier(query.tableName)
                     + filter + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
             }
-            // Sections by the related order and key, then rows by their own sort and id.
-            let main = PostgresRelatedQuery.mainAlias
-            let ordering = related.sectionOrdering()
-                + query.sortDescriptors.map { main + "." + PostgresKeyQuery.orderingTerm($0, isText: textColumns.contains($0.column)) }
-                + [main + "." + PostgresSQL.identifier(query.idColumn) + " ASC"]
-            return PostgresQuery(unsafeSQL: "SELECT " + selection(from: main) + " FROM " + related.joinedSource(mainTable: query.tableName, mainSelection: selection(), filter: filter)
-                + " ORDER BY " + ordering.joined(separator: ", "), binds: bindings)
+            let (condition, predicate) = try matches(firstParameter: 1)
+            predicate?.bind(into: &bindings)
+            return PostgresQuery(unsafeSQL: "SELECT " + selection(from: PostgresRelatedQuery.mainAlias) + " FROM "
+                + related.orderedSource(mainTable: query.tableName, mainSelection: selection(), condition: condition, rowOrdering: ordering), binds: bindings)
         }
 
         /// The whole rows of `ids` that exist.

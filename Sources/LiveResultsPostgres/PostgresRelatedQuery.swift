@@ -33,20 +33,33 @@ package struct PostgresRelatedQuery: Sendable {
     /// The related table, quoted.
     var table: String { PostgresSQL.identifier(sections.table) }
 
-    /// The ORDER BY terms that order sections: the order columns, then the key.
-    func sectionOrdering() -> [String] {
-        sections.order.map { column in
-            Self.relatedAlias + "." + PostgresKeyQuery.orderingTerm(column, isText: textColumns.contains(column.column))
-        } + [Self.relatedAlias + "." + PostgresSQL.identifier(sections.key) + " ASC"]
-    }
+    /// The names the fetch gives the related rows' key and order columns: names of its own, so
+    /// that the predicate's bare column names, inside the lateral subquery, are never taken
+    /// for the related table's.
+    static let keyAlias = "liveresults_key"
+    static func orderAlias(_ index: Int) -> String { "liveresults_order\(index)" }
 
-    /// `FROM` of the joined fetch: the rows of the main table matching `filter` (its predicate
-    /// inside the main table's own query, so that its bare column names are that table's, never
-    /// the related table's), joined to the related row.
-    func joinedSource(mainTable: String, mainSelection: String, filter: String) -> String {
-        "(SELECT " + mainSelection + " FROM " + PostgresSQL.identifier(mainTable) + filter + ") AS " + Self.mainAlias
-            + " JOIN " + table + " AS " + Self.relatedAlias + " ON " + Self.relatedAlias + "." + PostgresSQL.identifier(sections.key)
-            + " = " + Self.mainAlias + "." + PostgresSQL.identifier(sections.foreignKey)
+    /// `FROM … ORDER BY …` of the fetch, section by section: the related rows in the sections'
+    /// order (the order columns, text `COLLATE "C"`, then the key), and for each, laterally,
+    /// the main table's rows that name it and match `condition`, in `rowOrdering`. Each
+    /// subquery's `OFFSET 0` keeps it a subquery of its own: the planner then runs a nested
+    /// loop over the related rows in order, reading each one's rows in order, from an index
+    /// on the foreign key then the sort terms (without one it sorts each section's rows). The
+    /// ORDER BY, the sections' order, is the related subquery's own: no sort. One join ordered
+    /// by all the terms would sort every row (no index holds the related rows' order).
+    func orderedSource(mainTable: String, mainSelection: String, condition: String, rowOrdering: [String]) -> String {
+        let columns = [PostgresSQL.identifier(sections.key) + " AS " + Self.keyAlias] + sections.order.enumerated().map { index, column in
+            PostgresSQL.identifier(column.column) + (textColumns.contains(column.column) ? " COLLATE \"C\"" : "") + " AS " + Self.orderAlias(index)
+        }
+        // The columns are collated already: their terms need no COLLATE.
+        let order = sections.order.enumerated().map { index, column in
+            PostgresKeyQuery.orderingTerm(SortColumn(Self.orderAlias(index), ascending: column.ascending), isText: false)
+        } + [Self.keyAlias + " ASC"]
+        let related = "(SELECT " + columns.joined(separator: ", ") + " FROM " + table + " ORDER BY " + order.joined(separator: ", ") + " OFFSET 0) AS " + Self.relatedAlias
+        let rows = "(SELECT " + mainSelection + " FROM " + PostgresSQL.identifier(mainTable)
+            + " WHERE " + PostgresSQL.identifier(sections.foreignKey) + " = " + Self.relatedAlias + "." + Self.keyAlias + " AND " + condition
+            + " ORDER BY " + rowOrdering.joined(separator: ", ") + " OFFSET 0) AS " + Self.mainAlias
+        return related + " CROSS JOIN LATERAL " + rows + " ORDER BY " + order.map { Self.relatedAlias + "." + $0 }.joined(separator: ", ")
     }
 
     /// A subquery reading the related row whose key is `keySQL`, as columns of a lateral join

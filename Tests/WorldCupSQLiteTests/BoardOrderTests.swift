@@ -2,7 +2,7 @@
 @testable import WorldCupSQLite
 import Foundation
 import GRDB
-import LiveResults
+@testable import LiveResults
 import TestSupport
 import Testing
 
@@ -24,6 +24,20 @@ struct BoardOrderTests {
             // A zone's teams in the board's order, and all of them zone by zone.
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM team ORDER BY zoneID, \(Team.boardOrderSQL)")
                 .map { $0["detail"] as String? ?? "" }
+            #expect(plan.contains { $0.contains("team_in_scoreboard_order") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
+    }
+
+    @Test("The board's controller reads zone by zone, each zone's teams from the index: no sort")
+    func controllerFetchNeedsNoSort() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let scoreboard = try seededScoreboard(folder)
+        let query = KeyQuery(tableName: "team", predicate: nil, sortDescriptors: Team.boardOrder, sectionColumn: nil, related: Team.boardSections)
+        try scoreboard.database.read { db in
+            let (sql, arguments) = try query.sectionRowsSQL(db)
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments + [1]).map { $0["detail"] as String? ?? "" }
             #expect(plan.contains { $0.contains("team_in_scoreboard_order") }, "\(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
         }

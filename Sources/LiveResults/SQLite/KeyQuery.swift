@@ -6,7 +6,8 @@ import GRDBSQLite
 ///
 /// Through a relationship (`related`), the table's matching rows are joined to their related
 /// rows (an inner join on the foreign key), ordered by the related order columns and key, then
-/// by the sort descriptors: the section value is the foreign key.
+/// by the sort descriptors: the section value is the foreign key. A fetch reads them section
+/// by section (`forEachRowInOrder`).
 struct KeyQuery: Sendable {
     let tableName: String
     let predicate: SQL?
@@ -75,11 +76,48 @@ struct KeyQuery: Sendable {
         return SQL(sql: " WHERE (") + predicate + SQL(sql: ")")
     }
 
+    /// ORDER BY of the result; through a relationship, of the rows of one section.
     private var ordering: String {
-        guard let related else { return " ORDER BY " + SortColumn.orderingSQL(sortDescriptors) }
-        let sections = (related.order + [SortColumn(related.key)]).map { "liveresults_section." + $0.orderingTerm }
+        guard related != nil else { return " ORDER BY " + SortColumn.orderingSQL(sortDescriptors) }
         let rows = sortDescriptors.enumerated().map { "liveresults_row.c\($0 + 1) COLLATE BINARY " + ($1.ascending ? "ASC" : "DESC") }
-        return " ORDER BY " + (sections + rows + ["liveresults_row.c0 ASC"]).joined(separator: ", ")
+        return " ORDER BY " + (rows + ["liveresults_row.c0 ASC"]).joined(separator: ", ")
+    }
+
+    /// The rowids of the related rows in the sections' order: the order columns, the key, then
+    /// the rowid (a related row each, whatever its key).
+    private static func sectionOrderSQL(_ related: RelatedSections) -> String {
+        "SELECT rowid FROM " + related.table.quotedDatabaseIdentifier + " ORDER BY "
+            + ((related.order + [SortColumn(related.key)]).map(\.orderingTerm) + ["rowid ASC"]).joined(separator: ", ")
+    }
+
+    /// The rows joined to one related row, in the section's order: the SQL, whose last
+    /// parameter is the related row's rowid, and the predicate's arguments (bound before it).
+    func sectionRowsSQL(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
+        let (sql, arguments) = try selected.build(db)
+        return (sql + " WHERE liveresults_section.rowid = ?" + ordering, arguments)
+    }
+
+    /// Every matching row in result order, each handed over on its statement.
+    ///
+    /// Through a relationship, section by section: the related rows in the sections' order,
+    /// then the rows joined to each in the request's order (`sectionRowsSQL`), which an index
+    /// of the table on the foreign key then the sort columns gives without a sort. One
+    /// statement over the join would sort the whole result: no index of the table holds the
+    /// related rows' order. Without such an index SQLite sorts each section's rows.
+    private func forEachRowInOrder(_ db: Database, _ body: (SQLiteStatement) throws -> Void) throws {
+        guard let related else {
+            try forEachRow(db, statement(db, selected + SQL(sql: ordering)), body)
+            return
+        }
+        let sections = try Int64.fetchAll(db, sql: Self.sectionOrderSQL(related))
+        let (sql, arguments) = try sectionRowsSQL(db)
+        let rows = try db.makeStatement(sql: sql)
+        rows.setUncheckedArguments(arguments)
+        let rowIDParameter = sqlite3_bind_parameter_count(rows.sqliteStatement)
+        for rowID in sections {
+            sqlite3_bind_int64(rows.sqliteStatement, rowIDParameter, rowID)
+            try forEachRow(db, rows, body)
+        }
     }
 
     /// The id column of the selection, for point queries.
@@ -140,7 +178,7 @@ struct KeyQuery: Sendable {
     /// Every matching row, in result order.
     func fetchAll(_ db: Database) throws -> [(id: RecordID, key: RowKey)] {
         var result: [(id: RecordID, key: RowKey)] = []
-        try forEachRow(db, statement(db, selected + SQL(sql: ordering))) { result.append(decode($0)) }
+        try forEachRowInOrder(db) { result.append(decode($0)) }
         return result
     }
 
@@ -203,10 +241,13 @@ struct KeyQuery: Sendable {
     /// SQLite counts a bare `SELECT COUNT(*) FROM table` from its b-tree (one `Count` step),
     /// while `WHERE 1` would make it step through every row (a million at a fetch).
     var countSQL: SQL {
-        if let related {
-            let (head, tail) = joinedSelection(related)
-            return SQL(sql: "SELECT COUNT(*) FROM (" + head) + filter + SQL(sql: tail + ")")
-        }
+        guard let related else { return tableCountSQL }
+        let (head, tail) = joinedSelection(related)
+        return SQL(sql: "SELECT COUNT(*) FROM (" + head) + filter + SQL(sql: tail + ")")
+    }
+
+    /// The query counting the table's matching rows, not joined (as `countSQL` without a relationship).
+    private var tableCountSQL: SQL {
         let count = SQL(sql: "SELECT COUNT(*) FROM " + tableName.quotedDatabaseIdentifier)
         return predicate == nil ? count : count + filter
     }
@@ -221,13 +262,16 @@ struct KeyQuery: Sendable {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil,
                                    sectionOrder: related?.order.map(\.ascending))
         for (_, key, row) in try fetchSectionRows(db) { index.setSectionRow(row, for: key) }
-        index.reserveCapacity(try fetchCount(db))
+        // Room for every matching row. Through a relationship, the table's matching rows: a
+        // bound (a row naming no related row is counted too) that costs no join, where counting
+        // through the join reads a related row for every row.
+        index.reserveCapacity(try SQLRequest<Int>(literal: tableCountSQL).fetchOne(db) ?? 0)
         let sectionOffset = sectionIndex ?? 0
         // The first sort column is the section column (the usual case): its value is the
         // section's, already read or recognised, so it is neither decoded again nor compared.
         let firstValueIsSection = sectionOffset == 1
         var previousSection: DatabaseValue?
-        try forEachRow(db, statement(db, selected + SQL(sql: ordering))) { row in
+        try forEachRowInOrder(db) { row in
             let id = sqlite3_column_int64(row, 0)
             let sortValue = { (column: Int) in DatabaseValue(sqliteStatement: row, index: CInt(column + 1)) }
             // Rows come section by section: most rows are in the previous row's section, which

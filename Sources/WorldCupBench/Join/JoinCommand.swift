@@ -31,13 +31,19 @@ struct JoinCommand: ParsableCommand {
     @Option(name: .customLong("peer-changes"), help: ArgumentHelp("Measured renames and moves of the peer (each one refetches the board).", valueName: "n"))
     var peerChanges = 10
 
+    @Option(name: .customLong("fetch-runs"), help: ArgumentHelp("Cold fetches, and bare selects of the same ids, whose median is reported.", valueName: "n"))
+    var fetchRuns = 5
+
+    @Flag(name: .customLong("fetch-only"), help: "Measure the cold fetch only, not the renames and moves.")
+    var fetchOnly = false
+
     /// The seed of the random wins and of the zones changed.
     private let seed: UInt64 = 2014
 
     func validate() throws {
         if teams < 2 { throw ValidationError("--teams must be at least 2.") }
         if zoneTeams < 1 || zoneTeams * 2 > teams { throw ValidationError("--zone-teams must be at least 1 and at most half of --teams.") }
-        if changes < 1 || peerChanges < 1 { throw ValidationError("--changes and --peer-changes must be at least 1.") }
+        if changes < 1 || peerChanges < 1 || fetchRuns < 1 { throw ValidationError("--changes, --peer-changes and --fetch-runs must be at least 1.") }
         if let server, PostgresURL(string: server) == nil { throw ValidationError("--server must be a postgres:// URL.") }
     }
 
@@ -49,11 +55,13 @@ struct JoinCommand: ParsableCommand {
                 case .sqlite:
                     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worldcup-bench-join-\(getpid())", isDirectory: true)
                     defer { try? FileManager.default.removeItem(at: folder) }
-                    return try JoinSQLiteBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, seed: seed, folder: folder).run()
+                    return try JoinSQLiteBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
+                                                   fetchOnly: fetchOnly, seed: seed, folder: folder).run()
                 case .postgres:
                     let opened = try BenchServer.open(postgresURL: server, maxConnections: 20)
                     defer { opened.stop() }
-                    return try JoinPostgresBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, seed: seed, server: opened.url).run()
+                    return try JoinPostgresBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
+                                                     fetchOnly: fetchOnly, seed: seed, server: opened.url).run()
                 }
             }
         }

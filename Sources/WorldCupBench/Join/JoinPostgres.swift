@@ -15,6 +15,10 @@ struct JoinPostgresBenchmark {
     var zoneRows: Int
     var changes: Int
     var peerChanges: Int
+    /// Cold fetches (and bare selects) whose median is reported.
+    var fetchRuns: Int
+    /// Measure the cold fetch only, not the changes.
+    var fetchOnly: Bool
     var seed: UInt64
     var server: PostgresURL
 
@@ -29,6 +33,8 @@ struct JoinPostgresBenchmark {
                 try PG.execute(admin, "DROP DATABASE IF EXISTS \(PostgresBoard.identifier(url.database)) WITH (FORCE)")
             }
         }
+        let fetch = try measureFetch(url: url, label: label)
+        guard !fetchOnly else { return JoinResult(store: "PostgreSQL", rows: rows, zoneRows: zoneRows, fetch: fetch) }
         let renames = plan(count: changes + peerChanges + 10, salt: 1)
         let moves = plan(count: changes + peerChanges + 10, salt: 2).map { $0 - 1 } // positions 0..<zones-1
         func median(_ sample: [Double]) -> Double { Percentiles(sample).median ?? 0 }
@@ -50,10 +56,48 @@ struct JoinPostgresBenchmark {
         Progress.say("\(label) peer (LISTEN + refetch the joined ids and zones + difference(from:)): rename p50 \(Report.format(median(peer.renames), decimals: 0)) µs, move p50 \(Report.format(median(peer.moves), decimals: 0)) µs")
         let floor = try measureFloor(url: url, renames: renames.prefix(changes + 5).map(rename), moves: moves.prefix(changes + 5).map(JoinTables.moveSQL))
         Progress.say("\(label) floor (the bare UPDATE of the zone rows, no trigger): rename p50 \(Report.format(median(floor.renames), decimals: 0)) µs, move p50 \(Report.format(median(floor.moves), decimals: 0)) µs")
-        return JoinResult(store: "PostgreSQL", rows: rows, zoneRows: zoneRows,
+        return JoinResult(store: "PostgreSQL", rows: rows, zoneRows: zoneRows, fetch: fetch, changes: JoinChangeResult(
                           renameOurs: median(ours.renames), renamePeer: median(peer.renames), renameFloor: median(floor.renames),
                           moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves),
-                          renameNotified: median(notified.renames), moveNotified: median(notified.moves))
+                          renameNotified: median(notified.renames), moveNotified: median(notified.moves)))
+    }
+
+    /// Milliseconds of cold fetches (each a new reader and controller, connecting included) and
+    /// of the bare selects (each on a new connection, its ids streamed here), alternated, medians.
+    private func measureFetch(url: PostgresURL, label: String) throws -> JoinFetchResult {
+        let (rows, zones) = (rows, zones)
+        final class IDs: @unchecked Sendable { var count = 0 } // Written on the event loop, read after the wait.
+        func bare(_ sql: String) throws -> Double {
+            let ids = IDs()
+            let start = Monotonic.now()
+            try PG.withConnection(url) { connection in
+                _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresBoard.logger) { row in
+                    _ = try row.decode(Int64.self)
+                    ids.count += 1
+                }.waitWithin(.long(.minutes(30)))
+            }
+            let end = Monotonic.now()
+            guard ids.count == rows else { throw BenchError("The bare select read \(ids.count) ids instead of \(rows).") }
+            return Monotonic.milliseconds(from: start, to: end)
+        }
+        var cold: [Double] = [], joined: [Double] = [], index: [Double] = []
+        for _ in 0..<fetchRuns {
+            index.append(try bare(JoinTables.indexOrderIDsSQL(postgres: true)))
+            joined.append(try bare(JoinTables.joinedIDsSQL(textOrder: "")))
+            let reader = PostgresReader(configuration: url.configuration)
+            defer { reader.close() }
+            let controller = ResultsController(database: reader, fetchRequest: JoinTables.request, sections: JoinTables.sections)
+            let start = Monotonic.now()
+            try controller.performFetch()
+            cold.append(Monotonic.milliseconds(from: start, to: Monotonic.now()))
+            guard controller.numberOfObjects == rows, controller.numberOfSections == zones else {
+                throw BenchError("The controller fetched \(controller.numberOfObjects) teams in \(controller.numberOfSections) zones instead of \(rows) in \(zones).")
+            }
+        }
+        func list(_ sample: [Double]) -> String { sample.map { Report.format($0, decimals: 1) }.joined(separator: ", ") + " ms" }
+        Progress.say("\(label) cold performFetch (new connection): \(list(cold)); bare select through the join: \(list(joined)); in the index's order: \(list(index))")
+        func median(_ sample: [Double]) -> Double { Percentiles(sample).median ?? 0 }
+        return JoinFetchResult(cold: median(cold), bareJoined: median(joined), bareIndex: median(index))
     }
 
     /// `count` zone numbers in 1...zones, the same for every run with the same seed.
@@ -97,7 +141,7 @@ struct JoinPostgresBenchmark {
                     if buffer.readableBytes > 0 { try await writer.write(buffer) }
                 }
             }
-            for statement in JoinTables.indexes { try PG.execute(connection, statement) }
+            for statement in JoinTables.indexes(postgres: true) { try PG.execute(connection, statement) }
             try PG.execute(connection, "VACUUM (ANALYZE) \(JoinTables.team)")
             try PG.execute(connection, "VACUUM (ANALYZE) \(JoinTables.zone)")
             for table in [JoinTables.team, JoinTables.zone] {

@@ -11,6 +11,10 @@ struct JoinSQLiteBenchmark {
     var zoneRows: Int
     var changes: Int
     var peerChanges: Int
+    /// Cold fetches (and bare selects) whose median is reported.
+    var fetchRuns: Int
+    /// Measure the cold fetch only, not the changes.
+    var fetchOnly: Bool
     var seed: UInt64
     var folder: URL
 
@@ -27,6 +31,8 @@ struct JoinSQLiteBenchmark {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try build(pool)
+        let fetch = try measureFetch(pool, label: label)
+        guard !fetchOnly else { return JoinResult(store: "SQLite", rows: rows, zoneRows: zoneRows, fetch: fetch) }
 
         let renames = BenchDatabase.tapPlan(rows: zones - 1, count: changes + peerChanges + 10, seed: seed &+ 1).map { Int($0) }
         let moves = BenchDatabase.tapPlan(rows: zones - 1, count: changes + peerChanges + 10, seed: seed &+ 2).map { Int($0) - 1 }
@@ -45,9 +51,39 @@ struct JoinSQLiteBenchmark {
         Progress.say("\(label) peer (UPDATE, refetch the joined ids and zones, difference(from:)): rename p50 \(Report.format(median(peer.renames), decimals: 0)) µs, move p50 \(Report.format(median(peer.moves), decimals: 0)) µs")
         let floor = try measureFloor(pool, renames: renames.prefix(changes + 5).map(rename), moves: moves.prefix(changes + 5).map(JoinTables.moveSQL))
         Progress.say("\(label) floor (the bare UPDATE of the zone rows, no trigger): rename p50 \(Report.format(median(floor.renames), decimals: 0)) µs, move p50 \(Report.format(median(floor.moves), decimals: 0)) µs")
-        return JoinResult(store: "SQLite", rows: rows, zoneRows: zoneRows,
+        return JoinResult(store: "SQLite", rows: rows, zoneRows: zoneRows, fetch: fetch, changes: JoinChangeResult(
                           renameOurs: median(ours.renames), renamePeer: median(peer.renames), renameFloor: median(floor.renames),
-                          moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves))
+                          moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves)))
+    }
+
+    /// Milliseconds of cold fetches (each a new controller) and of the bare selects, alternated, medians.
+    private func measureFetch(_ pool: DatabasePool, label: String) throws -> JoinFetchResult {
+        let (rows, zones) = (rows, zones)
+        func bare(_ sql: String) throws -> Double {
+            try pool.read { db in
+                let start = Monotonic.now()
+                let ids = try Int64.fetchAll(db, sql: sql)
+                let end = Monotonic.now()
+                guard ids.count == rows else { throw BenchError("The bare select read \(ids.count) ids instead of \(rows).") }
+                return Monotonic.milliseconds(from: start, to: end)
+            }
+        }
+        var cold: [Double] = [], joined: [Double] = [], index: [Double] = []
+        for _ in 0..<fetchRuns {
+            index.append(try bare(JoinTables.indexOrderIDsSQL(postgres: false)))
+            joined.append(try bare(JoinTables.joinedIDsSQL(textOrder: "")))
+            let controller = ResultsController(database: pool, fetchRequest: JoinTables.request, sections: JoinTables.sections)
+            let start = Monotonic.now()
+            try controller.performFetch()
+            cold.append(Monotonic.milliseconds(from: start, to: Monotonic.now()))
+            guard controller.numberOfObjects == rows, controller.numberOfSections == zones else {
+                throw BenchError("The controller fetched \(controller.numberOfObjects) teams in \(controller.numberOfSections) zones instead of \(rows) in \(zones).")
+            }
+        }
+        func list(_ sample: [Double]) -> String { sample.map { Report.format($0, decimals: 1) }.joined(separator: ", ") + " ms" }
+        Progress.say("\(label) cold performFetch: \(list(cold)); bare select through the join: \(list(joined)); in the index's order: \(list(index))")
+        func median(_ sample: [Double]) -> Double { Percentiles(sample).median ?? 0 }
+        return JoinFetchResult(cold: median(cold), bareJoined: median(joined), bareIndex: median(index))
     }
 
     /// The tables, the teams in one transaction, the indexes, both change logs.
@@ -64,7 +100,7 @@ struct JoinSQLiteBenchmark {
             try JoinTables.forEachTeam(rows: rows, zones: zones, seed: seed) { id, name, zone, wins in
                 try team.execute(arguments: [id, name, zone, wins, name.lowercased()])
             }
-            for statement in JoinTables.indexes { try db.execute(sql: statement) }
+            for statement in JoinTables.indexes(postgres: false) { try db.execute(sql: statement) }
             try ChangeLog.install(on: JoinTables.team, in: db)
             try ChangeLog.install(on: JoinTables.zone, in: db)
         }

@@ -30,11 +30,16 @@ enum JoinTables {
         ]
     }
 
-    /// The indexes: the board's order within a zone (which also finds a zone's teams), and the zones' order.
-    static let indexes = [
-        "CREATE INDEX \(team)_order ON \(team) (zone_id, wins DESC, name_key, id)",
-        "CREATE INDEX \(zone)_order ON \(zone) (position, id)",
-    ]
+    /// The indexes: the board's order within a zone (which also finds a zone's teams), and the
+    /// zones' order. On PostgreSQL with NULLs where the controller's query puts them (SQLite's
+    /// place: smallest), or the index could not give its order (SQLite's CREATE INDEX has no NULLS).
+    static func indexes(postgres: Bool) -> [String] {
+        let (last, first) = postgres ? (" NULLS LAST", " NULLS FIRST") : ("", "")
+        return [
+            "CREATE INDEX \(team)_order ON \(team) (zone_id\(first), wins DESC\(last), name_key\(first), id)",
+            "CREATE INDEX \(zone)_order ON \(zone) (position\(first), id)",
+        ]
+    }
 
     /// The zone of `number` (from 1) among `zones`: a name of fixed width, and its place.
     static func zoneRow(_ number: Int) -> (id: Int, name: String, position: Int) {
@@ -64,6 +69,22 @@ enum JoinTables {
         SELECT t.id, z.id, z.name FROM \(team) AS t JOIN \(zone) AS z ON z.id = t.zone_id
         ORDER BY z.position, z.id, t.wins DESC, t.name_key\(textOrder), t.id
         """
+    }
+
+    /// The ids in the controller's order through the join, one statement as the planner runs it
+    /// (`textOrder`: the text term's collation clause, "" on SQLite).
+    static func joinedIDsSQL(textOrder: String) -> String {
+        """
+        SELECT t.id FROM \(team) AS t JOIN \(zone) AS z ON z.id = t.zone_id
+        ORDER BY z.position, z.id, t.wins DESC, t.name_key\(textOrder), t.id
+        """
+    }
+
+    /// The ids in the order of the team index (`indexes`), with no join: a zone's teams
+    /// together, each zone's in the controller's order. The floor of a cold fetch: reading
+    /// every team's key from the index, no sort.
+    static func indexOrderIDsSQL(postgres: Bool) -> String {
+        "SELECT id FROM \(team) ORDER BY zone_id, wins DESC\(postgres ? " NULLS LAST" : ""), name_key, id"
     }
 
     /// The statement renaming zone `id`.
@@ -115,11 +136,39 @@ struct JoinedPeerSection: Hashable {
     var count: Int
 }
 
-/// The medians of one store's joined measurement, in microseconds.
+/// The cold fetch of the joined board against its floors, medians in milliseconds.
+struct JoinFetchResult {
+    /// `performFetch` of a new controller (on PostgreSQL a new reader: connecting included).
+    var cold: Double
+    /// The ids through the join in the controller's order (`JoinTables.joinedIDsSQL`).
+    var bareJoined: Double
+    /// The ids in the team index's order, no join (`JoinTables.indexOrderIDsSQL(postgres:)`).
+    var bareIndex: Double
+
+    func line(store: String, rows: Int, zoneRows: Int) -> String {
+        func ms(_ value: Double) -> String { Report.format(value, decimals: 1) + " ms" }
+        return "\(store), \(rows) teams, zones of \(zoneRows): cold performFetch \(ms(cold)); bare select of the ids through the join \(ms(bareJoined)), "
+            + "in the index's order \(ms(bareIndex)) (the fetch is \(Report.format(cold / max(bareIndex, 0.001), decimals: 2))× the latter)"
+    }
+}
+
+/// One store's joined measurement.
 struct JoinResult {
     var store: String
     var rows: Int
     var zoneRows: Int
+    /// The cold fetch.
+    var fetch: JoinFetchResult
+    /// The changes' medians; nil with `--fetch-only`.
+    var changes: JoinChangeResult?
+
+    var lines: [String] {
+        [fetch.line(store: store, rows: rows, zoneRows: zoneRows)] + (changes?.lines(store: store, rows: rows, zoneRows: zoneRows) ?? [])
+    }
+}
+
+/// The medians of renaming and moving a zone, in microseconds.
+struct JoinChangeResult {
     var renameOurs: Double
     var renamePeer: Double
     var renameFloor: Double
@@ -130,7 +179,7 @@ struct JoinResult {
     var renameNotified: Double?
     var moveNotified: Double?
 
-    var lines: [String] {
+    func lines(store: String, rows: Int, zoneRows: Int) -> [String] {
         func us(_ value: Double) -> String { Report.format(value, decimals: 0) + " µs" }
         func notified(_ value: Double?) -> String { value.map { ", from another connection \(us($0))" } ?? "" }
         return [
