@@ -8,11 +8,14 @@ import LiveResults
 /// table too (a final `+`): a feed whose sections come through a related table cannot tell
 /// whether that was its related table, changed after these entries, and reads the log.
 ///
-/// The text, as the log's triggers write it (`lr1` names this layout; a notification in any
+/// The text, as the log's triggers write it (`lr2` names this layout; a notification in any
 /// other form, such as a bare transaction id, says only "read the log"):
 ///
-///     lr1 <xid> <table> <n> <column 1> … <column n> [ <position> v <id> <value 1> … <value n> | <position> d <id> ]… [+]
-///     lr1 <xid> <table> <n> <column 1> … <column n> cut [+]
+///     lr2 <xid> <table> <n> <column 1> … <column n> [ <position> v <id> <value 1> … <value n> | <position> d <id> ]… [+]
+///     lr2 <xid> <table> <n> <column 1> … <column n> cut [+]
+///
+/// `lr1`, the layout of a log installed before the `+`, is read the same way; as it cannot say
+/// whether the transaction wrote another table, it is taken to have (`wroteOtherTables`).
 ///
 /// A name or a value is its length in characters, a colon and its text (`5:Spain`), so that
 /// any text fits; `~` is NULL. Values are the columns' text forms (`::text`).
@@ -46,8 +49,10 @@ package struct NotifiedCommit: Equatable, Sendable {
     /// log installed by an older version, or text another sender made).
     package init?(text: String) {
         var scanner = Scanner(text.unicodeScalars)
-        guard scanner.word() == Layout.version, let xid = scanner.word().flatMap({ UInt64($0) }),
+        let version = scanner.word()
+        guard version == Layout.version || version == Layout.versionWithoutOtherTables, let xid = scanner.word().flatMap({ UInt64($0) }),
               let table = scanner.text() else { return nil }
+        let saysOtherTables = version == Layout.version
         guard let count = scanner.word().flatMap({ Int($0) }), count >= 0 else { return nil }
         var columns: [String] = []
         for _ in 0..<count {
@@ -58,7 +63,7 @@ package struct NotifiedCommit: Equatable, Sendable {
         if ahead.word() == "cut" {
             let others = ahead.isAtEnd ? false : ahead.word() == Layout.otherTables
             guard ahead.isAtEnd else { return nil }
-            self.init(xid: xid, table: table, columns: columns, entries: [], isCut: true, wroteOtherTables: others)
+            self.init(xid: xid, table: table, columns: columns, entries: [], isCut: true, wroteOtherTables: others || !saysOtherTables)
             return
         }
         var entries: [Entry] = []
@@ -85,7 +90,7 @@ package struct NotifiedCommit: Equatable, Sendable {
                 return nil
             }
         }
-        self.init(xid: xid, table: table, columns: columns, entries: entries, wroteOtherTables: others)
+        self.init(xid: xid, table: table, columns: columns, entries: entries, wroteOtherTables: others || !saysOtherTables)
     }
 
     /// The text of this commit's notification, as the triggers write it (for tests).
@@ -107,7 +112,9 @@ package struct NotifiedCommit: Equatable, Sendable {
     /// Where the notification's parts come from on the server.
     package struct Layout {
         /// The first word of a notification in this layout.
-        static let version = "lr1"
+        static let version = "lr2"
+        /// The first word of the layout before `otherTables`, which never says it.
+        static let versionWithoutOtherTables = "lr1"
         /// The transaction-local setting where the row trigger of a table keeps the header and
         /// entries until the commit sends them: this, then the md5 of the table's name (a
         /// setting's name must be an identifier).
@@ -124,7 +131,7 @@ package struct NotifiedCommit: Equatable, Sendable {
 
         init(table: String, columns: [String]) {
             header = Layout.encode(table) + " \(columns.count)" + columns.map { " " + Layout.encode($0) }.joined()
-            // "lr1 ", a 20-digit xid and a space before the header; " +" after the entries.
+            // "lr2 ", a 20-digit xid and a space before the header; " +" after the entries.
             pendingLimit = Layout.payloadLimit - (Layout.version.utf8.count + 22 + 1 + Layout.otherTables.utf8.count)
         }
 
