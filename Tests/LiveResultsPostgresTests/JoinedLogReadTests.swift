@@ -85,6 +85,17 @@ import Testing
         #expect(found.sections.isEmpty)
         #expect(Self.key(found, 1) == .some(RowKey(section: Int64(3).databaseValue, sort: [Int64(1).databaseValue])))
         #expect(Self.key(found, 2) == .some(nil), "a member of no zone is not in the join")
+        #expect(found.readByForeignKey.isEmpty && found.rejoined.isEmpty)
+    }
+
+    @Test("A member an entry names and whose zone went is read by foreign key too, yet written: not among the rows read only by foreign key")
+    func writtenAndRejoined() async throws {
+        let fixture = try await Fixture()
+        defer { Task { await fixture.close() } }
+        let found = try await fixture.commitAndRead("UPDATE member SET score = 40 WHERE id = 3", "DELETE FROM zone WHERE id = 2")
+        #expect(Set(found.rows.map(\.id)) == [3, 4])
+        #expect(found.rejoined == [3, 4])
+        #expect(found.readByForeignKey == [4])
     }
 
     @Test("A zone deleted takes its members out, and a zone inserted brings in those that named it: their rows are read by foreign key")
@@ -96,9 +107,12 @@ import Testing
         #expect(Set(deleted.rows.map(\.id)) == [3, 4])
         #expect(deleted.rows.allSatisfy { $0.key == nil })
 
+        #expect(deleted.readByForeignKey == [3, 4] && deleted.rejoined == [3, 4], "no entry named them")
+
         let inserted = try await fixture.commitAndRead("INSERT INTO zone VALUES (2, 'Asia again', 5)")
         #expect(inserted.sections.first?.row?.title == "Asia again")
         #expect(Set(inserted.rows.map(\.id)) == [3, 4])
+        #expect(inserted.readByForeignKey == [3, 4])
         #expect(inserted.rows.allSatisfy { $0.key?.section == Int64(2).databaseValue })
 
         // Deleted and inserted again between two reads: in place, as far as the reads can tell.
@@ -113,6 +127,7 @@ import Testing
         fixture.related = RelatedKeys()
         let found = try await fixture.commitAndRead("UPDATE zone SET name = 'CAF' WHERE id = 1")
         #expect(Set(found.rows.map(\.id)) == [1, 2])
+        #expect(found.readByForeignKey == [1, 2], "read for their zone alone")
         #expect(found.relatedKeys.map(Set.init) == [1, 2, 3])
         #expect(fixture.related.known)
         let next = try await fixture.commitAndRead("UPDATE zone SET name = 'Africa' WHERE id = 1")

@@ -26,12 +26,15 @@ struct FanoutBenchTests {
         return url
     }
 
-    @Test("Ten viewers in two processes: every tap reported once by each, none unexpected, each ends as a fresh fetch")
+    @Test("Ten viewers in two processes, on the board's joined request and on the plain one: every tap reported once by each, none unexpected, each ends as a fresh fetch")
     func tenViewers() throws {
-        let results = try FanoutCommand.measure(viewers: [10], server: Self.serverURL(), usage: nil, rows: 100, taps: 12, intervalMs: 40,
-                                                viewersPerProcess: 5, seed: 7, executable: Executable.worldcupBench)
-        let result = try #require(results.first)
-        #expect(results.count == 1)
+        let results = try FanoutCommand.measure(viewers: [10], requests: [.joined, .plain], server: Self.serverURL(), usage: nil, rows: 100, taps: 12,
+                                                intervalMs: 40, viewersPerProcess: 5, seed: 7, executable: Executable.worldcupBench)
+        #expect(results.map(\.request) == [.joined, .plain])
+        for result in results { try check(result) }
+    }
+
+    func check(_ result: FanoutResult) throws {
         #expect(result.viewers == 10 && result.processes == 2 && result.taps == 12)
         #expect(result.missed == 0)
         #expect(result.duplicated == 0)
@@ -110,11 +113,16 @@ struct FanoutBenchTests {
     func arguments() throws {
         let defaults = try FanoutCommand.parse([])
         #expect(defaults.viewers == [10, 100, 1_000] && defaults.postgresURL == nil && defaults.taps == 100 && defaults.rows == 1_000)
-        let given = try FanoutCommand.parse(["--viewers", "10", "100", "--postgres-url", "postgres://u@h:1/d", "--taps", "20", "--json"])
+        #expect(defaults.request == [.joined], "the board's own request")
+        let given = try FanoutCommand.parse(["--viewers", "10", "100", "--request", "joined", "plain", "--postgres-url", "postgres://u@h:1/d", "--taps", "20", "--json"])
         #expect(given.viewers == [10, 100] && given.postgresURL == "postgres://u@h:1/d" && given.taps == 20 && given.json)
+        #expect(given.request == [.joined, .plain])
+        #expect(throws: (any Error).self) { try FanoutCommand.parse(["--request", "zones"]) }
         for refused in [["--viewers", "0"], ["--taps", "200", "--rows", "100"], ["--postgres-url", "mysql://u@h/d"], ["--interval-ms", "0"]] {
             #expect(throws: (any Error).self, "\(refused)") { try FanoutCommand.parse(refused) }
         }
         #expect((try? BenchCommand.parseAsRoot(["fanout-viewer", "--database-url", "postgres://u@/d?host=/tmp/x", "--viewers", "3"])) is FanoutViewerCommand)
+        let viewer = try? BenchCommand.parseAsRoot(["fanout-viewer", "--database-url", "postgres://u@/d?host=/tmp/x", "--viewers", "3", "--request", "plain"])
+        #expect((viewer as? FanoutViewerCommand)?.request == .plain)
     }
 }

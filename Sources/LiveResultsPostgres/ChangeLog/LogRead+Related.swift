@@ -116,17 +116,18 @@ extension LogRead {
             SELECT \(ChangeLogReader.snapshotText), mark.position, mark.xid::text,
                 greatest((SELECT max(position) FROM entries), (SELECT max(position) FROM related_entries)),
                 EXISTS (SELECT 1 FROM entries WHERE changed_id IS NULL) OR EXISTS (SELECT 1 FROM related_entries WHERE changed_id IS NULL),
-                changed.changed_id, changed.xids, changed.is_related,
+                changed.changed_id, changed.xids, changed.is_related, changed.is_rejoined,
                 CASE WHEN $7::bool THEN (SELECT coalesce(array_agg(every.\(relatedKey)::int8), '{}') FROM \(related.table) AS every) END,
                 row.*, section.*
             FROM snapshot
             LEFT JOIN \(pruned) AS mark ON true
             LEFT JOIN (
-                SELECT changed_id, array_remove(array_agg(DISTINCT xid), NULL) AS xids, false AS is_related FROM (
+                SELECT changed_id, array_remove(array_agg(DISTINCT xid), NULL) AS xids, false AS is_related,
+                    bool_or(xid IS NULL) AS is_rejoined FROM (
                     SELECT changed_id, xid::text AS xid FROM entries WHERE changed_id IS NOT NULL
                     UNION ALL SELECT changed_id, NULL FROM rejoined) AS named
                 GROUP BY changed_id
-                UNION ALL SELECT changed_id, xids, true FROM related_changed
+                UNION ALL SELECT changed_id, xids, true, false FROM related_changed
             ) AS changed ON true
             LEFT JOIN LATERAL (
                 SELECT \(keys.selection()), (\(matches)) AS liveresults_matches, \(foreignKey) AS liveresults_section_key
@@ -140,18 +141,20 @@ extension LogRead {
     }
 
     /// What the rows of the joined read say: the main table's rows as `decode` reads them (a
-    /// row whose related row is gone has left the result), and the related rows named.
+    /// row whose related row is gone has left the result), the related rows named, and which
+    /// rows were read by foreign key (`rejoined`), and of those which no entry named
+    /// (`readByForeignKey`: they have no transaction of their own).
     func decodeJoined(_ rows: some Sequence<PostgresRow>, _ related: PostgresRelatedQuery) throws -> Found {
         var found = Found()
         for row in rows {
-            let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?, [String]?, Bool?, [Int64]?).self)
+            let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?, [String]?, Bool?, Bool?, [Int64]?).self)
             var cells = row.makeIterator()
-            for _ in 0..<9 { _ = cells.next() }
+            for _ in 0..<10 { _ = cells.next() }
             found.snapshot = try ChangeLogReader.snapshot(header.0)
             if let position = header.1, let xid = header.2.flatMap(UInt64.init) { found.pruned = PrunedMark(position: position, xid: xid) }
             found.lastPosition = header.3
             found.everyRow = header.4
-            if let keys = header.8 { found.relatedKeys = keys }
+            if let keys = header.9 { found.relatedKeys = keys }
             guard let changedID = header.5 else { continue }
             let transactions = (header.6 ?? []).compactMap { UInt64($0) }
             if header.7 == true {
@@ -161,6 +164,10 @@ extension LogRead {
                 continue
             }
             found.transactions[changedID] = transactions
+            if header.8 == true {
+                found.rejoined.insert(changedID)
+                if transactions.isEmpty { found.readByForeignKey.insert(changedID) }
+            }
             var peek = cells
             guard let idCell = peek.next(), idCell.bytes != nil else {
                 found.rows.append((changedID, nil)) // Deleted.

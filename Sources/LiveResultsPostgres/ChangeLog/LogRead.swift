@@ -34,6 +34,12 @@ struct LogRead: Sendable {
         var sections: [(id: DatabaseValue, row: SectionRow?)] = []
         /// Joined: every related key, when the read was asked for them (`RelatedKeys`).
         var relatedKeys: [Int64]?
+        /// Joined: the rows of `rows` read by foreign key, because their related row appeared
+        /// or went (maybe named by entries too).
+        var rejoined: Set<RecordID> = []
+        /// Joined: the rows of `rejoined` no entry named, which the commits did not write
+        /// (`CommittedChange.readByForeignKey`).
+        var readByForeignKey: Set<RecordID> = []
     }
 
     init(_ keys: PostgresKeyQuery.Statements) throws {

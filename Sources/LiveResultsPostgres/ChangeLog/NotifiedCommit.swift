@@ -4,13 +4,18 @@ import LiveResults
 /// `PostgresChangeLog`): its id, and its log entries in position order, each with the row as
 /// the transaction left it (the columns the table's log was installed to carry), or that the
 /// row is gone. `isCut` when the transaction wrote more than one notification holds: the
-/// listener then reads the log.
+/// listener then reads the log. `wroteOtherTables` when the transaction wrote another tracked
+/// table too (a final `+`): a feed whose sections come through a related table cannot tell
+/// whether that was its related table, changed after these entries, and reads the log.
 ///
-/// The text, as the log's triggers write it (`lr1` names this layout; a notification in any
+/// The text, as the log's triggers write it (`lr2` names this layout; a notification in any
 /// other form, such as a bare transaction id, says only "read the log"):
 ///
-///     lr1 <xid> <table> <n> <column 1> … <column n> [ <position> v <id> <value 1> … <value n> | <position> d <id> ]…
-///     lr1 <xid> <table> <n> <column 1> … <column n> cut
+///     lr2 <xid> <table> <n> <column 1> … <column n> [ <position> v <id> <value 1> … <value n> | <position> d <id> ]… [+]
+///     lr2 <xid> <table> <n> <column 1> … <column n> cut [+]
+///
+/// `lr1`, the layout of a log installed before the `+`, is read the same way; as it cannot say
+/// whether the transaction wrote another table, it is taken to have (`wroteOtherTables`).
 ///
 /// A name or a value is its length in characters, a colon and its text (`5:Spain`), so that
 /// any text fits; `~` is NULL. Values are the columns' text forms (`::text`).
@@ -32,17 +37,22 @@ package struct NotifiedCommit: Equatable, Sendable {
     package var entries: [Entry]
     /// Whether the transaction wrote more than the notification could hold.
     package var isCut: Bool
+    /// Whether the transaction wrote another tracked table too.
+    package var wroteOtherTables: Bool
 
-    package init(xid: UInt64, table: String, columns: [String], entries: [Entry], isCut: Bool = false) {
+    package init(xid: UInt64, table: String, columns: [String], entries: [Entry], isCut: Bool = false, wroteOtherTables: Bool = false) {
         (self.xid, self.table, self.columns, self.entries, self.isCut) = (xid, table, columns, entries, isCut)
+        self.wroteOtherTables = wroteOtherTables
     }
 
     /// The notification `text`; nil when it is not in this layout (a bare transaction id, a
     /// log installed by an older version, or text another sender made).
     package init?(text: String) {
         var scanner = Scanner(text.unicodeScalars)
-        guard scanner.word() == Layout.version, let xid = scanner.word().flatMap({ UInt64($0) }),
+        let version = scanner.word()
+        guard version == Layout.version || version == Layout.versionWithoutOtherTables, let xid = scanner.word().flatMap({ UInt64($0) }),
               let table = scanner.text() else { return nil }
+        let saysOtherTables = version == Layout.version
         guard let count = scanner.word().flatMap({ Int($0) }), count >= 0 else { return nil }
         var columns: [String] = []
         for _ in 0..<count {
@@ -51,12 +61,19 @@ package struct NotifiedCommit: Equatable, Sendable {
         }
         var ahead = scanner
         if ahead.word() == "cut" {
+            let others = ahead.isAtEnd ? false : ahead.word() == Layout.otherTables
             guard ahead.isAtEnd else { return nil }
-            self.init(xid: xid, table: table, columns: columns, entries: [], isCut: true)
+            self.init(xid: xid, table: table, columns: columns, entries: [], isCut: true, wroteOtherTables: others || !saysOtherTables)
             return
         }
         var entries: [Entry] = []
+        var others = false
         while !scanner.isAtEnd {
+            ahead = scanner
+            if ahead.word() == Layout.otherTables, ahead.isAtEnd {
+                others = true
+                break
+            }
             guard let position = scanner.word().flatMap({ Int64($0) }), let kind = scanner.word(),
                   let id = scanner.word().flatMap({ RecordID($0) }) else { return nil }
             switch kind {
@@ -73,14 +90,15 @@ package struct NotifiedCommit: Equatable, Sendable {
                 return nil
             }
         }
-        self.init(xid: xid, table: table, columns: columns, entries: entries)
+        self.init(xid: xid, table: table, columns: columns, entries: entries, wroteOtherTables: others || !saysOtherTables)
     }
 
     /// The text of this commit's notification, as the triggers write it (for tests).
     package var text: String {
         var text = Layout.version + " \(xid) " + Layout.encode(table)
         text += " \(columns.count)" + columns.map { " " + Layout.encode($0) }.joined()
-        if isCut { return text + " cut" }
+        let trailer = wroteOtherTables ? " " + Layout.otherTables : ""
+        if isCut { return text + " cut" + trailer }
         for entry in entries {
             if let values = entry.values {
                 text += " \(entry.position) v \(entry.id)" + values.map { " " + ($0.map(Layout.encode) ?? "~") }.joined()
@@ -88,19 +106,23 @@ package struct NotifiedCommit: Equatable, Sendable {
                 text += " \(entry.position) d \(entry.id)"
             }
         }
-        return text
+        return text + trailer
     }
 
     /// Where the notification's parts come from on the server.
     package struct Layout {
         /// The first word of a notification in this layout.
-        static let version = "lr1"
+        static let version = "lr2"
+        /// The first word of the layout before `otherTables`, which never says it.
+        static let versionWithoutOtherTables = "lr1"
         /// The transaction-local setting where the row trigger of a table keeps the header and
         /// entries until the commit sends them: this, then the md5 of the table's name (a
         /// setting's name must be an identifier).
         static let pendingSetting = "liveresults.n"
         /// PostgreSQL refuses a payload of 8,000 bytes or more.
         static let payloadLimit = 7_999
+        /// The last word of a notification whose transaction wrote another tracked table too.
+        static let otherTables = "+"
 
         /// What follows the transaction id: the table and its columns, as `encode` writes them.
         let header: String
@@ -109,8 +131,8 @@ package struct NotifiedCommit: Equatable, Sendable {
 
         init(table: String, columns: [String]) {
             header = Layout.encode(table) + " \(columns.count)" + columns.map { " " + Layout.encode($0) }.joined()
-            // "lr1 ", a 20-digit xid and a space before the header.
-            pendingLimit = Layout.payloadLimit - (Layout.version.utf8.count + 22)
+            // "lr2 ", a 20-digit xid and a space before the header; " +" after the entries.
+            pendingLimit = Layout.payloadLimit - (Layout.version.utf8.count + 22 + 1 + Layout.otherTables.utf8.count)
         }
 
         /// A name or value: its length in characters, a colon, its text.

@@ -219,16 +219,26 @@ public enum PostgresChangeLog {
             """,
             // Sends what the row trigger of the entry's table kept for the transaction, once:
             // the first of its deferred calls at the commit sends it and empties it, the
-            // others find it empty.
+            // others find it empty. A final "+" says the transaction wrote another table too
+            // (its entries, found by the xid index, are all there at the commit): a listener
+            // whose sections come through that table cannot apply these entries alone. A
+            // payload too long for it (a row trigger of an older install measured without it)
+            // goes as the bare transaction id: "read the log".
             """
             CREATE OR REPLACE FUNCTION liveresults_notify() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE
                 setting text := \(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || md5(NEW.table_name);
                 pending text := current_setting(setting, true);
+                payload text;
             BEGIN
                 IF pending IS NULL OR pending = '' THEN RETURN NULL; END IF;
                 PERFORM set_config(setting, '', true);
-                PERFORM pg_notify('liveresults_' || NEW.table_name, \(PostgresSQL.literal(NotifiedCommit.Layout.version + " ")) || pg_current_xact_id() || ' ' || pending);
+                payload := \(PostgresSQL.literal(NotifiedCommit.Layout.version + " ")) || pg_current_xact_id() || ' ' || pending;
+                IF EXISTS (SELECT 1 FROM \(log) WHERE xid = pg_current_xact_id() AND table_name <> NEW.table_name) THEN
+                    payload := payload || \(PostgresSQL.literal(" " + NotifiedCommit.Layout.otherTables));
+                END IF;
+                IF octet_length(payload) > \(NotifiedCommit.Layout.payloadLimit) THEN payload := pg_current_xact_id()::text; END IF;
+                PERFORM pg_notify('liveresults_' || NEW.table_name, payload);
                 RETURN NULL;
             END $$
             """,

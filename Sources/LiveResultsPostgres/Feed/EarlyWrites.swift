@@ -13,7 +13,8 @@ import LiveResults
 ///    found the rows' keys at or after the write, maybe newer.
 /// 2. A log read skips a row that only entries of early-applied writes named (it was
 ///    reported already, with the key the read finds); a row another transaction named too is
-///    reported with the key read.
+///    reported with the key read, and so is a row a joined read read again by foreign key
+///    (its related row appeared or went since: the key it was applied with may be stale).
 /// 3. A log read whose snapshot has not seen an early-applied write finish read keys older
 ///    than that write's: the rows that write wrote are skipped from the read (the newer keys
 ///    are applied already; any later change of them comes with entries of its own).
@@ -92,8 +93,9 @@ struct EarlyWrites {
     }
 
     /// Of the rows one log read found (`transactions`: the transactions whose entries named
-    /// each row), those the feed reports; forgets the writes `snapshot` (the read's) saw finish.
-    mutating func filter(_ rows: [(id: RecordID, key: RowKey?)], transactions: [RecordID: [UInt64]],
+    /// each row; `rejoined`: the rows a joined read read by foreign key), those the feed
+    /// reports; forgets the writes `snapshot` (the read's) saw finish.
+    mutating func filter(_ rows: [(id: RecordID, key: RowKey?)], transactions: [RecordID: [UInt64]], rejoined: Set<RecordID> = [],
                          snapshot: ChangeLogSnapshot) -> [(id: RecordID, key: RowKey?)] {
         guard !written.isEmpty else { return rows }
         let all = written
@@ -101,6 +103,7 @@ struct EarlyWrites {
         let unseen = written
         let kept = rows.filter { row in
             if unseen.values.contains(where: { $0.ids.contains(row.id) }) { return false }
+            if rejoined.contains(row.id) { return true }
             let namedBy = transactions[row.id] ?? []
             return namedBy.isEmpty || !namedBy.allSatisfy { all[$0]?.ids.contains(row.id) == true }
         }

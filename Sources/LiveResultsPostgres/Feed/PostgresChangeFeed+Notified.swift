@@ -16,6 +16,14 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
     /// installed by an older version), or entries this controller cannot use (a predicate,
     /// a key column the notification lacks or cannot state exactly).
     package var unusable = 0
+    /// Joined, read from the log: a row's foreign key names a related row the feed did not know
+    /// at its cursor (one the transaction may have made), or the feed knows none (the first
+    /// read after a missed log brings them back).
+    package var unknownRelated = 0
+    /// Joined, read from the log: a notification of the related table (a section renamed,
+    /// moved, made or gone), or of a transaction that wrote another table too (which may be
+    /// the related one, changed after its rows).
+    package var relatedChange = 0
     /// Read from the log: the connection's probe had not come back (notifications may not
     /// all arrive, as behind a pooler), or the connection was new (no read since it listens).
     package var notFollowing = 0
@@ -32,13 +40,15 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
         sum.gap += other.gap
         sum.cut += other.cut
         sum.unusable += other.unusable
+        sum.unknownRelated += other.unknownRelated
+        sum.relatedChange += other.relatedChange
         sum.notFollowing += other.notFollowing
         sum.waited += other.waited
         return sum
     }
 
     package var description: String {
-        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), not following \(notFollowing), waited \(waited)"
+        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited)"
     }
 }
 
@@ -119,10 +129,12 @@ extension PostgresChangeFeed {
     private func apply(_ commit: NotifiedCommit) -> WritableKeyPath<NotifiedOutcomes, Int> {
         guard notificationsHeard.withLockedValue({ $0 }) == true, let last = lastPosition else { return \.notFollowing }
         if commit.isCut { return \.cut }
-        // Joined, whether a row is in the result depends on its related row, which a
-        // notification of the main table does not carry: a joined feed reads the log.
-        if read.keys.related != nil { return \.unusable }
-        guard let rows = read.keys.rows(from: commit) else { return \.unusable }
+        if read.keys.related != nil, commit.table != table || commit.wroteOtherTables { return \.relatedChange }
+        guard var rows = read.keys.rows(from: commit) else { return \.unusable }
+        if read.keys.related != nil {
+            guard let joined = joinedRows(rows) else { return \.unknownRelated }
+            rows = joined
+        }
         let positions = commit.entries.map(\.position)
         guard !positions.isEmpty, positions == Array((last + 1)...(last + Int64(positions.count))) else { return \.gap }
         lastPosition = positions.last
@@ -133,6 +145,31 @@ extension PostgresChangeFeed {
         }
         if early.count >= notifiedBeforeRead { requestRead(now: false) }
         return \.applied
+    }
+
+    /// Joined: the rows of a main-table notification that follows the cursor, each in the
+    /// section of the related row its foreign key names (its key's section, a key the
+    /// controller's index has the title and order of), or out of the result where it names
+    /// none (NULL); nil when one names a related row not known at the cursor. Following the
+    /// cursor, and writing no other table, the commit found the related table as the cursor
+    /// knows it: a known key is a row of the join, an unknown one is not, unless the commit
+    /// made it, which the log tells.
+    private func joinedRows(_ rows: [(id: RecordID, key: RowKey?)]) -> [(id: RecordID, key: RowKey?)]? {
+        guard relatedKeys.known else { return nil }
+        var joined: [(id: RecordID, key: RowKey?)] = []
+        joined.reserveCapacity(rows.count)
+        for (id, key) in rows {
+            guard let key else {
+                joined.append((id, nil))
+                continue
+            }
+            switch key.section.storage {
+            case .null: joined.append((id, nil))
+            case .int64(let related) where relatedKeys.keys.contains(related): joined.append((id, key))
+            default: return nil
+            }
+        }
+        return joined
     }
 
     private func count(_ outcome: WritableKeyPath<NotifiedOutcomes, Int>) {

@@ -274,8 +274,11 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             early.forget(seenBy: found.snapshot)
             enqueue(.refetch(touched: Set(found.rows.map(\.id))))
         } else {
-            let rows = early.filter(found.rows, transactions: found.transactions, snapshot: found.snapshot)
-            if !rows.isEmpty || !found.sections.isEmpty { enqueue(.rows(CommittedChange(rows: rows, sections: found.sections))) }
+            let rows = early.filter(found.rows, transactions: found.transactions, rejoined: found.rejoined, snapshot: found.snapshot)
+            guard !rows.isEmpty || !found.sections.isEmpty else { return }
+            var change = CommittedChange(rows: rows, sections: found.sections)
+            change.readByForeignKey = found.readByForeignKey
+            enqueue(.rows(change))
         }
     }
 

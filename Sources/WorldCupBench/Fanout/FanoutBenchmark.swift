@@ -20,6 +20,8 @@ struct FanoutTap {
 /// runs from the start of the tap's UPDATE to the end of the viewer's batch that named it.
 struct FanoutBenchmark {
     var viewers: Int
+    /// The viewers' request.
+    var request: FanoutRequest = .joined
     var taps: Int
     /// Taps before the measured ones (checked for missed and duplicated, not timed).
     var warmUpTaps = 3
@@ -53,11 +55,11 @@ struct FanoutBenchmark {
     /// Starts the viewer processes, measures the server idle, taps, asks every viewer for
     /// a last look, and tallies what they saw.
     func run() throws -> FanoutResult {
-        let label = "[\(viewers) viewers]"
+        let label = "[\(viewers) viewers, \(request.rawValue)]"
         let shares = Self.processShares(viewers: viewers, perProcess: viewersPerProcess)
         Progress.say("\(label) starting \(shares.count) viewer process\(shares.count == 1 ? "" : "es") (\(shares.map(String.init).joined(separator: ", ")) viewers)")
         let setupStart = Monotonic.now()
-        var children = try shares.map { share in try ViewerProcess(url: board.url, viewers: share, executable: executable) }
+        var children = try shares.map { share in try ViewerProcess(url: board.url, viewers: share, request: request, executable: executable) }
         defer { for child in children { child.stop() } }
         for index in children.indices { try children[index].waitUntilReady() }
         Progress.say("\(label) every viewer fetched \(rows) teams and listens (\(Report.format(Monotonic.milliseconds(from: setupStart, to: Monotonic.now()) / 1000, decimals: 1)) s)")
@@ -78,6 +80,7 @@ struct FanoutBenchmark {
         children = []
         var result = FanoutResult.tally(taps: tapping.taps, warmUpTaps: warmUpTaps, reports: reports)
         result.viewers = viewers
+        result.request = request
         result.processes = shares.count
         result.intervalMs = Double(Self.nanoseconds(interval)) / 1e6
         result.serverCPUPercent = tapping.cpuPercent
@@ -189,10 +192,11 @@ private struct ViewerProcess {
     var lines: LineReader
     let viewers: Int
 
-    init(url: PostgresURL, viewers: Int, raw: Bool = false, executable: URL?) throws {
+    init(url: PostgresURL, viewers: Int, request: FanoutRequest = .joined, raw: Bool = false, executable: URL?) throws {
         input = Pipe()
         output = Pipe()
-        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.connectionString, "--viewers", String(viewers)] + (raw ? ["--raw"] : []),
+        process = try ChildProcess.startSelf(["fanout-viewer", "--database-url", url.connectionString, "--viewers", String(viewers),
+                                              "--request", request.rawValue] + (raw ? ["--raw"] : []),
                                              output: output, input: input, executable: executable)
         lines = LineReader(descriptor: output.fileHandleForReading.fileDescriptor)
         self.viewers = viewers

@@ -12,11 +12,14 @@ public struct FanoutCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "fanout",
         abstract: "Measure how one tap reaches N scoreboards on one PostgreSQL server: tap-to-batch latency over every viewer, missed and duplicated taps, the server's CPU and the tapper's commit latency.",
-        usage: "worldcup-bench fanout [--viewers <n> ...] [--postgres-url <url>] [--taps <n>] [--interval-ms <ms>] [--rows <n>] [--viewers-per-process <n>] [--seed <n>] [--json]"
+        usage: "worldcup-bench fanout [--viewers <n> ...] [--request <request> ...] [--postgres-url <url>] [--taps <n>] [--interval-ms <ms>] [--rows <n>] [--viewers-per-process <n>] [--seed <n>] [--json]"
     )
 
     @Option(parsing: .upToNextOption, help: ArgumentHelp("How many viewers, one run for each number given.", valueName: "n"))
     var viewers: [Int] = [10, 100, 1_000]
+
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("The viewers' request, one run for each given: joined (the board's own, sectioned through the zone table) or plain (sectioned by the team's zone id, a column of its own).", valueName: "request"))
+    var request: [FanoutRequest] = [.joined]
 
     @Option(name: .customLong("postgres-url"), help: ArgumentHelp("The server to use instead of a throwaway one (a postgres:// URL); the user must be allowed to create databases, and the server must accept a connection per viewer.", valueName: "url"))
     var postgresURL: String?
@@ -49,6 +52,7 @@ public struct FanoutCommand: ParsableCommand {
 
     public func validate() throws {
         guard !viewers.isEmpty, viewers.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--viewers must be at least 1.") }
+        guard !request.isEmpty else { throw ValidationError("--request needs joined, plain, or both.") }
         guard taps >= 1 else { throw ValidationError("--taps must be at least 1.") }
         guard rows >= 1 else { throw ValidationError("--rows must be at least 1.") }
         guard taps + 3 <= rows else { throw ValidationError("--rows must be at least --taps + 3: each tap of a run taps a different team.") }
@@ -75,22 +79,36 @@ public struct FanoutCommand: ParsableCommand {
         let server = try BenchServer.open(postgresURL: postgresURL, maxConnections: Self.maxConnections(viewers: viewers.max() ?? 1))
         defer { server.stop() }
         let usage = try server.cluster.map { try ClusterUsage(dataDirectory: $0.dataDirectory) }
-        return try FanoutCommand.measure(viewers: viewers, server: server.url, usage: usage, rows: rows, taps: taps, intervalMs: intervalMs,
+        return try FanoutCommand.measure(viewers: viewers, requests: request, server: server.url, usage: usage, rows: rows, taps: taps, intervalMs: intervalMs,
                                          viewersPerProcess: viewersPerProcess, seed: seed, executable: nil)
     }
 
     /// Builds the board on `server` (a generated one of `rows` teams, dropped at the end) and
-    /// runs the benchmark for each number of viewers.
-    static func measure(viewers: [Int], server: PostgresURL, usage: ClusterUsage?, rows: Int, taps: Int, intervalMs: Int?,
-                        viewersPerProcess: Int, seed: UInt64, executable: URL?) throws -> [FanoutResult] {
+    /// runs the benchmark for each number of viewers, and for each of `requests` (the same
+    /// taps: only the viewers' request differs).
+    static func measure(viewers: [Int], requests: [FanoutRequest] = [.joined], server: PostgresURL, usage: ClusterUsage?, rows: Int, taps: Int,
+                        intervalMs: Int?, viewersPerProcess: Int, seed: UInt64, executable: URL?) throws -> [FanoutResult] {
         Progress.say("Building a board of \(rows) generated teams…")
         let board = try PostgresBoard.build(rows: rows, server: server, seed: seed)
         defer { board.drop() }
-        return try viewers.enumerated().map { run, count in
-            try FanoutBenchmark(viewers: count, taps: taps,
-                                interval: intervalMs.map { .milliseconds($0) } ?? FanoutBenchmark.defaultInterval(viewers: count),
-                                viewersPerProcess: viewersPerProcess, board: board, rows: rows, seed: seed &+ UInt64(run),
-                                cluster: usage, executable: executable).run()
+        var results: [FanoutResult] = []
+        for (run, count) in viewers.enumerated() {
+            for request in requests {
+                // The requests of one count tap the same teams (as the plain listeners do after them).
+                results.append(try FanoutBenchmark(viewers: count, request: request, taps: taps,
+                                                   interval: intervalMs.map { .milliseconds($0) } ?? FanoutBenchmark.defaultInterval(viewers: count),
+                                                   viewersPerProcess: viewersPerProcess, board: board, rows: rows, seed: seed &+ UInt64(run),
+                                                   cluster: usage, executable: executable).run())
+            }
         }
+        return results
     }
+}
+
+/// The request the fan-out's viewers watch.
+enum FanoutRequest: String, CaseIterable, ExpressibleByArgument, Sendable {
+    /// The board's own: sectioned through the zone table (`Team.boardSections`).
+    case joined
+    /// Sectioned by the team's zone id, a column of its own (`BenchRequest.postgresRequest`).
+    case plain
 }

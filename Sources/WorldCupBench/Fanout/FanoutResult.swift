@@ -4,6 +4,8 @@ import LiveResults
 /// What one run of the fan-out benchmark measured, over all viewers and the measured taps.
 struct FanoutResult: Equatable {
     var viewers = 0
+    /// The viewers' request.
+    var request = FanoutRequest.joined
     var processes = 0
     /// Measured taps (the warm-up taps are checked, not timed).
     var taps = 0
@@ -117,6 +119,7 @@ struct FanoutResult: Equatable {
     var columns: [(key: String, value: String?)] {
         [
             ("viewers", String(viewers)),
+            ("request", request.rawValue),
             ("processes", String(processes)),
             ("taps", String(taps)),
             ("interval_ms", Report.format(intervalMs, decimals: 0)),

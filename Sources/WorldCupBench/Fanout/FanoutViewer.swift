@@ -21,14 +21,16 @@ final class FanoutViewers {
     private let viewers: [(controller: ResultsController<Team>, recorder: SightingRecorder, reader: PostgresReader)]
     private let woken: WakeQueue
 
-    /// Connects and fetches `count` viewers of the board at `url`, one after the other.
-    init(url: PostgresURL, count: Int) throws {
+    private let request: FanoutRequest
+
+    /// Connects and fetches `count` viewers of the board at `url` on `request`, one after the other.
+    init(url: PostgresURL, count: Int, request: FanoutRequest) throws {
         let woken = WakeQueue(count: count)
         self.woken = woken
+        self.request = request
         viewers = try (0..<count).map { index in
             let reader = PostgresReader(configuration: url.configuration)
-            let controller = ResultsController<Team>(database: reader, fetchRequest: BenchRequest.postgresRequest,
-                                                     sectionNameKeyPath: BenchRequest.postgresSectionColumn)
+            let controller = BenchRequest.postgresController(reader, request)
             // As the scoreboard does: other programs' commits are read at most once a frame.
             controller.minimumChangeLogLookInterval = .milliseconds(16)
             let recorder = SightingRecorder()
@@ -65,8 +67,7 @@ final class FanoutViewers {
         }
         let reader = PostgresReader(configuration: url.configuration)
         defer { reader.close() }
-        let fresh = ResultsController<Team>(database: reader, fetchRequest: BenchRequest.postgresRequest,
-                                            sectionNameKeyPath: BenchRequest.postgresSectionColumn)
+        let fresh = BenchRequest.postgresController(reader, request)
         try fresh.performFetch()
         let truth = fresh.snapshot()
         var report = FanoutViewerReport()
@@ -232,6 +233,9 @@ struct FanoutViewerCommand: ParsableCommand {
     @Flag(help: "Hold plain LISTEN connections instead of viewers (the benchmark's floor).")
     var raw = false
 
+    @Option(help: ArgumentHelp("The viewers' request: joined (the board's own) or plain.", valueName: "request"))
+    var request: FanoutRequest = .joined
+
     func validate() throws {
         guard PostgresURL(string: databaseURL) != nil else { throw ValidationError("--database-url must be a postgres:// URL.") }
         guard viewers >= 1 else { throw ValidationError("--viewers must be at least 1.") }
@@ -241,7 +245,7 @@ struct FanoutViewerCommand: ParsableCommand {
         try BenchError.readable {
             guard let url = PostgresURL(string: databaseURL) else { return }
             if raw { return try listenRaw(url) }
-            let group = try FanoutViewers(url: url, count: viewers)
+            let group = try FanoutViewers(url: url, count: viewers, request: request)
             FanoutLine.say("ready \(viewers)")
             // The benchmark writes `finish` (or closes our input, should it end first).
             let finish = group.finisher

@@ -66,8 +66,10 @@ struct PostgresBoard {
             for statement in PostgresSchema.teamIndexes { try PG.execute(connection, statement) }
             // The visibility map, so the key query is an index-only scan, and statistics.
             try PG.execute(connection, "VACUUM (ANALYZE) team")
+            // As the product's migration installs it: the joined request follows the zone table too.
             try PG.await {
                 try await PostgresChangeLog.install(on: "team", payloadColumns: PostgresSchema.notifiedColumns, connection: connection, logger: logger)
+                try await PostgresChangeLog.install(on: "zone", payloadColumns: [], connection: connection, logger: logger)
             }
             let found = try connection.query("SELECT count(*), max(id) FROM team", logger: logger).waitWithin(.long(.minutes(30))).first?.decode((Int64, Int64?).self)
             guard let found, found.0 == rows, found.1 == Int64(rows) else {

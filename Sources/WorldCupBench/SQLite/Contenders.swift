@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsPostgres
 import Synchronization
 import WorldCup
 import WorldCupApp
@@ -18,10 +19,9 @@ enum BenchRequest {
     /// The board's sections: its zones, through the zone table.
     static let sections = Team.boardSections
 
-    /// On PostgreSQL, the board's teams sectioned by the zone's id, a column of their own:
-    /// a controller sectioned through the zone table reads the change log at every
-    /// notification, where this one applies a commit from its notification (the fan-out's
-    /// subject). Its order is the board's index's.
+    /// On PostgreSQL, the board's teams sectioned by the zone's id, a column of their own (the
+    /// fan-out's `plain` request, beside the board's own, `joined`). Its order is the board's
+    /// index's.
     static var postgresRequest: ResultsRequest<Team> {
         var request = self.request
         request.sortDescriptors = [SortColumn(postgresSectionColumn)] + request.sortDescriptors
@@ -29,6 +29,15 @@ enum BenchRequest {
     }
 
     static let postgresSectionColumn = "zoneID"
+
+    /// A viewer's controller on PostgreSQL, not yet fetched: the board's own request (`joined`,
+    /// sectioned through the zone table) or the one sectioned by the team's zone id (`plain`).
+    static func postgresController(_ reader: PostgresReader, _ kind: FanoutRequest) -> ResultsController<Team> {
+        switch kind {
+        case .joined: ResultsController(database: reader, fetchRequest: request, sections: sections)
+        case .plain: ResultsController(database: reader, fetchRequest: postgresRequest, sectionNameKeyPath: postgresSectionColumn)
+        }
+    }
 
     /// A controller over the scoreboard, not yet fetched; with a cache name, tracking persistently.
     static func controller(_ scoreboard: SQLiteTeamStore, cacheName: String? = nil, cacheDirectory: URL? = nil) -> ResultsController<Team> {

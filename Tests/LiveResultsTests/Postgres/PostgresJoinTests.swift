@@ -115,6 +115,49 @@ import Testing
         #expect(Set(back.rowChanges.map(\.id)) == [3, 4])
     }
 
+    @Test("Members read again only because of their zone, whose keys the feed no longer knew (a TRUNCATE's refetch), are not reported when they stay in place (rule 6)")
+    func membersReadByForeignKeyStayUnreported() async throws {
+        let database = try await Self.seeded()
+        defer { Task { await database.close() } }
+        let recorder = BatchRecorder()
+        let controller = database.controller(recorder: recorder)
+        controller.changeLogPollInterval = .zero
+        try controller.performFetch()
+        try controller.refresh()
+        let feed = try #require(database.database.ownWrites.listeners(under: "member").first)
+        let before = controller.joinedLayout
+        // The same members again after a TRUNCATE: the feed's read of it (at its notification)
+        // refetches and forgets which zones existed at its cursor, until its next read.
+        let reads = feed.logReadsBegun
+        try await database.run("BEGIN", "TRUNCATE member",
+                               "INSERT INTO member (id, name, zone_id, score, flag) SELECT n, 'm' || n, (n + 1) / 2, n, 1 FROM generate_series(1, 6) AS n",
+                               "COMMIT")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while feed.logReadsBegun == reads, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(100))
+        try controller.processPendingChanges()
+        let refetched = recorder.take()
+        try #require(refetched.count == 1, "the refetch's batch, not \(refetched.count)")
+        #expect(controller.refetchCount == 1)
+        let truncated = controller.joinedLayout
+        // That next read is the rename's, which reads Africa's members again by foreign key: they did not change.
+        try await database.run("UPDATE zone SET name = 'CAF' WHERE id = 1")
+        let fresh = expectedJoinedLayout(try await database.members(), try await database.zones())
+        let done = ContinuousClock.now + .seconds(10)
+        while controller.joinedLayout != fresh || feed.logReadsBegun < reads + 2, ContinuousClock.now < done {
+            try await Task.sleep(for: .milliseconds(10))
+            try controller.processPendingChanges()
+        }
+        try controller.processPendingChanges()
+        #expect(controller.joinedLayout == fresh)
+        let recorded = recorder.take()
+        try #require(recorded.count == 1, "the rename's batch, not \(recorded.count)")
+        #expect(recorded[0].batch.sectionChanges.map(\.kind) == [.update])
+        #expect(recorded[0].batch.rowChanges.isEmpty, "\(recorded[0].batch.rowChanges)")
+        #expect(batchViolations(old: truncated, new: fresh, events: recorded[0].events).isEmpty)
+        #expect(truncated == before)
+    }
+
     @Test("This process's writes through PostgresWriter reach the controller from their answer: rows with their zone, a zone renamed in place")
     func ownWrites() async throws {
         let database = try await Self.seeded()

@@ -163,6 +163,16 @@ import Testing
         ])
         #expect(NotifiedCommit(text: commit.text) == commit)
         #expect(NotifiedCommit(text: NotifiedCommit(xid: 42, table: "team", columns: [], entries: [], isCut: true).text)?.isCut == true)
+        var both = commit
+        both.wroteOtherTables = true
+        #expect(both.text.hasSuffix(" +"))
+        #expect(NotifiedCommit(text: both.text) == both, "a transaction that wrote another table too")
+        let cut = NotifiedCommit(xid: 42, table: "team", columns: [], entries: [], isCut: true, wroteOtherTables: true)
+        #expect(NotifiedCommit(text: cut.text) == cut)
+        #expect(NotifiedCommit(text: "lr2 42 4:team 0 7 d 3 + 8 d 4") == nil, "+ ends the notification")
+        #expect(NotifiedCommit(text: "lr2 42 4:team 0 7 d 3")?.wroteOtherTables == false)
+        #expect(NotifiedCommit(text: "lr1 42 4:team 0 7 d 3")?.wroteOtherTables == true, "an older log's, which cannot say")
+        #expect(NotifiedCommit(text: "lr1 42 4:team 0 7 d 3")?.entries.count == 1)
         #expect(NotifiedCommit(text: "1234") == nil, "a bare transaction id")
         #expect(NotifiedCommit(text: "lr1 42 4:team 1 4:zone 7 v 3 9:Europe") == nil, "a length past the end")
     }
