@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
         // The model, for the fuzz targets in Fuzz/ (a package of their own).
         .library(name: "WorldCup", targets: ["WorldCup"]),
+        // The scoreboard's SQLite store, for Examples/LiveBoardServer (a package of its own).
+        .library(name: "WorldCupSQLite", targets: ["WorldCupSQLite"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
         .executable(name: "worldcup-bench", targets: ["worldcup-bench"]),
     ],
