@@ -82,7 +82,8 @@ actor Board: Service {
             let missed = batches[(seen + 1 - first.version)...].map(\.text)
             return ("id: \(version)\nevent: batches\ndata: [\(missed.joined(separator: ","))]\n\n", version)
         }
-        return ("id: \(version)\nevent: snapshot\ndata: \(try snapshotText())\n\n", version)
+        // retry: a browser whose stream broke (the server restarted) tries again after a second.
+        return ("retry: 1000\nid: \(version)\nevent: snapshot\ndata: \(try snapshotText())\n\n", version)
     }
 
     private func snapshotText() throws -> String {
@@ -116,13 +117,13 @@ actor Board: Service {
         return BoardJSON.Batch(version: version, sections: sections, rows: rows)
     }
 
-    /// A new stream's wake-up, and its number for `close(_:)`.
-    private func open() -> (Int, AsyncStream<Void>) {
+    /// A new stream's wake-ups, and its number for `close(_:)`.
+    private func open() -> (Int, AsyncStream<Void>, AsyncStream<Void>.Continuation) {
         let (wakeUps, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         nextStream += 1
         streams[nextStream] = continuation
         continuation.yield() // the stream starts by writing the board
-        return (nextStream, wakeUps)
+        return (nextStream, wakeUps, continuation)
     }
 
     private func close(_ stream: Int) {
@@ -133,14 +134,19 @@ actor Board: Service {
     /// the server shuts down.
     nonisolated func eventStream() -> ResponseBody {
         ResponseBody { writer in
-            let (stream, wakeUps) = await self.open()
+            let (stream, wakeUps, wake) = await self.open()
             do {
-                var seen: Int?
-                for await _ in wakeUps {
-                    while let (text, version) = try await self.next(after: seen) {
-                        try await writer.write(ByteBuffer(string: text))
-                        seen = version
+                // The server shuts down only once every response has ended: this one ends then.
+                try await withGracefulShutdownHandler {
+                    var seen: Int?
+                    for await _ in wakeUps {
+                        while let (text, version) = try await self.next(after: seen) {
+                            try await writer.write(ByteBuffer(string: text))
+                            seen = version
+                        }
                     }
+                } onGracefulShutdown: {
+                    wake.finish()
                 }
                 await self.close(stream)
                 try await writer.finish(nil)
