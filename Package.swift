@@ -167,6 +167,9 @@ let package = Package(
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup", "WorldCupPostgres", "WorldCupSQLite"], path: "Tests/Helpers/TapLoop"),
         // A TCP relay the shared-board tests freeze (SIGSTOP) and kill, to cut the network.
         .executableTarget(name: "tcp-relay", path: "Tests/Helpers/TCPRelay"),
+        // Examples/LiveBoardServer's binary (`make example`) in headless Chromium, with worldcup
+        // and the store changing the board from outside.
+        .testTarget(name: "LiveBoardServerTests", dependencies: ["worldcup", "WorldCup", "WorldCupSQLite", "TestSupport"]),
         .testTarget(
             name: "DurabilityTests",
             dependencies: ["worldcup", "tap-loop", "WorldCup", "WorldCupSQLite", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]

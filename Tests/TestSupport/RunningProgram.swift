@@ -44,6 +44,11 @@ public final class RunningProgram {
         try await waitUntil("standard output to be:\n\(text)") { output == text }
     }
 
+    /// Waits (10 s at most) until standard output contains `text`.
+    public func waitFor(outputContaining text: String) async throws {
+        try await waitUntil("standard output to contain \(text)") { output.contains(text) }
+    }
+
     /// Waits (10 s at most) until standard error contains `text`.
     public func waitFor(error text: String) async throws {
         try await waitUntil("standard error to contain \(text)") { error.contains(text) }
