@@ -12,7 +12,9 @@ DEPS := libncursesw5-dev:/usr/include/ncursesw/curses.h \
         postgresql:/usr/lib/postgresql/15/bin/initdb \
         openssl:/usr/bin/openssl \
         pgbouncer:/usr/sbin/pgbouncer \
-        sqlite3:/usr/bin/sqlite3
+        sqlite3:/usr/bin/sqlite3 \
+        chromium:/usr/bin/chromium \
+        chromium-driver:/usr/bin/chromedriver
 
 # Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin/worldcup, its man page and its
 # shell completions. DESTDIR is for packagers (a staging folder); PREFIX is where it will live.
@@ -30,7 +32,7 @@ INSTALLED := $(BINDIR)/worldcup $(MAN1DIR)/worldcup.1 $(BASHDIR)/worldcup $(ZSHD
 run: deps build
 	.build/debug/worldcup $(ARGS)
 
-# The tests (with Examples/WatchTable built: a test runs it), then a short libFuzzer run of each
+# The tests (with the examples built: tests run them), then a short libFuzzer run of each
 # fuzz target (about a minute with its build).
 test: deps example article
 	$(SWIFT) build
@@ -40,10 +42,11 @@ test: deps example article
 build:
 	$(SWIFT) build
 
-# Examples/WatchTable, a package of its own that depends on this one by path (it builds GRDB
-# again, in its own .build).
+# Examples/WatchTable and Examples/LiveBoardServer, packages of their own that depend on this
+# one by path (each builds GRDB again, and LiveBoardServer Hummingbird, in its own .build).
 example: deps
 	$(SWIFT) build --package-path Examples/WatchTable
+	$(SWIFT) build --package-path Examples/LiveBoardServer
 
 # The Getting Started article's package, manifest and program as the article gives them.
 article: deps

@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
         // The model, for the fuzz targets in Fuzz/ (a package of their own).
         .library(name: "WorldCup", targets: ["WorldCup"]),
+        // The scoreboard's SQLite store, for Examples/LiveBoardServer (a package of its own).
+        .library(name: "WorldCupSQLite", targets: ["WorldCupSQLite"]),
         .executable(name: "worldcup", targets: ["worldcup"]),
         .executable(name: "worldcup-bench", targets: ["worldcup-bench"]),
     ],
@@ -165,6 +167,9 @@ let package = Package(
         .executableTarget(name: "tap-loop", dependencies: ["WorldCup", "WorldCupPostgres", "WorldCupSQLite"], path: "Tests/Helpers/TapLoop"),
         // A TCP relay the shared-board tests freeze (SIGSTOP) and kill, to cut the network.
         .executableTarget(name: "tcp-relay", path: "Tests/Helpers/TCPRelay"),
+        // Examples/LiveBoardServer's binary (`make example`) in headless Chromium, with worldcup
+        // and the store changing the board from outside.
+        .testTarget(name: "LiveBoardServerTests", dependencies: ["worldcup", "WorldCup", "WorldCupSQLite", "TestSupport"]),
         .testTarget(
             name: "DurabilityTests",
             dependencies: ["worldcup", "tap-loop", "WorldCup", "WorldCupSQLite", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]

@@ -19,6 +19,48 @@ struct Player: Decodable, FetchableRecord, TableRecord {
     var score: Int
 }
 
+// Serving Live Results: the actor that shares one controller among many clients.
+/// Every change of one controller, numbered, as text the clients apply, kept for the clients behind.
+actor SharedResults {
+    private let controller: ResultsController<Player>
+    private var changes: ResultsChanges<Player>?
+    private(set) var version = 0
+    private var batches: [(version: Int, text: String)] = []
+
+    init(database: DatabasePool) throws {
+        let controller = ResultsController(
+            database: database,
+            fetchRequest: ResultsRequest<Player>(sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false)]),
+            sectionNameKeyPath: "team")
+        let changes = controller.changes() // made before the fetch, so that the fetch starts tracking
+        try controller.performFetch()
+        self.controller = controller
+        self.changes = changes
+    }
+
+    /// The one loop over the controller's changes, for as long as the server runs.
+    func follow() async throws {
+        guard let changes else { return }
+        self.changes = nil
+        for try await change in changes {
+            version += 1
+            switch change {
+            case .batch(let batch, _): batches.append((version, "\(batch)")) // JSON in the example
+            case .reset: batches.removeAll() // a client behind gets the whole result again
+            }
+            // Wake every client's stream here.
+        }
+    }
+
+    /// What a client that wrote up to `seen` writes next: the batches after it (none when it
+    /// is up to date), or nil when it must be sent the whole result.
+    func batches(after seen: Int) -> [String]? {
+        guard seen < version else { return [] }
+        guard let first = batches.first, first.version <= seen + 1 else { return nil }
+        return batches[(seen + 1 - first.version)...].map(\.text)
+    }
+}
+
 /// Using the Controller: every option of the request, the sequence, the filter.
 @MainActor func usingTheController(dbPool: DatabasePool) async throws {
     let controller = ResultsController(

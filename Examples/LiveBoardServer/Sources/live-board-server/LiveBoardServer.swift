@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import WorldCup
+import WorldCupSQLite
+
+/// live-board-server: the World Cup scoreboard in a browser, live. One results controller
+/// follows the database; every browser gets the board, then each change as a batch over
+/// Server-Sent Events, which the page applies as a table view does.
+@main
+struct LiveBoardServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live-board-server",
+        abstract: "Serves the World Cup scoreboard to browsers, live, over Server-Sent Events.",
+        discussion: """
+            Open the address it prints. Every change to the database shows in every browser \
+            at once, whichever program made it (worldcup tap Brazil --database <db>, say). \
+            Ctrl-C stops it.
+            """)
+
+    @Option(help: ArgumentHelp("The scoreboard's SQLite file, as worldcup's --database names it (created and seeded with the sample's teams when absent; its folder must exist).", valueName: "path"))
+    var database: String
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port; the address printed says which).")
+    var port = 8080
+
+    func run() async throws {
+        let board: Board
+        do {
+            let store = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: database), seed: Seed.bundled())
+            board = try Board(store: store)
+        } catch let error as WorldCupError {
+            FileHandle.standardError.write(Data("live-board-server: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
+        let page = try Self.page()
+        let router = Router()
+        router.get("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+        }
+        router.get("/events") { _, _ in
+            // no-cache: a proxy must not keep the stream; EventSource reconnects by itself.
+            Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: board.eventStream())
+        }
+        let database = database
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "live-board-server"),
+            services: [board],
+            onServerRunning: { channel in
+                let address = channel.localAddress
+                print("Serving the board of \(database) at http://\(address?.ipAddress ?? "?"):\(address?.port ?? 0)/")
+                fflush(nil) // a pipe would otherwise hold the line back
+            })
+        try await app.runService()
+    }
+
+    /// The page: plain HTML and JavaScript, served as it is.
+    static func page() throws -> String {
+        guard let url = Bundle.module.url(forResource: "index", withExtension: "html") else {
+            throw ValidationError("The page (index.html) is missing from the program's resources: build the package again.")
+        }
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+}
