@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Keeps the sorted, sectioned result of a fetch request live, and tells its delegate exactly
 /// which sections and rows each commit inserted, deleted, moved and updated.
@@ -44,15 +45,19 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     public let cacheDirectory: URL?
     /// How often the change log is checked for commits of other connections, as a safety net
     /// besides the store's wake-ups (on SQLite, inotify on the database's folder: the log is
-    /// then checked 1 ms after writes, and at 20 times this interval). Set it before
-    /// `performFetch()`; zero turns the safety net off (`refresh()` still checks).
-    public var changeLogPollInterval: Duration = .milliseconds(50)
+    /// then checked 1 ms after writes, and at 20 times this interval). Zero turns the safety
+    /// net off (`refresh()` still checks). Set after `performFetch()`, it applies from then on.
+    public var changeLogPollInterval: Duration = .milliseconds(50) {
+        didSet { feed?.retune(pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval) }
+    }
     /// The shortest time between two looks at the change log woken by writes. Zero (the
     /// default) looks 1 ms after every burst of writes, for the lowest latency; a screen that
     /// draws at most once a frame can give it a frame (1/60 s), so that a storm of commits
     /// from elsewhere is read in batches and costs a fraction of the CPU. A lone commit is
-    /// seen after 1 ms either way. Set it before `performFetch()`.
-    public var minimumChangeLogLookInterval: Duration = .zero
+    /// seen after 1 ms either way. Set after `performFetch()`, it applies from then on.
+    public var minimumChangeLogLookInterval: Duration = .zero {
+        didSet { feed?.retune(pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval) }
+    }
     /// The filter applied in memory on top of the request (`setFilter(_:)`); nil for none.
     public internal(set) var filter: ResultsFilter?
     /// Where the last `performFetch()` took the result from.
@@ -60,14 +65,23 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// Receives the changes. Tracking happens only when a delegate is set at `performFetch()`.
     public weak var delegate: (any ResultsControllerDelegate<Record>)?
     /// Called, on the database's writer thread, when committed changes wait to be processed.
-    /// Set it before `performFetch()`.
-    public var onChangesAvailable: (@Sendable () -> Void)?
+    /// Set after `performFetch()`, it is called from then on.
+    public var onChangesAvailable: (@Sendable () -> Void)? {
+        get { wakeUp.state.withLock { $0.onChangesAvailable } }
+        set { wakeUp.state.withLock { $0.onChangesAvailable = newValue } }
+    }
     /// Whether `onChangesAvailable` is called for the commits of this controller's own writes
     /// (`ChangeOrigin.ownWrites`) as well as for those from elsewhere. An app that calls
     /// `processPendingChanges()` right after each of its writes, on the controller's thread,
-    /// sets it false: the call would only wake it to find nothing left. Set it before
-    /// `performFetch()`.
-    public var notifiesOwnWrites = true
+    /// sets it false: the call would only wake it to find nothing left. Set after
+    /// `performFetch()`, it applies from the next commit.
+    public var notifiesOwnWrites: Bool {
+        get { wakeUp.state.withLock { $0.notifiesOwnWrites } }
+        set { wakeUp.state.withLock { $0.notifiesOwnWrites = newValue } }
+    }
+    /// `onChangesAvailable` and `notifiesOwnWrites`, which the feed asks for on its own thread
+    /// at each commit, so that setting them after the fetch takes effect.
+    private let wakeUp = WakeUpSettings()
     /// Receives, after each batch, a snapshot of the whole result (the snapshot form of the
     /// delegate). Building one costs O(n); the row-by-row delegate does not pay it.
     public var onSnapshot: ((ResultsSnapshot) -> Void)?
@@ -148,12 +162,13 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         guard !request.sortDescriptors.isEmpty else {
             throw LiveResultsError(.missingSortDescriptor, "The fetch request has no sort descriptor: a result needs at least one to have an order.")
         }
-        let notify = onChangesAvailable
         let streams = streams
+        let wakeUp = wakeUp
         // A sequence waits for every commit, its own process's too.
         let tracking = delegate == nil && !streams.hasSubscribers ? nil : Tracking(
-            notify: { [weak streams] in notify?(); streams?.wake() }, pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval,
-            notifiesOwnWrites: notifiesOwnWrites || streams.hasSubscribers)
+            notify: { [weak streams] in wakeUp.state.withLock { $0.onChangesAvailable }?(); streams?.wake() },
+            pollInterval: changeLogPollInterval, minimumLookInterval: minimumChangeLogLookInterval,
+            notifiesOwnWrites: { [weak streams] in wakeUp.state.withLock { $0.notifiesOwnWrites } || streams?.hasSubscribers == true })
         let fetched = try store.fetch(storeQuery(request), tracking: tracking)
         feed = fetched.feed
         result = LiveResult(index: fetched.index, limit: request.fetchLimit)
@@ -242,4 +257,14 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
             throw error
         }
     }
+}
+
+/// A controller's `onChangesAvailable` and `notifiesOwnWrites`, shared with its feed, which asks
+/// for them on its own thread at each commit.
+private final class WakeUpSettings: Sendable {
+    struct State {
+        var onChangesAvailable: (@Sendable () -> Void)?
+        var notifiesOwnWrites = true
+    }
+    let state = Mutex(State())
 }

@@ -23,7 +23,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private let query: KeyQuery
     private let notify: @Sendable () -> Void
     /// Whether `notify` is called for this connection's own commits too (`Tracking`).
-    private let notifiesOwnWrites: Bool
+    private let notifiesOwnWrites: @Sendable () -> Bool
     /// The rowids the open transaction's events named, in event order, repeats kept (a
     /// commit sorts them once: cheaper than a set's hashing at every event).
     private var touched: [RecordID] = []
@@ -166,7 +166,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private func enqueue(_ change: TrackedChange?) {
         guard let change else { return }
         queue.withLock { $0.append(change) }
-        if notifiesOwnWrites || !Self.isOwn(change) { notify() }
+        if !Self.isOwn(change) || notifiesOwnWrites() { notify() }
     }
 
     /// Whether a change is of this connection's own commit (a reset is nobody's: it wakes).

@@ -17,6 +17,13 @@ final class SQLiteChangeFeed: ChangeFeed {
     init(database: any DatabaseWriter, tracker: ChangeTracker, pollInterval: Duration, minimumLookInterval: Duration) {
         self.database = database
         self.tracker = tracker
+        retune(pollInterval: pollInterval, minimumLookInterval: minimumLookInterval)
+    }
+
+    /// Replaces the poller with one at these intervals (none for a zero `pollInterval`).
+    func retune(pollInterval: Duration, minimumLookInterval: Duration) {
+        poller?.cancel()
+        poller = nil
         if tracker.readsChangeLog, pollInterval > .zero {
             poller = ChangeLogPoller(database: database, tracker: tracker, interval: pollInterval, minimumLookInterval: minimumLookInterval)
         }

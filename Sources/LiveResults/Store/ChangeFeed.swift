@@ -19,6 +19,10 @@ package protocol ChangeFeed: AnyObject {
     /// never come (PostgreSQL behind a transaction-mode pooler, which drops notifications).
     /// A change of it wakes the controller.
     var pollInterval: Duration? { get }
+    /// Looks for commits of other connections at these intervals from now on (the
+    /// controller's `changeLogPollInterval` and `minimumChangeLogLookInterval`, set after
+    /// its fetch).
+    func retune(pollInterval: Duration, minimumLookInterval: Duration)
 }
 
 extension ChangeFeed {

@@ -84,7 +84,9 @@ package struct StoreRows {
     }
 }
 
-/// How a store's change feed wakes its controller and how eagerly it looks for commits.
+/// How a store's change feed wakes its controller and how eagerly it looks for commits. The
+/// intervals are the ones at the fetch (`ChangeFeed.retune` changes them later); `notify` and
+/// `notifiesOwnWrites` are asked at each change, so the controller's settings apply at once.
 package struct Tracking: Sendable {
     /// Called, on any thread, when changes wait to be taken.
     package var notify: @Sendable () -> Void
@@ -93,8 +95,8 @@ package struct Tracking: Sendable {
     /// The shortest time between two looks woken by writes.
     package var minimumLookInterval: Duration
     /// Whether `notify` is called for changes of the connection's own writes
-    /// (`ChangeOrigin.ownWrites`) too; changes from elsewhere always call it.
-    package var notifiesOwnWrites: Bool
+    /// (`ChangeOrigin.ownWrites`) too, now; changes from elsewhere always call it.
+    package var notifiesOwnWrites: @Sendable () -> Bool
 }
 
 /// What a store's fetch returns.

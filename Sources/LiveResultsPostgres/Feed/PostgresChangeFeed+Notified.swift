@@ -141,7 +141,7 @@ extension PostgresChangeFeed {
         let own = early.isHandedOver(commit.xid)
         let kept = early.applyNotified(xid: commit.xid, rows: rows)
         if !kept.isEmpty {
-            enqueue(.rows(CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)), wakes: !own || notifiesOwnWrites)
+            enqueue(.rows(CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)), wakes: !own || notifiesOwnWrites())
         }
         if early.count >= notifiedBeforeRead { requestRead(now: false) }
         return \.applied

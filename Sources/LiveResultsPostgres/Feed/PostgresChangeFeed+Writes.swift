@@ -52,7 +52,7 @@ extension PostgresChangeFeed {
                         if case .int64(let key) = id.storage { self.relatedKeys.applied(key, row) }
                     }
                     self.enqueue(.rows(CommittedChange(rows: written.rows, sections: written.sections, origin: .ownWrites)),
-                                 wakes: self.notifiesOwnWrites)
+                                 wakes: self.notifiesOwnWrites())
                 }
             }
             if stillInFlight == 0 {

@@ -37,14 +37,16 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     let read: LogRead
     let table: String
     let notify: @Sendable () -> Void
-    /// Whether this process's own writes wake the controller's loop too (`notifiesOwnWrites`):
-    /// a consumer that shows its writes as soon as they return wants no second look.
-    let notifiesOwnWrites: Bool
-    let heartbeatInterval: TimeAmount?
+    /// Whether this process's own writes wake the controller's loop too (`notifiesOwnWrites`),
+    /// asked at each: a consumer that shows its writes as soon as they return wants no second look.
+    let notifiesOwnWrites: @Sendable () -> Bool
+    /// The intervals of the controller's settings (`retune` changes them), read on any thread.
+    private let intervals: NIOLockedValueBox<Intervals>
+    var heartbeatInterval: TimeAmount? { intervals.withLockedValue { $0.heartbeat } }
     /// How long after a notification of this process's own write the log is read anyway (nil:
     /// at once, as for any notification).
-    let settlingDelay: TimeAmount?
-    private let minimumLookInterval: TimeAmount
+    var settlingDelay: TimeAmount? { intervals.withLockedValue { $0.settling } }
+    private var minimumLookInterval: TimeAmount { intervals.withLockedValue { $0.minimumLook } }
     /// Where the prepared log read's task runs: on `eventLoop`.
     private let taskExecutor: EventLoopTaskExecutor
 
@@ -121,9 +123,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         self.table = read.keys.query.tableName
         notify = tracking.notify
         notifiesOwnWrites = tracking.notifiesOwnWrites
-        heartbeatInterval = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 20) : nil
-        settlingDelay = tracking.pollInterval > .zero ? Self.timeAmount(tracking.pollInterval * 2) : nil
-        minimumLookInterval = Self.timeAmount(tracking.minimumLookInterval)
+        intervals = NIOLockedValueBox(Intervals(pollInterval: tracking.pollInterval, minimumLookInterval: tracking.minimumLookInterval))
         do {
             try eventLoop.flatSubmit { self.connect() }.waitWithin(StatementDeadline(in: database.connectingDeadline + database.deadline, error: database.notAnswering))
         } catch {
@@ -152,6 +152,32 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             self.relatedKeys = related
             self.startHeartbeat()
             self.requestRead(now: true)
+        }
+    }
+
+    /// The heartbeat and the looks at these intervals from now on; the heartbeat starts again
+    /// if it ran.
+    func retune(pollInterval: Duration, minimumLookInterval: Duration) {
+        intervals.withLockedValue { $0 = Intervals(pollInterval: pollInterval, minimumLookInterval: minimumLookInterval) }
+        eventLoop.execute {
+            guard self.heartbeat != nil || self.cursor != nil else { return }
+            self.heartbeat?.cancel()
+            self.heartbeat = nil
+            self.startHeartbeat()
+        }
+    }
+
+    /// The feed's intervals, from the controller's poll interval (the heartbeat beats every 20,
+    /// a write of this process is confirmed by the log after 2) and its minimum look interval.
+    struct Intervals {
+        var heartbeat: TimeAmount?
+        var settling: TimeAmount?
+        var minimumLook: TimeAmount
+
+        init(pollInterval: Duration, minimumLookInterval: Duration) {
+            heartbeat = pollInterval > .zero ? PostgresChangeFeed.timeAmount(pollInterval * 20) : nil
+            settling = pollInterval > .zero ? PostgresChangeFeed.timeAmount(pollInterval * 2) : nil
+            minimumLook = PostgresChangeFeed.timeAmount(minimumLookInterval)
         }
     }
 
@@ -288,7 +314,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         if wakes { notify() }
     }
 
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }

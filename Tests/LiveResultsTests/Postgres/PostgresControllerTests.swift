@@ -73,6 +73,31 @@ import Testing
         }
     }
 
+    @Test func settingsMadeAfterTheFetchApplyFromThenOn() async throws {
+        try await withItems { database, ids in
+            let recorder = Recorder()
+            let controller = database.controller(recorder: recorder)
+            try controller.performFetch()
+            // Set after the fetch: the wake-up and a new heartbeat (the feed's poll interval).
+            let woken = Atomic(0)
+            controller.onChangesAvailable = { woken.add(1, ordering: .relaxed) }
+            controller.changeLogPollInterval = .milliseconds(10)
+            try await database.run("UPDATE item SET score = score + 3 WHERE id = \(ids[0])")
+            var events: [Recorder.Event] = []
+            let deadline = Date().addingTimeInterval(5)
+            while events.isEmpty, Date() < deadline {
+                if woken.exchange(0, ordering: .relaxed) > 0 {
+                    try controller.processPendingChanges()
+                    events = recorder.take()
+                } else {
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+            }
+            #expect(events == [.willChange, .row(.move, id: ids[0], from: ip(2, 1), to: ip(2, 0)), .didChange], "the handler set after the fetch was called")
+            #expect(controller.isLive)
+        }
+    }
+
     @Test func aCommitOfATransactionNewerThanTheLastToFinishIsApplied() async throws {
         try await withItems { database, ids in
             let recorder = Recorder()

@@ -84,6 +84,35 @@ struct ChangeLogTests {
         #expect(recorder.take() == [.willChange, .row(.move, id: 1, from: ip(0, 1), to: ip(0, 0)), .didChange])
     }
 
+    @Test("Settings made after performFetch apply from then on: onChangesAvailable, notifiesOwnWrites, the poll interval")
+    func settingsAfterTheFetch() throws {
+        let (file, database, controller, recorder) = try Self.controllerOnFile()
+        try controller.performFetch()
+        let signals = Atomic(0)
+        controller.onChangesAvailable = { signals.add(1, ordering: .relaxed) }
+        try database.write { try $0.execute(sql: "UPDATE item SET flag = 1 - flag WHERE name = 'Brazil'") }
+        #expect(signals.load(ordering: .relaxed) == 1, "set after the fetch, it is called for the next commit")
+        controller.notifiesOwnWrites = false
+        try database.write { try $0.execute(sql: "UPDATE item SET flag = 1 - flag WHERE name = 'Brazil'") }
+        #expect(signals.load(ordering: .relaxed) == 1, "own writes no longer wake it")
+        try controller.processPendingChanges()
+        #expect(!recorder.take().isEmpty, "the commits were still taken")
+
+        // No poll interval: nothing looks at the log (no timer, no folder watch).
+        controller.changeLogPollInterval = .zero
+        let other = try DatabaseQueue(path: file.path, configuration: fileConfiguration)
+        try other.write { try $0.execute(sql: "UPDATE item SET score = 9 WHERE name = 'Ghana'") }
+        usleep(300_000)
+        #expect(signals.load(ordering: .relaxed) == 1, "with the poller gone, another connection's commit wakes nothing")
+        // A poll interval again: the new poller finds the commit.
+        controller.changeLogPollInterval = .milliseconds(20)
+        let deadline = Date().addingTimeInterval(10)
+        while signals.load(ordering: .relaxed) == 1 && Date() < deadline { usleep(2000) }
+        #expect(signals.load(ordering: .relaxed) > 1, "the poller made again never signalled")
+        try controller.processPendingChanges()
+        #expect(recorder.take() == [.willChange, .row(.move, id: 1, from: ip(0, 1), to: ip(0, 0)), .didChange])
+    }
+
     @Test("The folder watch wakes the controller for every commit of another connection, also after our own commits, with no timer to help")
     func folderWatchRearms() throws {
         let (file, database, controller, recorder) = try Self.controllerOnFile()
