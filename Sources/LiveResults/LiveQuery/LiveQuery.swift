@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+
+/// One live query, any number of subscribers: a results controller's changes shared with every
+/// task that subscribes, each at its own pace.
+///
+/// The query owns the controller (its fetch, its index and its change feed: one connection for
+/// all subscribers) and one loop over its ``ResultsController/changes()``, ``run()``. Each step
+/// of the loop becomes a version of the result. ``subscribe()`` gives a sequence whose first
+/// element is the result at the version it subscribed at, and then batches, each from the
+/// version of the element before to a later one: no gap, no overlap.
+///
+/// ```swift
+/// let query = try LiveQuery(controller) { team in (team.name, team.wins) }
+/// let loop = Task { try await query.run() }
+/// for try await update in query.subscribe() {
+///     switch update {
+///     case .snapshot(let snapshot): ...      // the whole result, at snapshot.version
+///     case .batch(let batch): ...            // batch.changes, batch.values[id]
+///     }
+/// }
+/// ```
+///
+/// The loop never waits for a subscriber. A subscriber that reads slower than the commits come
+/// gets, when it asks, one exact batch from the result it last saw to the result now, as
+/// ``ResultsController/changes()`` gives a slow consumer. One that falls more than
+/// `maximumLag` steps behind, or was behind at a reset (the controller could not tell what
+/// changed), gets a snapshot again.
+///
+/// Subscribers never touch the controller: each element carries the values of the rows it
+/// places, made by `map` once per step for all subscribers, on the query's actor.
+///
+/// What it keeps: the steps after the oldest version a subscriber still stands at (at most
+/// `maximumLag`), and the result (ids and values) at each version some subscriber stands at;
+/// these share their sections copy-on-write, so a version held costs the sections that changed
+/// after it. A subscriber up to date costs nothing but its place. Working out a late
+/// subscriber's batch costs O(n) for n rows, on that subscriber's task.
+///
+/// The query ends, and every subscription with it, when the task running ``run()`` is
+/// cancelled or the query goes away; when the controller throws, every subscription throws
+/// that error. A subscription ends when its task is cancelled, and its state is freed then.
+public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
+    private let controller: ResultsController<Record>
+    private let map: @Sendable (Record) throws -> Value
+    /// The controller's changes, until `run()` takes them.
+    private var changes: ResultsChanges<Record>?
+    /// The result now, as subscribers receive it.
+    private var layout: LiveQueryLayout<Value>
+    nonisolated let hub: LiveQueryHub<Value>
+    /// Tests: called on the actor with each step's version and the controller at it, before
+    /// subscribers can take the step.
+    private var stepObserver: (@Sendable (Int, ResultsController<Record>) -> Void)?
+
+    /// Takes `controller`, fetches it (it tracks changes from now on) and reads the result.
+    ///
+    /// - Parameters:
+    ///   - controller: a controller no one else uses: from now on the query processes its
+    ///     changes.
+    ///   - maximumLag: how many steps a subscriber may fall behind before it gets a snapshot
+    ///     instead of a batch: the bound on the steps kept.
+    ///   - map: the value subscribers receive for a record, applied once per row per step that
+    ///     places it (and to every row for a snapshot after a reset).
+    /// - Throws: what ``ResultsController/performFetch()`` throws, and what `map` throws.
+    public init(_ controller: sending ResultsController<Record>, maximumLag: Int = 1_000,
+                map: @escaping @Sendable (Record) throws -> Value) throws {
+        let changes = controller.changes() // before the fetch: the fetch starts tracking
+        try controller.performFetch()
+        let layout = try Self.layout(of: controller, map: map)
+        hub = LiveQueryHub(layout: layout, sectionsMove: controller.result.index.isRelated, maximumLag: maximumLag)
+        self.controller = controller
+        self.map = map
+        self.changes = changes
+        self.layout = layout
+    }
+
+    deinit {
+        hub.finish(throwing: nil)
+    }
+
+    /// A new subscription: the result as it is now, then its changes, at the subscriber's pace.
+    ///
+    /// Iterate it once, from one task. It ends when that task is cancelled, when the query ends,
+    /// or (throwing) when the controller throws.
+    public nonisolated func subscribe() -> LiveQuerySubscription<Value> {
+        LiveQuerySubscription(registration: LiveQuerySubscription.Registration(hub: hub, id: hub.subscribe()))
+    }
+
+    /// How many subscriptions are alive.
+    public nonisolated var subscriberCount: Int { hub.subscriberCount }
+
+    /// Follows the controller's changes until the task running it is cancelled: each step
+    /// becomes a version every subscriber can take. Call it once. When it returns or throws,
+    /// every subscription ends (throwing the error it throws).
+    public func run() async throws {
+        guard let changes else { preconditionFailure("LiveQuery.run() is called once") }
+        self.changes = nil
+        do {
+            for try await change in changes {
+                try publish(change)
+            }
+            hub.finish(throwing: nil)
+        } catch {
+            hub.finish(throwing: error)
+            throw error
+        }
+    }
+
+    /// Tests: calls `observer` now with the current version, and then at each step, with the
+    /// controller as the step leaves it.
+    func observeSteps(_ observer: @escaping @Sendable (Int, ResultsController<Record>) -> Void) {
+        stepObserver = observer
+        observer(hub.version, controller)
+    }
+
+    /// Makes one step of `change`: the values of the rows it places, the result after it.
+    private func publish(_ change: ResultsChange) throws {
+        switch change {
+        case .reset:
+            layout = try Self.layout(of: controller, map: map)
+            stepObserver?(hub.version + 1, controller)
+            hub.publish(nil, layout: layout)
+        case .batch(let batch, let origin):
+            var values: [RecordID: Value] = [:]
+            for row in batch.rowChanges {
+                if let path = row.newIndexPath { values[row.id] = try map(controller.object(at: path)) }
+            }
+            layout.apply(batch, values: values)
+            #if LIVERESULTS_INTERNAL_CHECKS
+            precondition(Self.ids(of: layout) == Self.ids(of: controller), "a live query's result differs from its controller's")
+            #endif
+            stepObserver?(hub.version + 1, controller)
+            // The hub numbers it.
+            hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: batch, origin: origin, values: values), layout: layout)
+        }
+    }
+
+    /// The whole result of `controller`, with every row's value.
+    private static func layout(of controller: ResultsController<Record>, map: (Record) throws -> Value) throws -> LiveQueryLayout<Value> {
+        LiveQueryLayout(sections: try controller.sections.enumerated().map { s, section in
+            let records = try controller.objects(inSection: s)
+            return LiveQuerySection(identifier: section.identifier, name: section.name, ids: records.indices.map { controller.id(at: IndexPath(row: $0, section: s)) },
+                                    values: try records.map(map))
+        })
+    }
+
+    #if LIVERESULTS_INTERNAL_CHECKS
+    private static func ids(of layout: LiveQueryLayout<Value>) -> [[String]] {
+        layout.sections.map { [$0.identifier, $0.name] + $0.ids.map(String.init) }
+    }
+
+    private static func ids(of controller: ResultsController<Record>) -> [[String]] {
+        controller.sections.enumerated().map { s, section in
+            [section.identifier, section.name] + (0..<section.numberOfObjects).map { String(controller.id(at: IndexPath(row: $0, section: s))) }
+        }
+    }
+    #endif
+}
