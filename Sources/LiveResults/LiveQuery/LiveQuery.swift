@@ -50,6 +50,7 @@ public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
     /// Tests: called on the actor with each step's version and the controller at it, before
     /// subscribers can take the step.
     private var stepObserver: (@Sendable (Int, ResultsController<Record>) -> Void)?
+    private var folded: Folded?
 
     /// Takes `controller`, fetches it (it tracks changes from now on) and reads the result.
     ///
@@ -65,7 +66,13 @@ public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
                 map: @escaping @Sendable (Record) throws -> Value) throws {
         let changes = controller.changes() // before the fetch: the fetch starts tracking
         try controller.performFetch()
-        let layout = try Self.layout(of: controller, map: map)
+        // Fetched a moment ago: a row deleted since is a rare race; fetching again settles it.
+        var read = try Self.layout(of: controller, map: map)
+        while read == nil {
+            try controller.performFetch()
+            read = try Self.layout(of: controller, map: map)
+        }
+        let layout = read!
         hub = LiveQueryHub(layout: layout, sectionsMove: controller.result.index.isRelated, maximumLag: maximumLag)
         self.controller = controller
         self.map = map
@@ -113,34 +120,80 @@ public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
     }
 
     /// Makes one step of `change`: the values of the rows it places, the result after it.
+    ///
+    /// Records are read after the controller's step, so a row the step places may already be
+    /// deleted by a later commit (whose step is still to come). Such a step is not published:
+    /// it is folded into the next ones until every row can be read again, and they are then
+    /// published as one step, the batch between the last result published and the new one.
     private func publish(_ change: ResultsChange) throws {
         switch change {
         case .reset:
-            layout = try Self.layout(of: controller, map: map)
-            stepObserver?(hub.version + 1, controller)
-            hub.publish(nil, layout: layout)
+            folded = Folded(touched: [], origin: .ownWrites, reset: true)
         case .batch(let batch, let origin):
-            var values: [RecordID: Value] = [:]
-            for row in batch.rowChanges {
-                if let path = row.newIndexPath { values[row.id] = try map(controller.object(at: path)) }
+            if folded == nil, let values = try values(placedBy: batch) {
+                var next = layout
+                next.apply(batch, values: values)
+                checkAgainstController(next)
+                stepObserver?(hub.version + 1, controller)
+                layout = next
+                // The hub numbers it.
+                hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: batch, origin: origin, values: values), layout: layout)
+                return
             }
-            layout.apply(batch, values: values)
-            #if LIVERESULTS_INTERNAL_CHECKS
-            precondition(Self.ids(of: layout) == Self.ids(of: controller), "a live query's result differs from its controller's")
-            #endif
-            stepObserver?(hub.version + 1, controller)
-            // The hub numbers it.
-            hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: batch, origin: origin, values: values), layout: layout)
+            var step = folded ?? Folded(touched: [], origin: origin, reset: false)
+            step.touched.formUnion(batch.rowChanges.map(\.id))
+            if origin != .ownWrites { step.origin = .elsewhere }
+            folded = step
         }
+        guard let step = folded, let next = try Self.layout(of: controller, map: map) else { return }
+        folded = nil
+        checkAgainstController(next)
+        stepObserver?(hub.version + 1, controller)
+        if step.reset {
+            layout = next
+            hub.publish(nil, layout: layout)
+            return
+        }
+        let changes = layout.batch(to: next, touched: step.touched, sectionsMove: hub.sectionsMove)
+        layout = next
+        hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: changes, origin: step.origin, values: next.values(placedBy: changes)), layout: layout)
     }
 
-    /// The whole result of `controller`, with every row's value.
-    private static func layout(of controller: ResultsController<Record>, map: (Record) throws -> Value) throws -> LiveQueryLayout<Value> {
-        LiveQueryLayout(sections: try controller.sections.enumerated().map { s, section in
-            let records = try controller.objects(inSection: s)
-            return LiveQuerySection(identifier: section.identifier, name: section.name, ids: records.indices.map { controller.id(at: IndexPath(row: $0, section: s)) },
-                                    values: try records.map(map))
-        })
+    /// Steps taken from the controller and not published yet (a row could not be read).
+    private struct Folded {
+        var touched: Set<RecordID>
+        var origin: ChangeOrigin
+        /// Whether one of them was a reset: they are then published as a reset.
+        var reset: Bool
+    }
+
+    /// The values of the rows `batch` places, read in one query; nil when one of them is no
+    /// longer in the database.
+    private func values(placedBy batch: ChangeBatch) throws -> [RecordID: Value]? {
+        let placed = batch.rowChanges.filter { $0.newIndexPath != nil }.map(\.id)
+        let records = try controller.readRecords(placed)
+        guard records.count == placed.count else { return nil }
+        return try records.mapValues(map)
+    }
+
+    /// The whole result of `controller`, with every row's value; nil when a row is no longer
+    /// in the database.
+    private static func layout(of controller: ResultsController<Record>, map: (Record) throws -> Value) throws -> LiveQueryLayout<Value>? {
+        var sections: [LiveQuerySection<Value>] = []
+        for (s, section) in controller.sections.enumerated() {
+            let ids = (0..<section.numberOfObjects).map { controller.id(at: IndexPath(row: $0, section: s)) }
+            let records = try controller.readRecords(ids)
+            guard records.count == ids.count else { return nil }
+            sections.append(LiveQuerySection(identifier: section.identifier, name: section.name, ids: ids, values: try ids.map { try map(records[$0]!) }))
+        }
+        return LiveQueryLayout(sections: sections)
+    }
+
+    /// Debug builds check the result kept for subscribers against the controller's at each step.
+    private func checkAgainstController(_ layout: LiveQueryLayout<Value>) {
+        #if LIVERESULTS_INTERNAL_CHECKS
+        precondition(Self.ids(of: layout) == Self.ids(of: controller), "a live query's result differs from its controller's")
+        #endif
     }
 
     #if LIVERESULTS_INTERNAL_CHECKS
@@ -154,4 +207,18 @@ public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
         }
     }
     #endif
+}
+
+extension ResultsController {
+    /// The records of `ids` that are still in the database, from memory or in one query,
+    /// without keeping those loaded (a live query keeps the values it makes instead).
+    func readRecords(_ ids: [RecordID]) throws -> [RecordID: Record] {
+        var found: [RecordID: Record] = [:]
+        var missing: [RecordID] = []
+        for id in ids {
+            if let record = records[id] { found[id] = record } else { missing.append(id) }
+        }
+        if !missing.isEmpty { found.merge(try store.loadRecords(Record.self, ids: missing)) { _, loaded in loaded } }
+        return found
+    }
 }

@@ -93,7 +93,8 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
 
     private let state: Mutex<State>
     private let maximumLag: Int
-    private let sectionsMove: Bool
+    /// Whether sections are through a relationship (they move rather than go and come back).
+    let sectionsMove: Bool
 
     init(layout: LiveQueryLayout<Value>, sectionsMove: Bool, maximumLag: Int) {
         var initial = State()
