@@ -11,12 +11,13 @@ import GRDB
 /// version of the element before to a later one: no gap, no overlap.
 ///
 /// ```swift
-/// let query = try LiveQuery(controller) { team in (team.name, team.wins) }
+/// let query = try LiveQuery(controller) { team in TeamRow(name: team.teamName, wins: team.wins) }
 /// let loop = Task { try await query.run() }
+/// // In any task, as many as you like:
 /// for try await update in query.subscribe() {
 ///     switch update {
-///     case .snapshot(let snapshot): ...      // the whole result, at snapshot.version
-///     case .batch(let batch): ...            // batch.changes, batch.values[id]
+///     case .snapshot(let snapshot): show(snapshot.sections)     // the whole result, at snapshot.version
+///     case .batch(let batch): apply(batch.changes, batch.values) // from batch.previousVersion
 ///     }
 /// }
 /// ```
