@@ -40,8 +40,10 @@ func oracleResult<Record>(_ controller: ResultsController<Record>, name: (Record
     var names: [RecordID: String] = [:]
     let layout = controller.sections.enumerated().map { s, section in
         let ids = (0..<section.numberOfObjects).map { controller.id(at: ip(s, $0)) }
-        let records = try! controller.objects(inSection: s)
-        for (id, record) in zip(ids, records) { names[id] = name(record) }
+        // By id: a row a later commit deleted is no longer in the database (its name is then
+        // unknown here; names are compared at the end only).
+        let records = try! controller.readRecords(ids)
+        for id in ids { if let record = records[id] { names[id] = name(record) } }
         return Layout(section.name, ids, identifier: section.identifier)
     }
     return VersionOracle.Result(layout: layout, names: names)
@@ -103,7 +105,8 @@ func take(_ update: LiveQueryUpdate<String>, into held: inout HeldResult?, oracl
         }
         // The checker applied the batch to the old result and found the new one: hold it, with
         // the values kept for the rows not placed and those the batch carries for the others.
-        var names = old.result.names.filter { truth.names[$0.key] != nil }
+        let present = Set(truth.layout.flatMap(\.ids))
+        var names = old.result.names.filter { present.contains($0.key) }
         names.merge(batch.values) { _, new in new }
         held = HeldResult(version: batch.version, result: VersionOracle.Result(layout: violations.isEmpty ? truth.layout : old.result.layout, names: names))
     }
@@ -219,7 +222,10 @@ func exerciseSubscribers<Record>(
     let wrong = shared.progress.withLock { progress in
         tasks.indices.filter { readers.contains(tasks[$0].pace) && progress[$0].map { $0.result != expected } == true }
     }
-    if !wrong.isEmpty { found.append("subscribers \(wrong) end with values other than the database's") }
+    if let first = wrong.first, let held = shared.progress.withLock({ $0[first] }) {
+        let differing = held.result.names.filter { expected.names[$0.key] != $0.value }.map { "\($0.key): \($0.value) (database: \(expected.names[$0.key] ?? "none"))" }
+        found.append("subscribers \(wrong) end with values other than the database's; \(first) (\(tasks[first].pace)) holds \(differing.sorted())\(held.result.names.count != expected.names.count ? ", \(held.result.names.count) values for \(expected.names.count) rows" : "")")
+    }
     let retained = query.hub.retained
     if retained.steps > final.version { found.append("\(retained.steps) steps kept after \(final.version) versions") }
 

@@ -81,6 +81,20 @@ import TestSupport
         #expect(problems == [])
     }
 
+    @Test("A thousand subscribers of one live query, each checked at every element")
+    func thousandSubscribers() async throws {
+        let database = try makeItemDatabase()
+        var random = SplitMix64(seed: 0x1000)
+        try insertItems((0..<30).map { _ in Item(name: random.pick(Self.names), zone: random.pick(Self.zones), score: random.int(0...5)) }, into: database)
+        let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
+                                                 fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
+        let query = try LiveQuery(controller) { $0.name ?? "" }
+        let problems = try await exerciseSubscribers(query, name: { $0.name ?? "" }, seed: 0x1000, subscribers: 1_000, writes: 30,
+                                                     write: { try await Self.itemTransaction(database, &$0) },
+                                                     fresh: { try await Self.freshItems(database) })
+        #expect(problems == [])
+    }
+
     /// The items as SQLite orders them, with their names.
     static func freshItems(_ database: DatabaseQueue) async throws -> VersionOracle.Result {
         try await database.read { db in
