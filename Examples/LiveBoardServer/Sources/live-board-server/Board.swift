@@ -3,7 +3,6 @@ import Hummingbird
 import LiveResults
 import ServiceLifecycle
 import WorldCup
-import WorldCupSQLite
 
 /// The one live query every browser shares: a results controller over the scoreboard, and one
 /// loop that turns each of its changes into the text the page applies, once for all browsers.
@@ -31,8 +30,8 @@ actor Board: Service {
     private var nextStream = 0
 
     /// Reads the board (the zones as sections, the teams in the scoreboard's order) and starts
-    /// following every commit to the file, this process's or another's.
-    init(store: SQLiteTeamStore) throws {
+    /// following every commit to it, this process's or another's, on either store.
+    init(store: any TeamStore) throws {
         let request = ResultsRequest<Team>(sortDescriptors: Team.boardOrder, fetchBatchSize: 64)
         let controller = store.makeController(fetchRequest: request, sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         let changes = controller.changes() // before the fetch: the fetch starts tracking
