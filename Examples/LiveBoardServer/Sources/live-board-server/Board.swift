@@ -3,7 +3,6 @@ import Hummingbird
 import LiveResults
 import ServiceLifecycle
 import WorldCup
-import WorldCupSQLite
 
 /// The one live query every browser shares: LiveResults' `LiveQuery` over the scoreboard, one
 /// results controller and one loop for all browsers, each subscribed at its own pace.
@@ -16,8 +15,8 @@ struct Board: Service {
     private let query: LiveQuery<Team, BoardJSON.Row>
 
     /// Reads the board (the zones as sections, the teams in the scoreboard's order) and starts
-    /// following every commit to the file, this process's or another's.
-    init(store: SQLiteTeamStore) throws {
+    /// following every commit to it, this process's or another's, on either store.
+    init(store: any TeamStore) throws {
         let request = ResultsRequest<Team>(sortDescriptors: Team.boardOrder, fetchBatchSize: 64)
         let controller = store.makeController(fetchRequest: request, sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
         query = try LiveQuery(controller) { team in BoardJSON.Row(id: team.id ?? 0, name: team.teamName, wins: team.wins) }
