@@ -92,7 +92,7 @@ import WorldCupSQLite
         // Writes from this process (the store, as worldcup's board writes) and from the
         // worldcup command, some in bursts (the server's batches then cover several commits).
         var random = SplitMix64(seed: 2026)
-        for step in 1...300 {
+        for step in 1...1_000 {
             let teams = try store.teams()
             let zones = try store.zones()
             switch random.int(0..<100) {
@@ -114,13 +114,13 @@ import WorldCupSQLite
                 #expect(status == 0, "\(err)")
             }
             if random.chance(0.2) { try await Task.sleep(for: .milliseconds(random.int(1...30))) }
-            if step == 150 {
+            if step == 500 {
                 // A browser joining now gets the board as it is, then every batch after it.
                 let second = try await Browser(profile: folder.file("profile-2"))
                 browsers.append(second)
                 try await second.open(page)
             }
-            if step % 100 == 0 {
+            if step % 250 == 0 {
                 for browser in browsers { try await Self.waitUntilShowsList(browser, database.path, "After \(step) changes") }
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LiveResults
 import ServiceLifecycle
+import Synchronization
 import WorldCup
 
 /// The one live query every browser shares: LiveResults' `LiveQuery` over the scoreboard, one
@@ -13,6 +14,7 @@ import WorldCup
 /// at a reset) gets the whole board again.
 struct Board: Service {
     private let query: LiveQuery<Team, BoardJSON.Row>
+    private let texts = EventTexts()
 
     /// Reads the board (the zones as sections, the teams in the scoreboard's order) and starts
     /// following every commit to it, this process's or another's, on either store.
@@ -40,12 +42,41 @@ struct Board: Service {
             // The server shuts down only once every response has ended: this one ends then.
             try await withGracefulShutdownHandler {
                 for try await update in subscription {
-                    try await writer.write(ByteBuffer(string: try BoardJSON.event(update)))
+                    try await writer.write(ByteBuffer(string: try texts.text(of: update)))
                 }
             } onGracefulShutdown: {
                 subscription.cancel()
             }
             try await writer.finish(nil)
         }
+    }
+}
+
+/// The event texts made last, by the versions their elements span. Browsers that keep up
+/// receive the same element (the same batch between the same versions, or the board at one
+/// version): it is encoded once for all of them.
+final class EventTexts: Sendable {
+    private struct Span: Hashable {
+        /// The version a batch starts from; nil for the board.
+        var from: Int?
+        var to: Int
+    }
+
+    /// How many texts are kept: the steps browsers at about the same pace share.
+    private static let kept = 64
+    private let made = Mutex<[Span: String]>([:])
+
+    func text(of update: LiveQueryUpdate<BoardJSON.Row>) throws -> String {
+        let span = switch update {
+        case .snapshot(let snapshot): Span(from: nil, to: snapshot.version)
+        case .batch(let batch): Span(from: batch.previousVersion, to: batch.version)
+        }
+        if let text = made.withLock({ $0[span] }) { return text }
+        let text = try BoardJSON.event(update)
+        made.withLock { made in
+            if made.count >= Self.kept { made.removeAll(keepingCapacity: true) }
+            made[span] = text
+        }
+        return text
     }
 }
