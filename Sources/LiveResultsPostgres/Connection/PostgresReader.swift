@@ -60,6 +60,8 @@ public final class PostgresReader: Sendable {
 
     private struct SharedConnection {
         var connection: PostgresConnection?
+        /// Ends the waits on `connection` when it closes.
+        var closing: ClosedConnectionWaits?
         var connecting: EventLoopFuture<PostgresConnection>?
         /// Whether the server refused the log read's settings at startup (a pooler that knows
         /// only a few parameters): connections are then made without them.
@@ -112,6 +114,11 @@ public final class PostgresReader: Sendable {
         LiveResultsPostgresError("The PostgreSQL server at \(serverName) is not answering.")
     }
 
+    /// The error of a read or write whose connection closed before its answer came.
+    package var connectionClosed: LiveResultsPostgresError {
+        LiveResultsPostgresError("The PostgreSQL server at \(serverName) closed the connection.")
+    }
+
     /// The longest connecting may take: the connect deadline for each server tried.
     package var connectingDeadline: TimeAmount {
         (connectDeadline ?? deadline) * Int64(otherServers.count + 1)
@@ -150,11 +157,14 @@ public final class PostgresReader: Sendable {
             return (connecting, true)
         }
         if started {
-            future.whenComplete { [shared] result in
+            future.whenComplete { [shared, connectionClosed] result in
                 shared.withLockedValue { shared in
                     guard shared.connecting === future else { return }
                     shared.connecting = nil
-                    if case .success(let connection) = result { shared.connection = connection }
+                    if case .success(let connection) = result {
+                        shared.connection = connection
+                        shared.closing = ClosedConnectionWaits(of: connection, error: connectionClosed)
+                    }
                 }
             }
         }
@@ -209,7 +219,8 @@ public final class PostgresReader: Sendable {
                     return try body(connection)
                 }
             } catch {
-                if let used, used.isClosed, attempt == 1, !(error is LiveResultsPostgresError) { continue }
+                let closedUnder = !(error is LiveResultsPostgresError) || error as? LiveResultsPostgresError == connectionClosed
+                if let used, used.isClosed, attempt == 1, closedUnder { continue }
                 throw PostgresErrors.readable(error)
             }
         }
@@ -225,7 +236,8 @@ public final class PostgresReader: Sendable {
         let connecting = StatementDeadline(in: connectingDeadline, error: notAnswering)
         return try gate.read(within: connecting) {
             let connection = try sharedConnection().waitWithin(connecting)
-            let limit = StatementDeadline(in: deadline, error: notAnswering)
+            var limit = StatementDeadline(in: deadline, error: notAnswering)
+            limit.closing = shared.withLockedValue { $0.connection === connection ? $0.closing : nil }
             let watchdog = connection.eventLoop.scheduleTask(deadline: limit.instant) { [self] in abandon(connection) }
             defer { watchdog.cancel() }
             do {

@@ -11,12 +11,16 @@ import PostgresNIO
 /// Closing a connection does not always end the statements sent on it: postgres-nio can leave
 /// the future of a statement sent just as the server ends the connection (a backend
 /// terminated, a failover) unanswered for good. So no wait relies on the connection failing
-/// its statements: each one is given up at the deadline on its own (`waitWithinDeadline`).
+/// its statements: each one is given up at the deadline on its own (`waitWithinDeadline`),
+/// or as soon as the connection is seen closed (`closing`).
 package struct StatementDeadline: Sendable {
     /// When the wait is given up.
     package var instant: NIODeadline
     /// What the wait fails with then.
     package var error: LiveResultsPostgresError
+    /// Ends the wait before the deadline when the connection it waits on closes (nil: only
+    /// the deadline does).
+    var closing: ClosedConnectionWaits?
 
     /// The deadline of the read or write under way, if any.
     @TaskLocal package static var current: StatementDeadline?
@@ -49,7 +53,8 @@ extension EventLoopFuture where Value: Sendable {
         try waitWithin(StatementDeadline.current ?? .outside())
     }
 
-    /// The future's value, waited for no later than `deadline`.
+    /// The future's value, waited for no later than `deadline`, nor after the deadline's
+    /// connection closed.
     ///
     /// The calling thread waits on a semaphore of its own, never with `EventLoopFuture.wait()`,
     /// and gives up at the deadline even if the future never ends. It must be a thread that may
@@ -64,10 +69,13 @@ extension EventLoopFuture where Value: Sendable {
             answer.withLockedValue { $0 = result }
             answered.signal()
         }
+        deadline.closing?.signal(answered)
+        defer { deadline.closing?.stop(answered) }
         let left = max(deadline.instant - .now(), .zero)
-        let waited = answered.wait(timeout: .now() + .nanoseconds(Int(left.nanoseconds)))
-        guard waited == .success, let result = answer.withLockedValue({ $0 }) else { throw deadline.error }
-        return try result.get()
+        _ = answered.wait(timeout: .now() + .nanoseconds(Int(left.nanoseconds)))
+        if let result = answer.withLockedValue({ $0 }) { return try result.get() }
+        if let closing = deadline.closing, closing.hasClosed { throw closing.error }
+        throw deadline.error
     }
 }
 

@@ -85,4 +85,30 @@ import TestSupport
         #expect(try await controller.processChanges(forUpTo: 10) { controller.layout == expectedLayout(try await database.allRows()) })
         await database.close()
     }
+
+    /// postgres-nio can leave a statement sent just as the server ends the connection
+    /// unanswered for good; a wait for it (modelled by a future nobody completes) held the
+    /// reader's connection, and so its feeds, to the deadline. It ends when the connection
+    /// closes, and the next read runs on a new connection.
+    @Test func aWaitOnAConnectionTheServerClosesEndsWithItNotAtTheDeadline() async throws {
+        let database = try await PostgresItems()
+        let reader = PostgresReader(configuration: database.configuration, deadline: .seconds(20))
+        let killer = PostgresReader(configuration: database.configuration, deadline: .seconds(20))
+        let start = ContinuousClock.now
+        #expect(throws: reader.connectionClosed) {
+            try reader.withConnection { connection in
+                let pid = try #require(try connection.rowsWithinDeadline("SELECT pg_backend_pid()", logger: TestServer.logger).first?.decode(Int32.self))
+                let unanswered = connection.eventLoop.makePromise(of: Void.self)
+                defer { unanswered.succeed() }
+                _ = try killer.withConnection { try $0.rowsWithinDeadline("SELECT pg_terminate_backend(\(pid))", logger: TestServer.logger) }
+                try unanswered.futureResult.waitWithinDeadline()
+            }
+        }
+        #expect(ContinuousClock.now - start < .seconds(5), "the wait ended after \(ContinuousClock.now - start)")
+        let answer = try reader.withConnection { try $0.rowsWithinDeadline("SELECT 1", logger: TestServer.logger).first?.decode(Int32.self) }
+        #expect(answer == 1)
+        reader.close()
+        killer.close()
+        await database.close()
+    }
 }
