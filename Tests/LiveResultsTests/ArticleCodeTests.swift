@@ -32,7 +32,7 @@ func serve(database: DatabasePool) async throws {
         database: database,
         fetchRequest: ResultsRequest<Player>(sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false)]),
         sectionNameKeyPath: "team")
-    let query = try LiveQuery(controller) { player in PlayerRow(name: player.name, score: player.score) }
+    let query = try await LiveQuery(controller) { player in PlayerRow(name: player.name, score: player.score) }
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await query.run() }               // the one loop, until its task is cancelled
         group.addTask { try await stream(query.subscribe()) } // one per client: per request, say

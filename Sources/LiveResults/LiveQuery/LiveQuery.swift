@@ -11,7 +11,7 @@ import GRDB
 /// version of the element before to a later one: no gap, no overlap.
 ///
 /// ```swift
-/// let query = try LiveQuery(controller) { team in TeamRow(name: team.teamName, wins: team.wins) }
+/// let query = try await LiveQuery(controller) { team in TeamRow(name: team.teamName, wins: team.wins) }
 /// let loop = Task { try await query.run() }
 /// // In any task, as many as you like:
 /// for try await update in query.subscribe() {
@@ -53,7 +53,8 @@ public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
     private var stepObserver: (@Sendable (Int, ResultsController<Record>) -> Void)?
     private var folded: Folded?
 
-    /// Takes `controller`, fetches it (it tracks changes from now on) and reads the result.
+    /// Takes `controller`, fetches it (it tracks changes from now on) and reads the result, on
+    /// the calling thread: the fetch blocks it. From async code, use the `async` initialiser.
     ///
     /// - Parameters:
     ///   - controller: a controller no one else uses: from now on the query processes its
@@ -66,19 +67,54 @@ public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
     public init(_ controller: sending ResultsController<Record>, maximumLag: Int = 1_000,
                 map: @escaping @Sendable (Record) throws -> Value) throws {
         let changes = controller.changes() // before the fetch: the fetch starts tracking
+        let layout = try Self.fetch(controller, map: map)
+        self.init(Taken(controller: controller, changes: changes), layout: layout, maximumLag: maximumLag, map: map)
+    }
+
+    /// Takes `controller`, fetches it (it tracks changes from now on) and reads the result, on
+    /// the controller's store thread, as its steps are: the calling task is suspended, no
+    /// thread of Swift's cooperative pool blocks (a server may make one at request time).
+    ///
+    /// Parameters and errors as the synchronous initialiser's.
+    public nonisolated init(_ controller: sending ResultsController<Record>, maximumLag: Int = 1_000,
+                            map: @escaping @Sendable (Record) throws -> Value) async throws {
+        let changes = controller.changes()
+        let fetching = Fetching(controller: controller, map: map)
+        let layout = try await controller.storeThread.run(isolation: nil) { try fetching.run() }
+        self.init(Taken(controller: controller, changes: changes), layout: layout, maximumLag: maximumLag, map: map)
+    }
+
+    /// The controller fetched and its changes, which the query takes together.
+    private struct Taken {
+        let controller: ResultsController<Record>
+        let changes: ResultsChanges<Record>
+    }
+
+    private init(_ taken: sending Taken, layout: LiveQueryLayout<Value>, maximumLag: Int, map: @escaping @Sendable (Record) throws -> Value) {
+        hub = LiveQueryHub(layout: layout, sectionsMove: taken.controller.result.index.isRelated, maximumLag: maximumLag)
+        controller = taken.controller
+        self.map = map
+        changes = taken.changes
+        self.layout = layout
+    }
+
+    /// Fetches `controller` and reads its whole result with the values of its rows.
+    private static func fetch(_ controller: ResultsController<Record>, map: (Record) throws -> Value) throws -> LiveQueryLayout<Value> {
         try controller.performFetch()
         // Fetched a moment ago: a row deleted since is a rare race; fetching again settles it.
-        var read = try Self.layout(of: controller, map: map)
-        while read == nil {
+        while true {
+            if let layout = try layout(of: controller, map: map) { return layout }
             try controller.performFetch()
-            read = try Self.layout(of: controller, map: map)
         }
-        let layout = read!
-        hub = LiveQueryHub(layout: layout, sectionsMove: controller.result.index.isRelated, maximumLag: maximumLag)
-        self.controller = controller
-        self.map = map
-        self.changes = changes
-        self.layout = layout
+    }
+
+    /// The first fetch, handed to the store thread while the initialiser awaits it.
+    private struct Fetching: @unchecked Sendable {
+        // Used by the store thread only, while the initialiser is suspended.
+        let controller: ResultsController<Record>
+        let map: @Sendable (Record) throws -> Value
+
+        func run() throws -> LiveQueryLayout<Value> { try LiveQuery.fetch(controller, map: map) }
     }
 
     deinit {

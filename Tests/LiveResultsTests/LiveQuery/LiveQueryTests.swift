@@ -48,7 +48,7 @@ import TestSupport
         try insertItems((0..<30).map { _ in Item(name: random.pick(Self.names), zone: random.pick(Self.zones), score: random.int(0...5)) }, into: database)
         let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName, fetchBatchSize: 8), sectionNameKeyPath: "zone")
-        let query = try LiveQuery(controller) { $0.name ?? "" }
+        let query = try await LiveQuery(controller) { $0.name ?? "" }
         let problems = try await exerciseSubscribers(query, name: { $0.name ?? "" }, seed: seed, writes: 150,
                                                      write: { try await Self.itemTransaction(database, &$0) },
                                                      fresh: { try await Self.freshItems(database) })
@@ -65,7 +65,7 @@ import TestSupport
         let controller = ResultsController<Member>(database: fixture.database, fetchRequest: ResultsRequest(sortDescriptors: ClubFixture.playerOrder, fetchBatchSize: 4),
                                                    sections: ClubFixture.sections, cacheName: nil, cacheDirectory: nil)
         controller.changeLogPollInterval = .milliseconds(20)
-        let query = try LiveQuery(controller) { $0.name }
+        let query = try await LiveQuery(controller) { $0.name }
         var operations = ClubOperations(seed: seed)
         let problems = try await exerciseSubscribers(query, name: { $0.name }, seed: seed, writes: 150, write: { random in
             let (players, clubs) = try await fixture.database.read { db in
@@ -88,7 +88,7 @@ import TestSupport
         try insertItems((0..<30).map { _ in Item(name: random.pick(Self.names), zone: random.pick(Self.zones), score: random.int(0...5)) }, into: database)
         let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
-        let query = try LiveQuery(controller) { $0.name ?? "" }
+        let query = try await LiveQuery(controller) { $0.name ?? "" }
         let problems = try await exerciseSubscribers(query, name: { $0.name ?? "" }, seed: 0x1000, subscribers: 1_000, writes: 30,
                                                      write: { try await Self.itemTransaction(database, &$0) },
                                                      fresh: { try await Self.freshItems(database) })
@@ -118,7 +118,7 @@ import TestSupport
         try insertItems(AsyncSequenceTests.items, into: database)
         let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
-        let query = try LiveQuery(controller, maximumLag: 5) { $0.name ?? "" }
+        let query = try await LiveQuery(controller, maximumLag: 5) { $0.name ?? "" }
         let loop = Task { try await query.run() }
         var late = query.subscribe().makeAsyncIterator()
         var recent = query.subscribe().makeAsyncIterator()
@@ -154,7 +154,7 @@ import TestSupport
         try insertItems(AsyncSequenceTests.items, into: database)
         let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
-        let query = try LiveQuery(controller) { item in
+        let query = try await LiveQuery(controller) { item in
             if item.name == "Boom" { throw Boom() }
             return item.name ?? ""
         }

@@ -20,7 +20,7 @@ import TestSupport
             try await database.insert((0..<30).map { _ in
                 Item(name: random.pick(LiveQueryTests.names), zone: random.pick(LiveQueryTests.zones), score: random.int(0...5))
             })
-            let query = try LiveQuery(database.controller(fetchBatchSize: 8, recorder: nil)) { $0.name ?? "" }
+            let query = try await LiveQuery(database.controller(fetchBatchSize: 8, recorder: nil)) { $0.name ?? "" }
             let problems = try await exerciseSubscribers(query, name: { $0.name ?? "" }, seed: seed, writes: 120, write: { random in
                 let ids = try await database.allRows().keys.sorted()
                 var statements = ["BEGIN"]
