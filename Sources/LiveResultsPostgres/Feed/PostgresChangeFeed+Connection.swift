@@ -53,16 +53,21 @@ extension PostgresChangeFeed {
                 })
             }
             let logger = self.database.logger
+            // Ends the attempt as soon as the connection closes before it listens: postgres-nio
+            // may never answer a LISTEN sent as the server ends the connection.
+            let listened = self.eventLoop.makePromise(of: Void.self)
+            connection.closeFuture.whenComplete { [closed = self.database.connectionClosed] _ in listened.fail(closed) }
             // Sent only between the controller's reads: a LISTEN inside a transaction that
             // rolled back would be undone with it.
-            return self.database.gate.whenOpen(on: self.eventLoop).flatMap {
+            self.database.gate.whenOpen(on: self.eventLoop).flatMap {
                 connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel)), logger: logger)
             }.flatMap { _ in
                 connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(probe.channel)), logger: logger)
             }.flatMap { result -> EventLoopFuture<PostgresQueryResult> in
                 guard let relatedChannel = self.relatedChannel else { return self.eventLoop.makeSucceededFuture(result) }
                 return connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(relatedChannel)), logger: logger)
-            }.flatMap { _ -> EventLoopFuture<Void> in
+            }.map { _ in }.cascade(to: listened)
+            return listened.futureResult.flatMap { _ -> EventLoopFuture<Void> in
                 guard generation == self.generation else { return self.eventLoop.makeFailedFuture(self.database.notAnswering) }
                 // Only a connection that listens is watched: one that failed before is closed
                 // here, and the caller tries again.
