@@ -27,20 +27,24 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 INSTALLED := $(BINDIR)/worldcup $(MAN1DIR)/worldcup.1 $(BASHDIR)/worldcup $(ZSHDIR)/_worldcup $(FISHDIR)/worldcup.fish
 
-.PHONY: run test build release deps bench clean fuzz install uninstall docs example article
+.PHONY: run test build release deps bench clean fuzz install uninstall docs example article merged
 
 run: deps build
 	.build/debug/worldcup $(ARGS)
 
 # The tests (with the examples built: tests run them), then a short libFuzzer run of each
 # fuzz target (about a minute with its build).
-test: deps example article
+test: merged deps example article
 	$(SWIFT) build
 	$(SWIFT) test
 	$(MAKE) fuzz FUZZ_FLAGS=-runs=50000
 
 build:
 	$(SWIFT) build
+
+# No merge left half done: a conflict marker in a tracked file fails the tests.
+merged:
+	@! git grep -n -E '^(<<<<<<<|>>>>>>>)( |$$)' -- . 2>/dev/null || { echo "A merge left conflict markers in the lines above: resolve them." >&2; exit 1; }
 
 # Examples/WatchTable and Examples/LiveBoardServer, packages of their own that depend on this
 # one by path (each builds GRDB again, and LiveBoardServer Hummingbird, in its own .build).
