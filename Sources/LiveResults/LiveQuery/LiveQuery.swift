@@ -187,13 +187,17 @@ public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
         guard let next = try await controller.storeThread.run({ try Self.layout(of: controller, map: map) }) else { return }
         folded = nil
         checkAgainstController(next)
-        stepObserver?(hub.version + 1, controller)
         if step.reset {
+            stepObserver?(hub.version + 1, controller)
             layout = next
             hub.publish(nil, layout: layout)
             return
         }
         let changes = layout.batch(to: next, touched: step.touched, sectionsMove: hub.sectionsMove)
+        // The folded steps cancelled out (a row inserted, then deleted): no version to make,
+        // as the controller delivers no empty batch.
+        guard !changes.isEmpty else { return }
+        stepObserver?(hub.version + 1, controller)
         layout = next
         hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: changes, origin: step.origin, values: next.values(placedBy: changes)), layout: layout)
     }
