@@ -13,7 +13,7 @@ struct PostgresPredicate: Sendable {
     /// The condition, with parameters numbered from the first one given at translation.
     let sql: String
     /// The values of its parameters, in order.
-    let values: [DatabaseValue]
+    let values: [ColumnValue]
 
     /// Translates `predicate`, numbering its parameters from `firstParameter`.
     init(_ predicate: SQL, firstParameter: Int) throws {
@@ -41,11 +41,11 @@ struct PostgresPredicate: Sendable {
             previous = character
         }
         // StatementArguments keeps its values to itself: SQLite hands them back.
-        let values: [DatabaseValue] = try Self.builder.read { db in
+        let values: [ColumnValue] = try Self.builder.read { db in
             guard count > 0 else { return [] }
             let select = "SELECT " + Array(repeating: "?", count: count).joined(separator: ", ")
             guard let row = try Row.fetchOne(db, sql: select, arguments: arguments) else { return [] }
-            return row.databaseValues.map { $0 }
+            return row.databaseValues.map { ColumnValue($0) }
         }
         // Each parameter says its type, so the server never has to guess it from the context
         // (an int4 column compared with an int8 value, a text value where the column is varchar).
@@ -61,11 +61,11 @@ struct PostgresPredicate: Sendable {
     }
 
     /// The PostgreSQL type a value is bound as.
-    private static func typeName(of value: DatabaseValue) -> String {
-        switch value.storage {
-        case .null, .string: return "text"
-        case .int64: return "int8"
-        case .double: return "float8"
+    private static func typeName(of value: ColumnValue) -> String {
+        switch value {
+        case .null, .text: return "text"
+        case .integer: return "int8"
+        case .real: return "float8"
         case .blob: return "bytea"
         }
     }
@@ -82,11 +82,11 @@ struct PostgresPredicate: Sendable {
     /// Appends the values to `bindings`, typed as PostgreSQL would read them.
     func bind(into bindings: inout PostgresBindings) {
         for value in values {
-            switch value.storage {
+            switch value {
             case .null: bindings.appendNull()
-            case .int64(let int): bindings.append(int)
-            case .double(let double): bindings.append(double)
-            case .string(let string): bindings.append(string)
+            case .integer(let int): bindings.append(int)
+            case .real(let double): bindings.append(double)
+            case .text(let string): bindings.append(string)
             case .blob(let data): bindings.append([UInt8](data))
             }
         }

@@ -121,7 +121,7 @@ final class PostgresResultsStore: ResultsStore {
                     for cell in row {
                         let value = try Self.recordValue(cell)
                         values[cell.columnName] = value
-                        if cell.columnName == idColumn, case .int64(let int) = value.storage { id = int }
+                        if cell.columnName == idColumn, case .integer(let int) = value { id = int }
                     }
                     if let id { loaded[id] = try Record(row: Row(values)) }
                 }
@@ -133,8 +133,8 @@ final class PostgresResultsStore: ResultsStore {
 
     /// A record's cell as GRDB would read it from SQLite: the key types as the key query
     /// reads them, anything else as the text the query cast it to.
-    private static func recordValue(_ cell: PostgresCell) throws -> DatabaseValue {
+    private static func recordValue(_ cell: PostgresCell) throws -> ColumnValue {
         if PostgresKeyQuery.supportedTypes[cell.dataType.rawValue] != nil { return try PostgresKeyQuery.value(cell) }
-        return try cell.decode(String?.self).databaseValue
+        return try cell.decode(String?.self).columnValue
     }
 }

@@ -73,11 +73,11 @@ package struct StoreRows {
     /// Every matching row, in result order.
     package var rows: [(id: RecordID, key: RowKey)]
     /// Every related row, by key, through a relationship; empty otherwise.
-    package var sections: [(id: DatabaseValue, row: SectionRow)]
+    package var sections: [(id: ColumnValue, row: SectionRow)]
     /// The change log position the rows reflect, where the store has one.
     package var position: Int64?
 
-    package init(rows: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)] = [], position: Int64?) {
+    package init(rows: [(id: RecordID, key: RowKey)], sections: [(id: ColumnValue, row: SectionRow)] = [], position: Int64?) {
         self.rows = rows
         self.sections = sections
         self.position = position

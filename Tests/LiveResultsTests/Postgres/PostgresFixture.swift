@@ -85,7 +85,7 @@ final class PostgresItems: @unchecked Sendable { // Used from one test at a time
 /// The result LiveResults must show for `rows`: those `matching`, ordered in memory as
 /// SQLite orders them (NULL first, text by bytes, the id last), split by zone.
 func expectedLayout(_ rows: [Int64: Item], matching: (Item) -> Bool = { _ in true }, sectioned: Bool = true, limit: Int = 0) -> [Layout] {
-    let keys: (Item) -> [DatabaseValue] = { [$0.zone.databaseValue, $0.score.databaseValue, $0.name.databaseValue] }
+    let keys: (Item) -> [ColumnValue] = { [$0.zone.columnValue, $0.score.columnValue, $0.name.columnValue] }
     var sorted = rows.values.filter(matching).sorted { a, b in
         let (x, y) = (keys(a), keys(b))
         for (column, ascending) in [true, false, true].enumerated() {
@@ -98,7 +98,7 @@ func expectedLayout(_ rows: [Int64: Item], matching: (Item) -> Bool = { _ in tru
     var layout: [Layout] = []
     for item in sorted {
         let name = sectioned ? item.zone ?? "" : ""
-        if let last = layout.last, sectioned ? sameBytes(rows[last.ids[0]]!.zone.databaseValue, item.zone.databaseValue) : true {
+        if let last = layout.last, sectioned ? rows[last.ids[0]]!.zone.columnValue == item.zone.columnValue : true {
             layout[layout.count - 1].ids.append(item.id!)
         } else {
             layout.append(Layout(name, [item.id!]))

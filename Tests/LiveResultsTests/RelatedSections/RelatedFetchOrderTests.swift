@@ -49,7 +49,7 @@ enum FetchOrderRows {
         var layout: [Layout] = []
         for row in rows {
             if layout.last?.identifier != String(row.club) {
-                layout.append(Layout(SectionedIndex.sectionName(row.title), [], identifier: String(row.club)))
+                layout.append(Layout(SectionedIndex.sectionName(ColumnValue(row.title)), [], identifier: String(row.club)))
             }
             layout[layout.count - 1].ids.append(row.id)
         }

@@ -50,7 +50,7 @@ extension SQLiteResultsStore {
     /// related row changed since it was written (a changed one may move sections and bring
     /// rows in or out: that launch fetches).
     static func loadCache(_ file: SectionCache, stamp: CacheStamp, keys: KeyQuery, db: Database) throws -> SectionedIndex? {
-        var sectionRows: [(id: DatabaseValue, row: SectionRow)] = []
+        var sectionRows: [(id: ColumnValue, row: SectionRow)] = []
         if let related = keys.related {
             guard try ChangeLog.isInstalled(on: related.table, in: db) else { return nil }
             sectionRows = try keys.fetchSectionRows(db).map { ($0.key, $0.row) }
