@@ -26,7 +26,7 @@ public struct SortColumn: Hashable, Sendable {
 /// that names it.
 public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
     /// An SQL condition on the table's columns, such as `"wins > \(3)"`; nil matches every row.
-    public var predicate: SQL?
+    public var predicate: ResultsPredicate?
     /// The order of the rows. At least one is required; the row id breaks ties.
     public var sortDescriptors: [SortColumn]
     /// How many whole records are loaded at once when they are accessed.
@@ -40,7 +40,7 @@ public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
 
     /// A request for the rows of `Record`'s table that match `predicate`, in the order of
     /// `sortDescriptors` (at least one).
-    public init(predicate: SQL? = nil, sortDescriptors: [SortColumn], fetchLimit: Int = 0, fetchBatchSize: Int = 0) {
+    public init(predicate: ResultsPredicate? = nil, sortDescriptors: [SortColumn], fetchLimit: Int = 0, fetchBatchSize: Int = 0) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
         self.fetchLimit = fetchLimit

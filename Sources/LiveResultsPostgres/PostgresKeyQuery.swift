@@ -25,12 +25,12 @@ package struct PostgresKeyQuery: Sendable {
     package let sortDescriptors: [SortColumn]
     package let sectionColumn: String?
     /// An SQL condition on the table's columns; nil matches every row.
-    package let predicate: SQL?
+    package let predicate: ResultsPredicate?
     /// The related table that sections and orders the rows, if any: the section column is then
     /// its foreign key (`PostgresRelatedQuery`).
     package let related: RelatedSections?
 
-    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil, predicate: SQL? = nil,
+    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil, predicate: ResultsPredicate? = nil,
                  related: RelatedSections? = nil) {
         self.tableName = tableName
         self.idColumn = idColumn

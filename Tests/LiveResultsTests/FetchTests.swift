@@ -17,7 +17,7 @@ struct FetchErrorTests {
     private func fetchError(
         _ sortDescriptors: [SortColumn],
         section: String? = "zone",
-        predicate: SQL? = nil,
+        predicate: ResultsPredicate? = nil,
         items: [Item] = items
     ) throws -> LiveResultsError? {
         let database = try makeItemDatabase()
@@ -56,7 +56,7 @@ struct FetchErrorTests {
 
     @Test("A predicate naming an unknown column fails with unknownColumn")
     func unknownPredicateColumn() throws {
-        let error = try fetchError([SortColumn("zone")], predicate: SQL("colour = 1"))
+        let error = try fetchError([SortColumn("zone")], predicate: "colour = 1")
         #expect(error?.kind == .unknownColumn("colour"))
     }
 
@@ -162,7 +162,7 @@ struct ReadingTests {
     @Test("A second performFetch with a changed request replaces the result and keeps tracking")
     func changeRequest() throws {
         let fixture = try Fixture(items)
-        fixture.controller.fetchRequest.predicate = SQL("zone = 'Asia'")
+        fixture.controller.fetchRequest.predicate = try ResultsPredicate(SQL("zone = 'Asia'"))
         try fixture.controller.performFetch()
         #expect(fixture.layout == [Layout("Asia", [3, 2])])
         let events = try fixture.execute("UPDATE item SET score = 10 WHERE id IN (1, 2)")

@@ -49,3 +49,35 @@ extension ColumnValue: DatabaseValueConvertible {
         ColumnValue(dbValue)
     }
 }
+
+extension ResultsPredicate {
+    /// The predicate as GRDB's SQL literal, its arguments bound.
+    var sqlLiteral: SQL {
+        SQL(sql: sql, arguments: StatementArguments(arguments))
+    }
+
+    /// A predicate from GRDB's SQL literal (such as one with `\(Column("wins"))` or
+    /// `\(literal:)` in it): its text and arguments as GRDB builds them, without a database
+    /// of yours.
+    public init(_ literal: SQL) throws {
+        let (sql, arguments) = try Self.builder.read { db in try literal.build(db) }
+        // StatementArguments keeps its values to itself: SQLite hands them back.
+        let values: [ColumnValue] = try Self.builder.read { db in
+            let count = try ResultsPredicate.placeholders(in: sql).count
+            guard count > 0 else { return [] }
+            let select = "SELECT " + Array(repeating: "?", count: count).joined(separator: ", ")
+            guard let row = try Row.fetchOne(db, sql: select, arguments: arguments) else { return [] }
+            return row.databaseValues.map { ColumnValue($0) }
+        }
+        self.init(sql: sql, arguments: values)
+    }
+
+    /// An empty in-memory SQLite database, to build GRDB's SQL literals.
+    private static let builder: DatabaseQueue = {
+        do {
+            return try DatabaseQueue()
+        } catch {
+            preconditionFailure("An in-memory SQLite database could not be opened: \(error)")
+        }
+    }()
+}

@@ -99,7 +99,7 @@ final class SQLiteResultsStore: ResultsStore {
 
 extension KeyQuery {
     init(_ query: StoreQuery) {
-        self.init(tableName: query.tableName, predicate: query.predicate, sortDescriptors: query.sortDescriptors, sectionColumn: query.sectionColumn,
+        self.init(tableName: query.tableName, predicate: query.predicate?.sqlLiteral, sortDescriptors: query.sortDescriptors, sectionColumn: query.sectionColumn,
                   related: query.relatedSections)
     }
 }

@@ -52,14 +52,14 @@ extension ResultsStore {
 package struct StoreQuery: Sendable {
     package var tableName: String
     /// An SQL condition with bound arguments; nil for every row.
-    package var predicate: SQL?
+    package var predicate: ResultsPredicate?
     package var sortDescriptors: [SortColumn]
     /// The column whose value names the section; nil for one unnamed section.
     package var sectionColumn: String?
     /// Sections through a related table; nil for sections keyed by `sectionColumn`'s value.
     package var relatedSections: RelatedSections?
 
-    package init(tableName: String, predicate: SQL?, sortDescriptors: [SortColumn], sectionColumn: String?, relatedSections: RelatedSections? = nil) {
+    package init(tableName: String, predicate: ResultsPredicate?, sortDescriptors: [SortColumn], sectionColumn: String?, relatedSections: RelatedSections? = nil) {
         self.tableName = tableName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors

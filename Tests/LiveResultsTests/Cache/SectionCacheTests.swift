@@ -26,7 +26,7 @@ struct SectionCacheTests {
         func controller(_ name: String? = "scores", predicate: String? = nil, sort: [SortColumn] = zoneScoreName, database: DatabaseQueue? = nil) -> (ResultsController<Item>, Recorder) {
             let controller = ResultsController<Item>(
                 database: database ?? self.database,
-                fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sort),
+                fetchRequest: ResultsRequest(predicate: predicate.map { ResultsPredicate(sql: $0) }, sortDescriptors: sort),
                 sectionNameKeyPath: "zone", cacheName: name, cacheDirectory: cacheFolder)
             let recorder = Recorder()
             controller.delegate = recorder
@@ -257,7 +257,7 @@ struct SectionCacheTests {
         let (controller, recorder) = setup.controller()
         try controller.performFetch()
         try ResultsController<Item>.deleteCache(named: controller.cacheName, in: setup.cacheFolder)
-        controller.fetchRequest.predicate = SQL(sql: "score >= ?", arguments: [10])
+        controller.fetchRequest.predicate = ResultsPredicate(sql: "score >= ?", arguments: [10])
         try controller.performFetch()
         #expect(controller.lastFetchSource == .database)
         try setup.expectFresh(controller, predicate: "score >= 10")

@@ -70,7 +70,7 @@ final class PostgresItems: @unchecked Sendable { // Used from one test at a time
 
     /// A controller over `item` with a recorder as its delegate (unless `tracking` is false).
     func controller(
-        predicate: SQL? = nil, sortDescriptors: [SortColumn] = zoneScoreName, sectionNameKeyPath: String? = "zone",
+        predicate: ResultsPredicate? = nil, sortDescriptors: [SortColumn] = zoneScoreName, sectionNameKeyPath: String? = "zone",
         fetchLimit: Int = 0, fetchBatchSize: Int = 0, recorder: Recorder?
     ) -> ResultsController<Item> {
         let controller = ResultsController<Item>(

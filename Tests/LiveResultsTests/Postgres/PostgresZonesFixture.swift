@@ -74,7 +74,7 @@ final class PostgresZones: @unchecked Sendable { // Used from one test at a time
     }
 
     /// A controller over `member` sectioned through `zone`, with a recorder as its delegate.
-    func controller(predicate: SQL? = nil, recorder: BatchRecorder?) -> ResultsController<ZonedMember> {
+    func controller(predicate: ResultsPredicate? = nil, recorder: BatchRecorder?) -> ResultsController<ZonedMember> {
         let controller = ResultsController<ZonedMember>(
             database: database,
             fetchRequest: ResultsRequest(predicate: predicate, sortDescriptors: Self.sortDescriptors),

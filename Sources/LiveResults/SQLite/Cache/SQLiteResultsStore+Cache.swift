@@ -8,7 +8,8 @@ extension SQLiteResultsStore {
     /// What a cache for this query must have been made from (position included).
     static func stamp(_ db: Database, query: StoreQuery, position: Int64) throws -> CacheStamp {
         let predicate = try query.predicate.map { predicate in
-            let (sql, arguments) = try predicate.build(db)
+            // GRDB's text of the literal, as the stamps of earlier versions have it.
+            let (sql, arguments) = try predicate.sqlLiteral.build(db)
             return sql + " -- " + arguments.description
         }
         return CacheStamp(
