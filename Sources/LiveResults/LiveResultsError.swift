@@ -12,6 +12,9 @@ public struct LiveResultsError: Error, Equatable, CustomStringConvertible, Senda
         case sectionOutOfOrder
         /// The database refused the query.
         case database
+        /// The table's change log was installed before this column was added, and does not
+        /// record its changes: install it again.
+        case changeLogMissesColumn(String)
     }
 
     /// The kind of failure.

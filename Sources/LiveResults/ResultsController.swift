@@ -105,6 +105,8 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     var refetchCount = 0
     /// The async sequences iterating the controller (`changes()`, `snapshots()`).
     let streams = ChangeStreams()
+    /// The thread the async sequences run their steps on, off Swift's cooperative pool.
+    let storeThread = StoreThread()
 
     /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
     public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,

@@ -141,10 +141,10 @@ package struct PostgresKeyQuery: Sendable {
     static func columnTypes(of table: String, _ connection: PostgresConnection, logger: Logger) throws -> [(name: String, oid: UInt32)] {
         var binds = PostgresBindings()
         binds.append(PostgresSQL.identifier(table))
-        let rows = try connection.query(PostgresQuery(unsafeSQL: """
+        let rows = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: """
             SELECT a.attname::text, a.atttypid::int8 FROM pg_attribute a
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
-            """, binds: binds), logger: logger).waitWithinDeadline()
+            """, binds: binds), logger: logger)
         return try rows.map { row in
             let (name, oid) = try row.decode((String, Int64).self)
             return (name, UInt32(oid))
@@ -204,7 +204,7 @@ package struct PostgresKeyQuery: Sendable {
         let statements = try prepare(connection, logger: logger)
         return try Self.inSnapshot(connection, logger: logger) {
             let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
-            let rows = try Self.running { try connection.query(statements.selectAll(), logger: logger).waitWithinDeadline() }
+            let rows = try Self.running { try connection.rowsWithinDeadline(statements.selectAll(), logger: logger) }
             let keys = try rows.map { row in
                 var cells = row.makeIterator()
                 return try statements.decode(&cells)
@@ -216,13 +216,13 @@ package struct PostgresKeyQuery: Sendable {
     /// Runs `body` in a read-only transaction of one snapshot (REPEATABLE READ).
     package static func inSnapshot<T>(_ connection: PostgresConnection, logger: Logger, _ body: () throws -> T) throws -> T {
         try running {
-            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).waitWithinDeadline()
+            _ = try connection.rowsWithinDeadline("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             do {
                 let result = try body()
-                _ = try connection.query("COMMIT", logger: logger).waitWithinDeadline()
+                _ = try connection.rowsWithinDeadline("COMMIT", logger: logger)
                 return result
             } catch {
-                _ = try? connection.query("ROLLBACK", logger: logger).waitWithinDeadline()
+                _ = try? connection.rowsWithinDeadline("ROLLBACK", logger: logger)
                 throw error
             }
         }
@@ -239,11 +239,15 @@ package struct PostgresKeyQuery: Sendable {
                             logger: Logger) throws -> SectionedIndex {
         let builder = IndexBuilder(IndexAppender(self))
         for (id, row) in sections { builder.appender.index.setSectionRow(row, for: id) }
+        let query = try statements.selectAll()
         try Self.running {
-            // postgres-nio hands rows over one at a time on its event loop; this thread waits.
-            _ = try connection.query(statements.selectAll(), logger: logger) { row in
-                try builder.appender.append(row)
-            }.waitWithinDeadline()
+            // The rows are iterated as they arrive, by a task on the connection's event loop;
+            // this thread waits.
+            try connection.runWithinDeadline {
+                for try await row in try await connection.query(query, logger: logger) {
+                    try builder.appender.append(row)
+                }
+            }
         }
         builder.appender.index.mapFetchedIDs()
         builder.appender.index.checkInvariantsInDebug()

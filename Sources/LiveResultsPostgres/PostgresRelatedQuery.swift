@@ -102,8 +102,8 @@ package struct PostgresRelatedQuery: Sendable {
     /// Every related row: its key and section row (run it in the snapshot of the rows read with it).
     func relatedRows(_ connection: PostgresConnection, logger: Logger) throws -> [(id: ColumnValue, row: SectionRow)] {
         let rows = try PostgresKeyQuery.running {
-            try connection.query(PostgresQuery(unsafeSQL: "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias),
-                                 logger: logger).waitWithinDeadline()
+            try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias),
+                                              logger: logger)
         }
         return try rows.compactMap { row in
             var cells = row.makeIterator()

@@ -20,7 +20,7 @@ extension PostgresResultsStore {
         }
         let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
         let rows = try database.read { connection in
-            try PostgresKeyQuery.running { try connection.query(query, logger: database.logger).waitWithinDeadline() }
+            try PostgresKeyQuery.running { try connection.rowsWithinDeadline(query, logger: database.logger) }
         }
         for row in rows {
             var cells = row.makeIterator()

@@ -89,9 +89,9 @@ final class PostgresResultsStore: ResultsStore {
     private static func checkChangeLog(on table: String, _ connection: PostgresConnection, logger: Logger) throws {
         var bindings = PostgresBindings()
         bindings.append(PostgresSQL.identifier(table))
-        let found = try connection.query(PostgresQuery(unsafeSQL: """
+        let found = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: """
             SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = 'liveresults_log'
-            """, binds: bindings), logger: logger).waitWithinDeadline().first?.decode(Int64.self) ?? 0
+            """, binds: bindings), logger: logger).first?.decode(Int64.self) ?? 0
         guard found > 0 else {
             throw LiveResultsError(.database, "The table “\(table)” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")
         }
@@ -113,7 +113,7 @@ final class PostgresResultsStore: ResultsStore {
             while start < ids.count {
                 let chunk = Array(ids[start..<min(start + 1000, ids.count)])
                 let rows = try PostgresKeyQuery.running {
-                    try connection.query(statements.selectRecords(ids: chunk), logger: logger).waitWithinDeadline()
+                    try connection.rowsWithinDeadline(statements.selectRecords(ids: chunk), logger: logger)
                 }
                 for row in rows {
                     var values: [String: (any DatabaseValueConvertible)?] = [:]

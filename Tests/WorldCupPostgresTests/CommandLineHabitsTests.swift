@@ -7,8 +7,6 @@ import WorldCup
 /// The command line as people type it from habit, through the built binary: options before the
 /// command's name, negative numbers, and `history --json` typed one way.
 @Suite(.serialized) struct CommandLineHabitsTests {
-    let commands = HistoryCommandLineTests()
-
     @Test("The shared options work before the command's name as after it, in either form")
     func optionsBeforeTheCommand() throws {
         let folder = try TemporaryFolder()
@@ -40,9 +38,9 @@ import WorldCup
         let database = folder.database.path
         let rule = "The wins must be a whole number from 0 to \(Seed.maximumWins)."
         for arguments in [["edit", "Ghana", "--wins", "-1"], ["edit", "Ghana", "--wins=-1"], ["edit", "--wins", "-1", "Ghana"]] {
-            #expect(commands.refused(try commands.worldcup(arguments, on: database)) == rule, "\(arguments)")
+            #expect(refused(try worldcup(arguments, on: database)) == rule, "\(arguments)")
         }
-        #expect(commands.refused(try commands.worldcup(["history", "--limit", "-5"], on: database)) == "--limit takes a number of changes, 1 or more.")
+        #expect(refused(try worldcup(["history", "--limit", "-5"], on: database)) == "--limit takes a number of changes, 1 or more.")
     }
 
     @Test("history --json: every change's old and new wins are numbers, a tap's n → n + 1", arguments: ["sqlite", "postgres"])
@@ -54,10 +52,10 @@ import WorldCup
         let database = server?.urlString ?? folder.database.path
 
         for arguments in [["tap", "Ghana"], ["tap", "Ghana"], ["edit", "Ghana", "--wins", "5"], ["undo"], ["add", "Atlantis", "--zone", "Europe"], ["delete", "Atlantis"]] {
-            let result = try commands.worldcup(arguments, on: database)
+            let result = try worldcup(arguments, on: database)
             try #require(result.status == 0, "\(arguments): \(result.err)")
         }
-        let output = try commands.worldcup(["history", "--json"], on: database).out
+        let output = try worldcup(["history", "--json"], on: database).out
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
         #expect(entries.map { $0["action"] as? String } == ["delete", "add", "undo", "edit", "tap", "tap"])
         func wins(_ entry: [String: Any], _ side: String) -> Int? {

@@ -7,19 +7,6 @@ import WorldCup
 /// `worldcup edit`, `undo` and `history` through the built binary, on a SQLite file and on
 /// the test server: the same answers, the same one-sentence errors.
 @Suite(.serialized) struct HistoryCommandLineTests {
-    /// Runs `worldcup` on `database` with WORLDCUP_AUTHOR set to `author`.
-    func worldcup(_ arguments: [String], on database: String, author: String = "fan@laptop") throws -> (status: Int32, out: String, err: String) {
-        try Executable.run(["WORLDCUP_AUTHOR=\(author)", Executable.worldcup.path] + arguments + ["--database", database],
-                           executable: URL(fileURLWithPath: "/usr/bin/env"))
-    }
-
-    /// A failed run: one sentence on stderr, nothing on stdout, exit status 1.
-    func refused(_ result: (status: Int32, out: String, err: String)) -> String? {
-        guard result.status == 1, result.out.isEmpty, result.err.hasPrefix("Error: "), result.err.hasSuffix(".\n"),
-              result.err.dropLast().split(separator: "\n").count == 1 else { return nil }
-        return String(result.err.dropFirst("Error: ".count).dropLast())
-    }
-
     @Test(arguments: ["sqlite", "postgres"])
     func editUndoAndHistory(store: String) async throws {
         let folder = try TemporaryFolder()

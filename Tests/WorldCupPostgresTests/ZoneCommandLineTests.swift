@@ -8,19 +8,6 @@ import WorldCup
 /// and on the test server: the same answers, the history's lines, undo and redo, and the
 /// one-sentence errors.
 @Suite(.serialized) struct ZoneCommandLineTests {
-    /// Runs `worldcup` on `database` with WORLDCUP_AUTHOR set to `author`.
-    func worldcup(_ arguments: [String], on database: String, author: String = "fan@laptop") throws -> (status: Int32, out: String, err: String) {
-        try Executable.run(["WORLDCUP_AUTHOR=\(author)", Executable.worldcup.path] + arguments + ["--database", database],
-                           executable: URL(fileURLWithPath: "/usr/bin/env"))
-    }
-
-    /// A failed run: one sentence on stderr, nothing on stdout, exit status 1.
-    func refused(_ result: (status: Int32, out: String, err: String)) -> String? {
-        guard result.status == 1, result.out.isEmpty, result.err.hasPrefix("Error: "), result.err.hasSuffix(".\n"),
-              result.err.dropLast().split(separator: "\n").count == 1 else { return nil }
-        return String(result.err.dropFirst("Error: ".count).dropLast())
-    }
-
     @Test(arguments: ["sqlite", "postgres"])
     func zonesRenameMoveMergeUndoAndHistory(store: String) async throws {
         let folder = try TemporaryFolder()

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 // The async forms of the delegate: sequences that process the controller's pending changes
-// themselves, on the consumer's isolation, when the consumer asks for the next element.
+// themselves when the consumer asks for the next element, on the controller's store thread
+// (`StoreThread`) while the consumer's isolation awaits them.
 
 extension ResultsController {
     /// The changes of the result as an async sequence: one ``ResultsChange`` per step, a whole
@@ -17,9 +18,14 @@ extension ResultsController {
     /// ```
     ///
     /// Nothing needs pumping: the sequence waits for the controller's change feed and calls
-    /// ``processPendingChanges()`` itself, on the isolation of the loop that iterates it (an
-    /// actor, the main actor, or none), so the controller's state read inside the loop body
-    /// is the result right after the element just received.
+    /// ``processPendingChanges()`` itself. The store's reads block the thread they run on, so
+    /// that step runs on a thread of the controller's own, never on Swift's cooperative pool:
+    /// the loop's isolation (an actor, the main actor, or none) awaits it without holding a
+    /// thread, and a slow statement stalls only this sequence, not a server's other tasks.
+    /// The step ends before the element comes, so the controller's state read inside the loop
+    /// body is the result right after the element just received, and the controller is never
+    /// used by the loop and the step at once. The thread is made at the first step and ends
+    /// when the controller, or its last sequence, goes away.
     ///
     /// Elements start after ``performFetch()``. Make the sequence before the fetch (or set a
     /// ``delegate``) so that the fetch starts tracking; a sequence that finds the controller
@@ -39,7 +45,8 @@ extension ResultsController {
     /// ``processPendingChanges()`` or ``refresh()`` yourself meanwhile: batches processed
     /// elsewhere reach the loop as a reset. The sequence is not `Sendable` (the controller is
     /// not); its elements are. While a sequence is alive, the delegate receives the same
-    /// merged batches.
+    /// merged batches, on the controller's thread while the loop awaits them: a delegate bound
+    /// to an actor does not mix with a sequence.
     public func changes() -> ResultsChanges<Record> {
         ResultsChanges(controller: self, subscription: streams.subscribe())
     }
@@ -75,6 +82,7 @@ extension ResultsController {
     /// other sequence and no delegate to deliver to.
     func stopTrackingUnlessWanted(leaving subscription: ChangeSubscription) {
         streams.unsubscribe(subscription)
+        if !streams.hasSubscribers { storeThread.stop() }
         if delegate == nil && !streams.hasSubscribers { stopTracking() }
     }
 }
@@ -107,8 +115,9 @@ public struct ResultsChanges<Record: FetchableRecord & TableRecord>: AsyncSequen
         let subscription: ChangeSubscription
         var ended = false
 
-        /// The next change, on the caller's isolation; nil once the task is cancelled or the
-        /// controller is gone.
+        /// The next change, the controller already at it; nil once the task is cancelled or
+        /// the controller is gone. The caller's isolation awaits the step run on the
+        /// controller's thread, without blocking a thread of its own.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> ResultsChange? {
             while !ended {
                 if Task.isCancelled || subscription.isFinished {
@@ -116,7 +125,7 @@ public struct ResultsChanges<Record: FetchableRecord & TableRecord>: AsyncSequen
                     return nil
                 }
                 // The controller is held only for this step, so it can go away while we wait.
-                guard let change = try step() else {
+                guard let change = try await step(isolation: actor) else {
                     if ended { return nil }
                     await subscription.wait()
                     continue
@@ -131,12 +140,15 @@ public struct ResultsChanges<Record: FetchableRecord & TableRecord>: AsyncSequen
             try await next(isolation: nil)
         }
 
-        private mutating func step() throws -> ResultsChange? {
+        /// One step, run on the controller's store thread while this isolation awaits it: the
+        /// step's store reads block, and must not block a thread of the cooperative pool.
+        private mutating func step(isolation actor: isolated (any Actor)?) async throws -> ResultsChange? {
             guard let controller else {
                 ended = true
                 return nil
             }
-            return try controller.nextChange(for: subscription)
+            let subscription = subscription
+            return try await controller.storeThread.run { try controller.nextChange(for: subscription) }
         }
 
         /// Ends the iteration; the controller stops tracking when nothing else wants it.

@@ -30,6 +30,11 @@ import GRDB
 /// values collide with. Those triggers are made from the table's unique indexes at install
 /// time: install the log again after adding a unique index. (Unique indexes on expressions
 /// are not covered.)
+///
+/// An UPDATE that writes the values a row already has (`SET score = score`) is not recorded:
+/// no controller reports it. The update trigger compares the columns the table has at install
+/// time, so install the log again after adding a column too; a controller refuses to track a
+/// table whose log misses one (`LiveResultsError.Kind.changeLogMissesColumn`).
 public enum ChangeLog {
     /// The table of entries: `position` (only grows, never reused), `tableName`, `changedRowID`.
     public static let tableName = "liveresults_change"
@@ -97,7 +102,7 @@ public enum ChangeLog {
             CREATE TRIGGER \(insert) AFTER INSERT ON \(target) BEGIN
                 INSERT INTO \(log) (tableName, changedRowID) VALUES (\(name), NEW.rowid);
             END;
-            CREATE TRIGGER \(update) AFTER UPDATE ON \(target) BEGIN
+            CREATE TRIGGER \(update) AFTER UPDATE ON \(target) WHEN \(try valueChanged(in: table, db)) BEGIN
                 INSERT INTO \(log) (tableName, changedRowID) VALUES (\(name), OLD.rowid);
                 INSERT INTO \(log) (tableName, changedRowID) SELECT \(name), NEW.rowid WHERE NEW.rowid IS NOT OLD.rowid;
             END;
@@ -156,6 +161,30 @@ public enum ChangeLog {
             """)
         try db.execute(sql: "INSERT INTO \(log) (position, tableName, changedRowID) SELECT ?, '', 0 WHERE ? > (SELECT IFNULL(MAX(position), 0) FROM \(log))",
                        arguments: [given, given])
+    }
+
+    /// The update trigger's condition: the rowid or a column's value changed. An UPDATE that
+    /// writes the values a row already has (`SET c = c`) changed no data, so no reader hears of
+    /// it. Values compare by their bytes (`COLLATE BINARY`): a column's own collation may call
+    /// different texts equal ('a' and 'A' under NOCASE). The columns are the table's at install
+    /// time: install the log again after adding one (`checkCoversColumns` refuses a log that
+    /// misses one, rather than miss its changes).
+    private static func valueChanged(in table: String, _ db: Database) throws -> String {
+        let columns = try db.columns(in: table).map { $0.name.quotedDatabaseIdentifier }
+        return (["rowid"] + columns).map { "OLD.\($0) COLLATE BINARY IS NOT NEW.\($0)" }.joined(separator: " OR ")
+    }
+
+    /// Throws when the log of `table` compares the values of updates (a log installed by this
+    /// version) but not those of every column the table has now: a column added after the log
+    /// was installed, whose changes it would not record.
+    static func checkCoversColumns(of table: String, in db: Database) throws {
+        guard let trigger = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                                arguments: [triggerName(table, "update")]),
+              trigger.contains("COLLATE BINARY IS NOT")
+        else { return }
+        for column in try db.columns(in: table) where !trigger.contains("OLD.\(column.name.quotedDatabaseIdentifier) COLLATE BINARY") {
+            throw LiveResultsError(.changeLogMissesColumn(column.name), "The change log of table \(table) was installed before its column \(column.name) was added, and would miss its changes: install it again (ChangeLog.install(on: \"\(table)\", in: db)) in the migration that adds the column.")
+        }
     }
 
     /// Triggers that record, before an insert or an update of a uniquely indexed column, the

@@ -229,7 +229,9 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         // only the new one) or REPLACE removed rows (no event at all).
         var complete = !rowIDsMayChange
         var mayHaveReplaced = self.mayHaveReplaced
-        let logKnowsMore = ownLogEntryCount > tableEventCount
+        // An entry per event, unless the log knows rows the events missed, or an UPDATE left a
+        // row as it was (an event, and no entry).
+        let entriesMatchEvents = ownLogEntryCount == tableEventCount
         let ownLogPositions = self.ownLogPositions
         let prepared = preparedKeys?.events == eventCount ? preparedKeys : nil
         let relatedIDs: [Int64]?? = touchedRelated.isEmpty && !relatedNeedsFullRead ? .none : .some(relatedNeedsFullRead ? nil : Self.sortedDistinct(touchedRelated))
@@ -250,15 +252,21 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
                 logPosition = before
                 enqueue(readLog(db, after: position, through: before))
             }
-            // Our own entries name the rows the events missed: old rowids, rows REPLACE removed.
-            if !complete || logKnowsMore {
+            // Our own entries name exactly the rows whose data changed: old rowids and rows
+            // REPLACE removed, which the events miss, and not the rows an UPDATE left as they
+            // were, which the events name (the log's update trigger skips them). When there are
+            // as many entries as events and no REPLACE, they name the same rows.
+            if !complete || !entriesMatchEvents || mayHaveReplaced {
                 if let logged = try? ChangeLog.changedRowIDs(db, table: query.tableName, after: own.lowerBound - 1, through: own.upperBound) {
-                    ids = logged.union(ids).sorted()
+                    ids = logged.sorted()
                     complete = true
                 }
             }
             mayHaveReplaced = false // The log's conflict triggers recorded any such row.
             logPosition = own.upperBound
+        } else if logPosition != nil, complete, !mayHaveReplaced {
+            // The log recorded nothing: every UPDATE left its rows as they were.
+            ids = []
         }
         var sections: [(id: ColumnValue, row: SectionRow?)] = []
         var readByForeignKey = Set<RecordID>()

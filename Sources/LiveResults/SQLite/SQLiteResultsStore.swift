@@ -29,6 +29,7 @@ final class SQLiteResultsStore: ResultsStore {
                 // so no commit of ours falls between reading and observing.
                 try db.inTransaction(.deferred) {
                     let position = try ChangeLog.isInstalled(on: query.tableName, in: db) ? try ChangeLog.position(db) : nil
+                    if position != nil, tracking != nil { try ChangeLog.checkCoversColumns(of: query.tableName, in: db) }
                     let stamp = try position.flatMap { position in try file.map { _ in try Self.stamp(db, query: query, position: position) } }
                     let cached = try file.flatMap { file in try stamp.flatMap { try Self.loadCache(file, stamp: $0, keys: keys, db: db) } }
                     let index = try cached ?? keys.fetchIndex(db, sectionName: SectionedIndex.sectionName)
@@ -37,7 +38,9 @@ final class SQLiteResultsStore: ResultsStore {
                         let unique = try ChangeTracker.uniqueColumns(of: query.tableName, in: db)
                         tracker = ChangeTracker(query: keys, rowIDColumn: rowIDColumn, uniqueColumns: unique, logPosition: position, tracking: tracking)
                         if let related = query.relatedSections {
-                            try tracker!.trackRelatedRows(db, logged: ChangeLog.isInstalled(on: related.table, in: db))
+                            let logged = try ChangeLog.isInstalled(on: related.table, in: db)
+                            if logged { try ChangeLog.checkCoversColumns(of: related.table, in: db) }
+                            try tracker!.trackRelatedRows(db, logged: logged)
                         }
                         db.add(transactionObserver: tracker!, extent: .observerLifetime)
                         tracker!.register(on: db)

@@ -79,7 +79,7 @@ public struct ChangeLogReader: Sendable {
                    pg_current_snapshot()::text
             """
         do {
-            let rows = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).waitWithinDeadline()
+            let rows = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: sql), logger: logger)
             guard let (position, snapshotText) = try rows.first?.decode((Int64, String).self) else {
                 throw LiveResultsPostgresError("The change log could not be read: the server returned no position.")
             }

@@ -13,6 +13,12 @@ import PostgresNIO
 /// row's `payloadColumns` after it), so that a feed whose cursor it follows applies it without
 /// reading the log; a transaction too large for one payload sends a cut one, and the feed
 /// reads the log. The log stays the truth.
+///
+/// An UPDATE that writes the values a row already has (`SET score = score`) is not recorded:
+/// no controller reports it. (A statement run through `PostgresWriter` is recorded all the
+/// same: its rows are reported as written.) Installing the log again brings this to a log
+/// installed by an earlier version.
+///
 /// Install it once per tracked table; it is idempotent:
 ///
 /// ```swift
@@ -94,6 +100,10 @@ public enum PostgresChangeLog {
         for try await name in rows.decode(String.self) { columns.append(name) }
         return columns
     }
+
+    /// The setting a write handed over (`PostgresWriter`) turns on for its transaction, from
+    /// its RETURNING clause (evaluated before the row triggers run).
+    static let handedOverSetting = "liveresults.handed_over"
 
     /// The statements `install` runs, in order, one per query: for a caller that runs them
     /// itself, inside its own transaction, synchronously (the statements are idempotent).
@@ -181,6 +191,15 @@ public enum PostgresChangeLog {
                 setting text := \(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || md5(\(name));
                 pending text := coalesce(current_setting(setting, true), '');
             BEGIN
+                -- An UPDATE that writes the values the row already has changed no data: no
+                -- reader hears of it. `*=` compares the rows' stored bytes, so it needs no
+                -- equality operator for any column's type (json has none). A write handed over
+                -- (`PostgresWriter`, which marks its statement) is logged all the same: its
+                -- feeds applied it already and wait for its notification.
+                IF TG_OP = 'UPDATE' AND OLD *= NEW
+                   AND current_setting(\(PostgresSQL.literal(handedOverSetting)), true) IS DISTINCT FROM 'on' THEN
+                    RETURN NULL;
+                END IF;
                 IF TG_OP <> 'INSERT' THEN old_id := OLD.\(id); END IF;
                 IF TG_OP <> 'DELETE' THEN new_id := NEW.\(id); END IF;
                 IF old_id IS NOT NULL THEN

@@ -9,8 +9,10 @@ import PostgresNIO
 /// controllers read keys and records with and their change feeds LISTEN on.
 ///
 /// LiveResults' controller is synchronous (it is called from an app's own loop), and
-/// postgres-nio is asynchronous: the database runs its queries on a SwiftNIO event loop and
-/// waits for them on the calling thread, which must not be an event loop thread. A lost
+/// postgres-nio is asynchronous: the database runs its queries through postgres-nio's async
+/// interface, as tasks on a SwiftNIO event loop, and waits for them on the calling thread,
+/// which must be neither an event loop's thread nor one of Swift's cooperative pool (the
+/// controller's async sequences call it from a thread of their own). A lost
 /// connection is made again at the next query, or by a feed at once.
 ///
 /// One connection a reader: a server counts its connections (a hosted one tightly), and

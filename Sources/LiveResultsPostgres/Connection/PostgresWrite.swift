@@ -49,6 +49,8 @@ struct WrittenRows {
         var columns = write.returning.isEmpty ? [] : [write.returning]
         var bindings = write.statement.binds
         if !feeds.isEmpty {
+            // Logs the statement's no-op updates too (see the change log's row trigger).
+            columns.append("set_config(\(PostgresSQL.literal(PostgresChangeLog.handedOverSetting)), 'on', true)")
             columns.append("pg_current_xact_id()::text")
             let table = PostgresSQL.identifier(write.table)
             for feed in feeds {
@@ -70,7 +72,7 @@ struct WrittenRows {
     /// nothing to hand over (no row).
     init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], table: String, deletes: Bool) throws {
         let related = feeds.map { $0.relatedWritten(byTable: table) }
-        let ours = 1 + zip(feeds, related).reduce(0) { count, pair in
+        let ours = 2 + zip(feeds, related).reduce(0) { count, pair in
             count + (pair.1?.cellCount ?? (pair.0.keys.keyColumns.count + 1 + (pair.0.keys.related?.cellCount ?? 0)))
         }
         var xid: UInt64?
@@ -78,7 +80,7 @@ struct WrittenRows {
         sections = Array(repeating: [], count: feeds.count)
         for row in result {
             var cells = row.makeIterator()
-            for _ in 0..<(row.count - ours) { _ = cells.next() }
+            for _ in 0...(row.count - ours) { _ = cells.next() } // the caller's columns, then the no-op mark
             guard let xidText = try cells.next()?.decode(String.self), let rowXID = UInt64(xidText),
                   xid == nil || xid == rowXID else { return nil }
             xid = rowXID

@@ -36,20 +36,6 @@ import Testing
         await database.close()
     }
 
-    func outcomes(_ feed: PostgresChangeFeed) -> NotifiedOutcomes {
-        feed.notifiedOutcomes.withLockedValue { $0 }
-    }
-
-    /// Waits up to 10 s for `condition` about the feed's notifications to hold; whether it did.
-    func notified(_ feed: PostgresChangeFeed, _ condition: (NotifiedOutcomes) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition(outcomes(feed)) {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     /// Runs `statements` (on the writer, in order), waits until the controller shows the fresh
     /// result without looking at the log itself, and checks every batch on the way.
     func change(_ database: PostgresZones, _ controller: ResultsController<ZonedMember>, _ recorder: BatchRecorder, _ statements: String...,

@@ -32,20 +32,6 @@ import Testing
         await database.close()
     }
 
-    func outcomes(_ feed: PostgresChangeFeed) -> NotifiedOutcomes {
-        feed.notifiedOutcomes.withLockedValue { $0 }
-    }
-
-    /// Waits up to 10 s for `condition` about the feed's notifications to hold; whether it did.
-    func notified(_ feed: PostgresChangeFeed, _ condition: (NotifiedOutcomes) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition(outcomes(feed)) {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     /// Waits until the controller shows the table as it is.
     func converges(_ controller: ResultsController<Item>, _ database: PostgresItems, matching: @escaping (Item) -> Bool = { _ in true }) async throws -> Bool {
         try await controller.processChanges { controller.layout == expectedLayout(try await database.allRows(), matching: matching) }
