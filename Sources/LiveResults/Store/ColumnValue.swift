@@ -3,7 +3,7 @@ import Foundation
 /// A value of a sort, section or predicate column, in SQLite's storage classes: what the index
 /// sorts and sections by, whichever store read it.
 ///
-/// Two values are equal exactly when SQLite's BINARY comparison says so (``SQLiteOrdering``):
+/// Two values are equal exactly when SQLite's BINARY comparison says so:
 /// canonically equivalent strings with different bytes are different values; 1 and 1.0 are one.
 public enum ColumnValue: Sendable {
     case null
