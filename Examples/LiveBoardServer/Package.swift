@@ -21,7 +21,8 @@ let package = Package(
             dependencies: [
                 .product(name: "LiveResults", package: "WorldCup"),
                 .product(name: "WorldCup", package: "WorldCup"),
-                .product(name: "WorldCupSQLite", package: "WorldCup"),
+                // `--database`: a SQLite file or a postgres:// URL, as worldcup reads it.
+                .product(name: "WorldCupStores", package: "WorldCup"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -3,6 +3,7 @@ import Foundation
 import WorldCup
 import WorldCupPostgres
 import WorldCupSQLite
+import WorldCupStores
 
 extension WorldCupCommand {
     /// `worldcup backup`: a consistent copy of the board in a new SQLite file.

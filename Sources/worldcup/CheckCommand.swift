@@ -3,6 +3,7 @@ import Foundation
 import WorldCup
 import WorldCupPostgres
 import WorldCupSQLite
+import WorldCupStores
 
 extension WorldCupCommand {
     /// `worldcup check`: reads the whole database file and says in one sentence whether it is sound.

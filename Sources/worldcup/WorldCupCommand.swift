@@ -4,6 +4,7 @@ import LiveResults
 import TerminalUI
 import WorldCup
 import WorldCupApp
+import WorldCupStores
 
 /// `worldcup`: the scoreboard, and commands that read and change it from a shell.
 @main

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresSupport
 import Testing
 import TestSupport
 import WorldCup
@@ -16,9 +17,10 @@ import WorldCupSQLite
                  rows: bodies.flatMap(b => Array.from(b.rows).slice(1).map(r => [b.rows[0].textContent, r.cells[0].textContent, r.cells[1].textContent])) };
         """
 
-    /// The board as `worldcup list --json` prints it, in the page's shape.
-    static func listed(_ database: URL) throws -> (titles: [String], rows: [[String]]) {
-        let (status, out, err) = try Executable.run(["list", "--json", "--database", database.path])
+    /// The board as `worldcup list --json` prints it, in the page's shape (`database`: a
+    /// file's path or a postgres:// URL).
+    static func listed(_ database: String) throws -> (titles: [String], rows: [[String]]) {
+        let (status, out, err) = try Executable.run(["list", "--json", "--database", database])
         guard status == 0 else { throw Browser.BrowserFailure(description: "worldcup list failed: \(err)") }
         let teams = try JSONDecoder().decode([SeedTeam].self, from: Data(out.utf8))
         var titles: [String] = []
@@ -29,7 +31,7 @@ import WorldCupSQLite
     /// Waits (60 s at most: under the whole suite, on two cores, the debug server and Chromium
     /// were seen to run fifteen times slower than alone) until the page shows exactly what
     /// `worldcup list --json` lists.
-    static func waitUntilShowsList(_ browser: Browser, _ database: URL, _ label: String) async throws {
+    static func waitUntilShowsList(_ browser: Browser, _ database: String, _ label: String) async throws {
         let expected = try listed(database)
         let deadline = ContinuousClock.now + .seconds(60)
         var shown: (titles: [String], rows: [[String]]) = ([], [])
@@ -44,9 +46,9 @@ import WorldCupSQLite
         throw CancellationError()
     }
 
-    /// Starts the server on the board's file; returns it and the page's address.
-    static func startServer(_ database: URL, port: Int = 0) async throws -> (RunningProgram, URL) {
-        let server = try RunningProgram(Self.server, ["--database", database.path, "--port", String(port)])
+    /// Starts the server on the board (a file's path or a postgres:// URL); returns it and the page's address.
+    static func startServer(_ database: String, port: Int = 0) async throws -> (RunningProgram, URL) {
+        let server = try RunningProgram(Self.server, ["--database", database, "--port", String(port)])
         try await server.waitFor(outputContaining: "/\n")
         let address = try #require(server.output.split(separator: " at ").last.map { String($0.dropLast()) })
         return (server, try #require(URL(string: address)))
@@ -67,7 +69,7 @@ import WorldCupSQLite
         defer { folder.remove() }
         let database = folder.file("board.sqlite")
         let store = try SQLiteTeamStore(databaseURL: database, seed: Seed.bundled(), author: "test")
-        var (server, page) = try await Self.startServer(database)
+        var (server, page) = try await Self.startServer(database.path)
         defer { server.stop() }
         // The browsers are closed (their Chromium with them) however the test ends.
         var browsers: [Browser] = []
@@ -85,12 +87,12 @@ import WorldCupSQLite
         let first = try await Browser(profile: folder.file("profile-1"))
         browsers.append(first)
         try await first.open(page)
-        try await Self.waitUntilShowsList(first, database, "At first")
+        try await Self.waitUntilShowsList(first, database.path, "At first")
 
         // Writes from this process (the store, as worldcup's board writes) and from the
         // worldcup command, some in bursts (the server's batches then cover several commits).
         var random = SplitMix64(seed: 2026)
-        for step in 1...300 {
+        for step in 1...1_000 {
             let teams = try store.teams()
             let zones = try store.zones()
             switch random.int(0..<100) {
@@ -112,14 +114,14 @@ import WorldCupSQLite
                 #expect(status == 0, "\(err)")
             }
             if random.chance(0.2) { try await Task.sleep(for: .milliseconds(random.int(1...30))) }
-            if step == 150 {
+            if step == 500 {
                 // A browser joining now gets the board as it is, then every batch after it.
                 let second = try await Browser(profile: folder.file("profile-2"))
                 browsers.append(second)
                 try await second.open(page)
             }
-            if step % 100 == 0 {
-                for browser in browsers { try await Self.waitUntilShowsList(browser, database, "After \(step) changes") }
+            if step % 250 == 0 {
+                for browser in browsers { try await Self.waitUntilShowsList(browser, database.path, "After \(step) changes") }
             }
         }
 
@@ -131,8 +133,8 @@ import WorldCupSQLite
         try store.recordedTap(teamID: teams[0].id!)
         try store.recordedAdd(name: "While Away", zone: "Africa")
         try store.recordedDelete(teamID: teams[1].id!)
-        (server, page) = try await Self.startServer(database, port: page.port!)
-        for browser in browsers { try await Self.waitUntilShowsList(browser, database, "After a restart") }
+        (server, page) = try await Self.startServer(database.path, port: page.port!)
+        for browser in browsers { try await Self.waitUntilShowsList(browser, database.path, "After a restart") }
 
         // Latency: from a tap's commit to the page's row drawn with its new wins.
         var latencies: [Double] = []
@@ -162,7 +164,7 @@ import WorldCupSQLite
         print("live-board-server: tap to page, \(latencies.count) taps: p50 \(p50) ms, p99 \(p99) ms, max \(worst) ms")
         // The bound holds under the whole suite's load; alone, p99 is 19–37 ms (docs/TESTING.md).
         #expect(p99 < 2_000, "p50 \(p50) ms, p99 \(p99) ms")
-        for browser in browsers { try await Self.waitUntilShowsList(browser, database, "At the end") }
+        for browser in browsers { try await Self.waitUntilShowsList(browser, database.path, "At the end") }
         server.interrupt()
         #expect(try await server.exitStatus() == 0)
     }

@@ -19,45 +19,38 @@ struct Player: Decodable, FetchableRecord, TableRecord {
     var score: Int
 }
 
-// Serving Live Results: the actor that shares one controller among many clients.
-/// Every change of one controller, numbered, as text the clients apply, kept for the clients behind.
-actor SharedResults {
-    private let controller: ResultsController<Player>
-    private var changes: ResultsChanges<Player>?
-    private(set) var version = 0
-    private var batches: [(version: Int, text: String)] = []
+// Serving Live Results: one live query shared by many clients.
+/// What a client shows of a player.
+struct PlayerRow: Sendable {
+    var name: String
+    var score: Int
+}
 
-    init(database: DatabasePool) throws {
-        let controller = ResultsController(
-            database: database,
-            fetchRequest: ResultsRequest<Player>(sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false)]),
-            sectionNameKeyPath: "team")
-        let changes = controller.changes() // made before the fetch, so that the fetch starts tracking
-        try controller.performFetch()
-        self.controller = controller
-        self.changes = changes
+/// One live query shared by every client: the players by team, each client at its own pace.
+func serve(database: DatabasePool) async throws {
+    let controller = ResultsController(
+        database: database,
+        fetchRequest: ResultsRequest<Player>(sortDescriptors: [SortColumn("team"), SortColumn("score", ascending: false)]),
+        sectionNameKeyPath: "team")
+    let query = try LiveQuery(controller) { player in PlayerRow(name: player.name, score: player.score) }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await query.run() }               // the one loop, until its task is cancelled
+        group.addTask { try await stream(query.subscribe()) } // one per client: per request, say
+        try await group.waitForAll()
     }
+}
 
-    /// The one loop over the controller's changes, for as long as the server runs.
-    func follow() async throws {
-        guard let changes else { return }
-        self.changes = nil
-        for try await change in changes {
-            version += 1
-            switch change {
-            case .batch(let batch, _): batches.append((version, "\(batch)")) // JSON in the example
-            case .reset: batches.removeAll() // a client behind gets the whole result again
-            }
-            // Wake every client's stream here.
+/// A client's stream: the whole result, then one exact batch per element.
+func stream(_ subscription: LiveQuerySubscription<PlayerRow>) async throws {
+    for try await update in subscription {
+        switch update {
+        case .snapshot(let snapshot):
+            // The whole result at snapshot.version: sections with identifier, name, ids, values.
+            print(snapshot.version, snapshot.sections.map(\.name))
+        case .batch(let batch):
+            // From batch.previousVersion to batch.version; batch.values[id] for the rows it places.
+            print(batch.version, batch.changes.rowChanges.count)
         }
-    }
-
-    /// What a client that wrote up to `seen` writes next: the batches after it (none when it
-    /// is up to date), or nil when it must be sent the whole result.
-    func batches(after seen: Int) -> [String]? {
-        guard seen < version else { return [] }
-        guard let first = batches.first, first.version <= seen + 1 else { return nil }
-        return batches[(seen + 1 - first.version)...].map(\.text)
     }
 }
 

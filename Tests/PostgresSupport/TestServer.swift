@@ -40,6 +40,18 @@ public enum TestServer {
         })
     }
 
+    /// The postgres:// URL that reaches `configuration`'s database (its Unix socket's folder,
+    /// or its host), for the programs the tests run.
+    public static func url(of configuration: PostgresConnection.Configuration) -> PostgresURL {
+        if let socket = configuration.unixSocketPath {
+            let path = URL(fileURLWithPath: socket)
+            return PostgresURL(user: configuration.username, password: configuration.password, socketDirectory: path.deletingLastPathComponent().path,
+                               port: Int(path.lastPathComponent.split(separator: ".").last ?? "") ?? 5432, database: configuration.database ?? "postgres")
+        }
+        return PostgresURL(user: configuration.username, password: configuration.password, host: configuration.host ?? "localhost",
+                           port: configuration.port ?? 5432, database: configuration.database ?? "postgres")
+    }
+
     /// A new connection.
     public static func connect(_ configuration: PostgresConnection.Configuration) async throws -> PostgresConnection {
         try await PostgresConnection.connect(configuration: configuration, id: nextID.add(1), logger: logger)

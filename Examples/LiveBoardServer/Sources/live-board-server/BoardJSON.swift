@@ -1,17 +1,14 @@
 import Foundation
 import LiveResults
-import WorldCup
 
-/// What the page receives, as JSON: the whole board (on connecting, and again after a reset),
-/// or one batch of changes in the index spaces a table view applies them in.
+/// What the page receives, as Server-Sent Events of JSON: the whole board (on connecting, and
+/// again after a reset), or a batch of changes in the index spaces a table view applies them in.
 enum BoardJSON {
-    /// One team, as a row shows it.
-    struct Row: Encodable {
+    /// One team, as a row shows it: the value the live query makes of each team.
+    struct Row: Encodable, Sendable {
         var id: Int64
         var name: String
         var wins: Int
-        /// The title of its section.
-        var zone: String
     }
 
     /// One section: a zone.
@@ -53,6 +50,28 @@ enum BoardJSON {
         var version: Int
         var sections: [SectionEvent]
         var rows: [RowEvent]
+    }
+
+    /// One element of a browser's subscription as the event the page reads. The page applies
+    /// the batches of a `batches` event in order (one here: a late browser's is already merged).
+    static func event(_ update: LiveQueryUpdate<Row>) throws -> String {
+        switch update {
+        case .snapshot(let snapshot):
+            let board = Snapshot(version: snapshot.version, sections: snapshot.sections.map { section in
+                Section(id: section.identifier, title: section.name, rows: section.values)
+            })
+            // retry: a browser whose stream broke (the server restarted) tries again after a second.
+            return "retry: 1000\nid: \(snapshot.version)\nevent: snapshot\ndata: \(try text(board))\n\n"
+        case .batch(let batch):
+            let sections = batch.changes.sectionChanges.map { change in
+                SectionEvent(kind: change.kind.name, index: change.index, newIndex: change.newIndex, id: change.identifier, title: change.name)
+            }
+            let rows = batch.changes.rowChanges.map { change in
+                RowEvent(kind: change.kind.name, id: change.id, from: change.indexPath.map { [$0.section, $0.row] },
+                         to: change.newIndexPath.map { [$0.section, $0.row] }, team: batch.values[change.id])
+            }
+            return "id: \(batch.version)\nevent: batches\ndata: [\(try text(Batch(version: batch.version, sections: sections, rows: rows)))]\n\n"
+        }
     }
 
     /// Compact JSON on one line: an event-stream `data:` line holds it as it is.

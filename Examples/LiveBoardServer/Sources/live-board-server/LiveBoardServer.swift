@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import WorldCup
-import WorldCupSQLite
+import WorldCupStores
 
 /// live-board-server: the World Cup scoreboard in a browser, live. One results controller
 /// follows the database; every browser gets the board, then each change as a batch over
@@ -18,7 +18,7 @@ struct LiveBoardServer: AsyncParsableCommand {
             Ctrl-C stops it.
             """)
 
-    @Option(help: ArgumentHelp("The scoreboard's SQLite file, as worldcup's --database names it (created and seeded with the sample's teams when absent; its folder must exist).", valueName: "path"))
+    @Option(help: ArgumentHelp("The scoreboard, as worldcup's --database names it: a SQLite file (created and seeded with the sample's teams when absent; its folder must exist) or a PostgreSQL database as a postgres:// URL, with libpq's forms, PG* variables, ~/.pgpass and sslmodes (set up and seeded on first use; worldcup help tap describes them).", valueName: "path|url"))
     var database: String
 
     @Option(help: "The address to listen on.")
@@ -29,9 +29,11 @@ struct LiveBoardServer: AsyncParsableCommand {
 
     func run() async throws {
         let board: Board
+        let shown: String
         do {
-            let store = try SQLiteTeamStore(databaseURL: URL(fileURLWithPath: database), seed: Seed.bundled())
-            board = try Board(store: store)
+            let location = try StoreLocation(database: database)
+            shown = location.shown // never the password
+            board = try Board(store: location.open(seed: Seed.bundled()))
         } catch let error as WorldCupError {
             FileHandle.standardError.write(Data("live-board-server: \(error.description)\n".utf8))
             throw ExitCode.failure
@@ -45,14 +47,13 @@ struct LiveBoardServer: AsyncParsableCommand {
             // no-cache: a proxy must not keep the stream; EventSource reconnects by itself.
             Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: board.eventStream())
         }
-        let database = database
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "live-board-server"),
             services: [board],
             onServerRunning: { channel in
                 let address = channel.localAddress
-                print("Serving the board of \(database) at http://\(address?.ipAddress ?? "?"):\(address?.port ?? 0)/")
+                print("Serving the board of \(shown) at http://\(address?.ipAddress ?? "?"):\(address?.port ?? 0)/")
                 fflush(nil) // a pipe would otherwise hold the line back
             })
         try await app.runService()

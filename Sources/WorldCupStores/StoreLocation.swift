@@ -3,8 +3,10 @@ import WorldCup
 import WorldCupPostgres
 import WorldCupSQLite
 
-/// Where a command's teams are: a SQLite file, or a database on a PostgreSQL server.
-enum StoreLocation {
+/// Where a command's teams are: a SQLite file, or a database on a PostgreSQL server, as
+/// `--database` names it; shared by worldcup and the programs that open the same boards
+/// (Examples/LiveBoardServer).
+public enum StoreLocation: Sendable {
     /// The default file, in worldcup's data folder (made when missing).
     case defaultFile(URL)
     /// A file given by `--database` or `WORLDCUP_DATABASE` (its folder must exist).
@@ -16,7 +18,7 @@ enum StoreLocation {
     ///
     /// A value that looks like a URL of another kind (`postgress://…`, `http://…`) is refused:
     /// taken as a path, a typo would make a private board nobody else sees.
-    init(database: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(database: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         let chosen = database ?? environment["WORLDCUP_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
         guard let chosen else {
             self = .defaultFile(DatabaseFile.defaultDatabaseURL(environment: environment))
@@ -36,7 +38,7 @@ enum StoreLocation {
     /// The scheme of a value that looks like a URL (`name://`, or `postgres…:` without its
     /// slashes) but is not a postgres:// one; nil for a plain path. A file really named so is
     /// still reached as `./name://…`.
-    static func foreignScheme(of text: String) -> String? {
+    public static func foreignScheme(of text: String) -> String? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,
@@ -49,7 +51,7 @@ enum StoreLocation {
     /// Opens the store, importing `seed` on first use (already read and checked). A
     /// `readOnly` store writes nothing, not even on first use: a file is opened with
     /// SQLite's read-only connections, and a database not set up yet is refused.
-    func open(seed: [SeedTeam], readOnly: Bool = false, author: String = Author.machineDefault()) throws -> any TeamStore {
+    public func open(seed: [SeedTeam], readOnly: Bool = false, author: String = Author.machineDefault()) throws -> any TeamStore {
         try checkFolder()
         return switch self {
         case .defaultFile(let url) where readOnly, .file(let url) where readOnly: try SQLiteTeamStore(readOnlyDatabaseURL: url)
@@ -60,12 +62,12 @@ enum StoreLocation {
 
     /// Refuses a file given by hand whose folder does not exist, before anything is made:
     /// worldcup makes no folder but its own default one.
-    func checkFolder() throws {
+    public func checkFolder() throws {
         if case .file(let url) = self { try DatabaseFile.requireFolder(of: url) }
     }
 
     /// The place as messages show it, quoted (a server's password masked).
-    var shown: String {
+    public var shown: String {
         switch self {
         case .defaultFile(let url), .file(let url): WorldCupError.quotable(url.path)
         case .server(let location): location.databaseAndServer
@@ -74,4 +76,4 @@ enum StoreLocation {
 }
 
 /// The help of every `--database` option.
-let databaseHelp = "The SQLite database file (its folder must exist), or a PostgreSQL database as a URL: postgres://user:password@host:port/database?sslmode=verify-full&sslrootcert=ca.crt (postgres:///db?host=/run/postgresql or postgres://user@%2Frun%2Fpostgresql/db for a Unix socket; [::1] for an IPv6 address; postgres://h1:5432,h2:5432/db?target_session_attrs=read-write tries the hosts in turn and keeps the primary). The query may also hold sslcert, sslkey, application_name, connect_timeout, channel_binding (not require), passfile, options (-c search_path=worldcup puts the board in a schema of its own) and service (a section of ~/.pg_service.conf). As in libpq, PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME, PGCONNECT_TIMEOUT, PGCHANNELBINDING, PGOPTIONS, PGTARGETSESSIONATTRS and PGSERVICE fill in what it leaves out, and a password is looked up in PGPASSFILE (default ~/.pgpass); sslmode is libpq's (prefer by default; allow acts as prefer; verify-full checks the host as written against the certificate's names), with ~/.postgresql's root.crt, postgresql.crt and postgresql.key. No board is made in the server's own postgres and template databases, unless in a schema of its own; other URLs are refused. Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup (the one folder worldcup makes)."
+public let databaseHelp = "The SQLite database file (its folder must exist), or a PostgreSQL database as a URL: postgres://user:password@host:port/database?sslmode=verify-full&sslrootcert=ca.crt (postgres:///db?host=/run/postgresql or postgres://user@%2Frun%2Fpostgresql/db for a Unix socket; [::1] for an IPv6 address; postgres://h1:5432,h2:5432/db?target_session_attrs=read-write tries the hosts in turn and keeps the primary). The query may also hold sslcert, sslkey, application_name, connect_timeout, channel_binding (not require), passfile, options (-c search_path=worldcup puts the board in a schema of its own) and service (a section of ~/.pg_service.conf). As in libpq, PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME, PGCONNECT_TIMEOUT, PGCHANNELBINDING, PGOPTIONS, PGTARGETSESSIONATTRS and PGSERVICE fill in what it leaves out, and a password is looked up in PGPASSFILE (default ~/.pgpass); sslmode is libpq's (prefer by default; allow acts as prefer; verify-full checks the host as written against the certificate's names), with ~/.postgresql's root.crt, postgresql.crt and postgresql.key. No board is made in the server's own postgres and template databases, unless in a schema of its own; other URLs are refused. Default: $WORLDCUP_DATABASE, or the file in $XDG_DATA_HOME/worldcup (the one folder worldcup makes)."
