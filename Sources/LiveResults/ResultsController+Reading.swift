@@ -110,7 +110,7 @@ extension ResultsController {
 
     /// Reads whole records by id.
     private func load(_ ids: [RecordID]) throws -> [RecordID: Record] {
-        try store.loadRecords(Record.self, ids: ids)
+        try loadRecords(ids)
     }
 
     // MARK: - Section index

@@ -12,7 +12,7 @@ import GRDB
 /// that does nothing.
 public protocol ResultsControllerDelegate<Record>: AnyObject {
     /// The record type of the controllers it receives changes from.
-    associatedtype Record: FetchableRecord & TableRecord
+    associatedtype Record
 
     /// A batch begins.
     func controllerWillChangeContent(_ controller: ResultsController<Record>)

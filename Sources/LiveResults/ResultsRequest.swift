@@ -19,12 +19,13 @@ public struct SortColumn: Hashable, Sendable {
 
 /// What a results controller fetches: rows of one table, an optional predicate and an order.
 ///
-/// The table is `Record.databaseTableName` (GRDB's `TableRecord`): unless the record names it,
-/// GRDB derives it from the type's name with a lowercase first letter, so a `TodoItem` reads
-/// the table "todoItem". Give the record `static let databaseTableName = "todo_item"` when the
-/// table is named otherwise; a table that does not exist fails `performFetch()` with an error
-/// that names it.
-public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
+/// The table is the controller's (`ResultsController.tableName`), named by the store's
+/// initializer: with GRDB records, `Record.databaseTableName` (GRDB's `TableRecord`): unless
+/// the record names it, GRDB derives it from the type's name with a lowercase first letter, so
+/// a `TodoItem` reads the table "todoItem". Give the record
+/// `static let databaseTableName = "todo_item"` when the table is named otherwise; a table that
+/// does not exist fails `performFetch()` with an error that names it.
+public struct ResultsRequest<Record> {
     /// An SQL condition on the table's columns, such as `"wins > \(3)"`; nil matches every row.
     public var predicate: ResultsPredicate?
     /// The order of the rows. At least one is required; the row id breaks ties.
@@ -46,8 +47,10 @@ public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
         self.fetchLimit = fetchLimit
         self.fetchBatchSize = fetchBatchSize
     }
+}
 
-    /// The table the records live in: `Record.databaseTableName`.
+extension ResultsRequest where Record: TableRecord {
+    /// The table GRDB's records live in: `Record.databaseTableName`.
     public var tableName: String { Record.databaseTableName }
 }
 

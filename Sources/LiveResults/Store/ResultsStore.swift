@@ -5,7 +5,9 @@ import GRDB
 /// controller, which keeps the result in memory (`LiveResult`) and delivers its batches.
 ///
 /// A store reads keys in exactly the order LiveResults keeps in memory (`SQLiteOrdering`),
-/// reads whole records by id, and starts the `ChangeFeed` that tells what commits changed.
+/// and starts the `ChangeFeed` that tells what commits changed. Whole records are not its
+/// protocol's business: each store's controller initializer gives the controller a
+/// `RecordLoader` that decodes its own rows.
 /// Every method is synchronous and called from the controller's thread.
 ///
 /// How a store answers faster is its own business: SQLite's keeps the index between
@@ -25,9 +27,6 @@ package protocol ResultsStore: AnyObject {
     /// comparing; every related row (`query.relatedSections`; empty without); and the change
     /// log position it reflects, where the store has one.
     func fetchAll(_ query: StoreQuery) throws -> StoreRows
-
-    /// The whole records of those of `ids` that still exist, by id.
-    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record]
 
     /// Calls `body` with the id and the value of `column`, as text (UTF-8 bytes; nil for
     /// NULL), of every row of `table`, or of those of `ids` that exist: the column of an

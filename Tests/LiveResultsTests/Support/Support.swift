@@ -220,7 +220,7 @@ struct Fixture {
         if let setup { try database.write(setup) }
         let store = SQLiteResultsStore(database: database)
         controller = ResultsController(
-            store: gate?.wrap(store) ?? store,
+            store: gate?.wrap(store) ?? store, tableName: Item.databaseTableName, loadRecords: store.recordLoader(Item.self),
             fetchRequest: ResultsRequest(predicate: predicate.map { ResultsPredicate(sql: $0, arguments: predicateArguments.map(ColumnValue.init)) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
             sectionNameKeyPath: sectionNameKeyPath)
         recorder = Recorder()
