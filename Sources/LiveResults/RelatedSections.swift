@@ -1,5 +1,3 @@
-import GRDB
-
 /// Sections through a to-one relationship: each row's section is the row of another table
 /// that its foreign key names (a team's zone), titled and ordered by that row's columns.
 ///

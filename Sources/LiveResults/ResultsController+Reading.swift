@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Reading the result: sections, ids, index paths, records (loaded lazily), the section index.
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Synchronization
 
 /// Keeps the sorted, sectioned result of a fetch request live, and tells its delegate exactly

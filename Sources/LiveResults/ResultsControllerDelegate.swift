@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Receives the changes of a results controller, one batch per commit, in either of two forms:
 /// row by row (`controllerWillChangeContent`, section changes, row changes,

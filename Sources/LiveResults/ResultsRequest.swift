@@ -1,5 +1,3 @@
-import GRDB
-
 /// One ordering term of a fetch request: a column and a direction.
 ///
 /// Text is always compared with SQLite's BINARY collation (byte order of the UTF-8
@@ -47,11 +45,6 @@ public struct ResultsRequest<Record> {
         self.fetchLimit = fetchLimit
         self.fetchBatchSize = fetchBatchSize
     }
-}
-
-extension ResultsRequest where Record: TableRecord {
-    /// The table GRDB's records live in: `Record.databaseTableName`.
-    public var tableName: String { Record.databaseTableName }
 }
 
 /// Where `performFetch()` took a result from.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // The async forms of the delegate: sequences that process the controller's pending changes
 // themselves when the consumer asks for the next element, on the controller's store thread

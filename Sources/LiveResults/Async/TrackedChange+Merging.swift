@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Several commits as one: what an async sequence hands a consumer that was busy while they
 // came. Exact events describe the result before and after; concatenating the batches of two

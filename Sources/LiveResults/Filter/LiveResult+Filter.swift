@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A filter a result applies in memory: the column it reads, kept by slot of the result's
 /// index, the bytes a row's value must contain, the slots that do, and the rows that pass.

@@ -1,5 +1,3 @@
-import GRDB
-
 // Views: some of an index's rows, as an index that shares the index's key store instead of
 // copying it. A filter's result is one.
 //

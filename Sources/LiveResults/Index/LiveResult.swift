@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The result a controller shows, kept in memory: where every matching row belongs (the
 /// index), the first `limit` rows of a limited request (the window), and the batch each

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Applying a commit's changed rows to the index, in named steps:
 //   1. coalesce: the last word on each row wins; rows in neither result drop out;

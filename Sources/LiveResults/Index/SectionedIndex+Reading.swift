@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Reading an index: counts, ids and places of rows.
 

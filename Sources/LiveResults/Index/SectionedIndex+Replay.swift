@@ -1,5 +1,3 @@
-import GRDB
-
 // Changes applied without describing them: a section cache caught up with the change log at a
 // launch, where no one is shown a batch. Finding where each changed row was and classifying
 // it (`apply`) costs searches and moves a changed row, so that catching up tens of thousands

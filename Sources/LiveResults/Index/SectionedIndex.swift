@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Where a row belongs in a result: its section value and its sort values.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One live query, any number of subscribers: a results controller's changes shared with every
 /// task that subscribes, each at its own pace.

@@ -22,3 +22,8 @@ extension ResultsController where Record: FetchableRecord & TableRecord {
                   fetchRequest: fetchRequest, relatedSections: sections, cacheName: cacheName, cacheDirectory: cacheDirectory)
     }
 }
+
+extension ResultsRequest where Record: TableRecord {
+    /// The table GRDB's records live in: `Record.databaseTableName`.
+    public var tableName: String { Record.databaseTableName }
+}

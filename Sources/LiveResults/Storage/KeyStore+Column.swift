@@ -1,5 +1,3 @@
-import GRDB
-
 extension KeyStore {
     /// One sort column, in the most compact form its values allow so far: integers (1 to 8
     /// bytes a row), texts (16 bytes a row for short ones), any values, or none at all when

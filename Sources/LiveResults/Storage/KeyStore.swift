@@ -1,5 +1,3 @@
-import GRDB
-
 /// The sort values of every row, stored by column in slots, compactly: a column of integers
 /// takes 1 to 8 bytes a row (`PackedIntegers`), a column of short texts 16, and a column equal
 /// to the section value (the first sort column of a sectioned result) nothing at all,

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Where a controller learns of commits: the seam between a store and the in-memory result.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Where a controller's rows live: the seam between a database (SQLite, PostgreSQL) and the
 /// controller, which keeps the result in memory (`LiveResult`) and delivers its batches.
