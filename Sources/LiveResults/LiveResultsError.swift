@@ -1,5 +1,3 @@
-import GRDB
-
 /// An error reported by a results controller, with a sentence a person can read.
 public struct LiveResultsError: Error, Equatable, CustomStringConvertible, Sendable {
     /// What went wrong.
@@ -25,20 +23,5 @@ public struct LiveResultsError: Error, Equatable, CustomStringConvertible, Senda
     package init(_ kind: Kind, _ description: String) {
         self.kind = kind
         self.description = description
-    }
-}
-
-extension LiveResultsError {
-    /// Runs `body`, turning the database's errors into `LiveResultsError`s a person can read.
-    static func readable<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as DatabaseError {
-            if let message = error.message, message.hasPrefix("no such column: ") {
-                let column = String(message.dropFirst("no such column: ".count))
-                throw LiveResultsError(.unknownColumn(column), "The fetch request names a column that does not exist: “\(column)”.")
-            }
-            throw LiveResultsError(.database, "The database could not run the fetch request: \(error.message ?? "\(error.resultCode)").")
-        }
     }
 }

@@ -1,5 +1,3 @@
-import GRDB
-
 /// Sections through a to-one relationship: each row's section is the row of another table
 /// that its foreign key names (a team's zone), titled and ordered by that row's columns.
 ///
@@ -50,9 +48,9 @@ package struct SectionRow: Equatable, Sendable {
     /// The title column's text ("" for NULL; other values as `SectionedIndex.sectionName` spells them).
     package var title: String
     /// The values of the order columns, in `RelatedSections.order`'s order.
-    package var order: [DatabaseValue]
+    package var order: [ColumnValue]
 
-    package init(title: String, order: [DatabaseValue]) {
+    package init(title: String, order: [ColumnValue]) {
         self.title = title
         self.order = order
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Reading the result: sections, ids, index paths, records (loaded lazily), the section index.
 
@@ -110,7 +109,7 @@ extension ResultsController {
 
     /// Reads whole records by id.
     private func load(_ ids: [RecordID]) throws -> [RecordID: Record] {
-        try store.loadRecords(Record.self, ids: ids)
+        try loadRecords(ids)
     }
 
     // MARK: - Section index

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Synchronization
 
 /// Keeps the sorted, sectioned result of a fetch request live, and tells its delegate exactly
@@ -22,13 +21,20 @@ import Synchronization
 /// between launches: persistent tracking. Without a delegate nothing is tracked (a snapshot
 /// at the fetch); with a delegate and no cache name, tracking lives in memory.
 ///
-/// The parts: a `ResultsStore` reads keys and records and starts a `ChangeFeed` (SQLite
-/// here, PostgreSQL in LiveResultsPostgres); `LiveResult` keeps the result in memory and turns
-/// changes into batches (it knows no database); SQLite's store keeps the index between launches
-/// in a `SectionCache`.
-public final class ResultsController<Record: FetchableRecord & TableRecord> {
+/// The parts: a `ResultsStore` reads keys and starts a `ChangeFeed` (SQLite here, PostgreSQL
+/// in LiveResultsPostgres); `LiveResult` keeps the result in memory and turns changes into
+/// batches (it knows no database); SQLite's store keeps the index between launches in a
+/// `SectionCache`. `Record` is whatever the store's initializer can decode (on SQLite, GRDB's
+/// `FetchableRecord & TableRecord`): the controller itself only holds it.
+public final class ResultsController<Record> {
     /// Where the rows live.
     let store: any ResultsStore
+    /// The table the rows are read from, as the store's initializer named it (on SQLite,
+    /// `Record.databaseTableName`).
+    public let tableName: String
+    /// Reads the whole records of those of some ids that still exist, by id: the store's
+    /// decoding of its own rows into `Record`.
+    let loadRecords: RecordLoader<Record>
     /// What to fetch. A change takes effect at the next `performFetch()`.
     public var fetchRequest: ResultsRequest<Record>
     /// The column whose value splits the result into sections; nil for one unnamed section,
@@ -108,31 +114,15 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     /// The thread the async sequences run their steps on, off Swift's cooperative pool.
     let storeThread = StoreThread()
 
-    /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`).
-    public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
-                            cacheName: String? = nil, cacheDirectory: URL? = nil) {
-        let cache = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
-        self.init(store: SQLiteResultsStore(database: database, cache: cache), fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath,
-                  cacheName: cacheName, cacheDirectory: cacheDirectory)
-    }
-
-    /// A controller over an SQLite database whose sections are the rows of a related table
-    /// (`RelatedSections`): titled and ordered by the related row, identified by its key, so
-    /// that a section can be renamed (a section update) and reordered (a section move).
-    /// The request's sort descriptors order the rows inside each section.
-    public convenience init(database: any DatabaseWriter, fetchRequest: ResultsRequest<Record>, sections: RelatedSections,
-                            cacheName: String? = nil, cacheDirectory: URL? = nil) {
-        let cache = cacheName.map { SectionCache(name: $0, directory: cacheDirectory) }
-        self.init(store: SQLiteResultsStore(database: database, cache: cache), fetchRequest: fetchRequest, relatedSections: sections,
-                  cacheName: cacheName, cacheDirectory: cacheDirectory)
-    }
-
-    /// A controller over any store (LiveResultsPostgres adds one for PostgreSQL). `cacheName`
-    /// and `cacheDirectory` only say what the store was given. With `relatedSections`,
+    /// A controller over any store (the SQLite and PostgreSQL stores' initializers call it),
+    /// reading `tableName` and decoding its records with `loadRecords`. `cacheName` and
+    /// `cacheDirectory` only say what the store was given. With `relatedSections`,
     /// `sectionNameKeyPath` is ignored.
-    package init(store: any ResultsStore, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil, relatedSections: RelatedSections? = nil,
-                 cacheName: String? = nil, cacheDirectory: URL? = nil) {
+    package init(store: any ResultsStore, tableName: String, loadRecords: @escaping RecordLoader<Record>, fetchRequest: ResultsRequest<Record>,
+                 sectionNameKeyPath: String? = nil, relatedSections: RelatedSections? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) {
         self.store = store
+        self.tableName = tableName
+        self.loadRecords = loadRecords
         self.fetchRequest = fetchRequest
         self.sectionNameKeyPath = relatedSections == nil ? sectionNameKeyPath : nil
         self.relatedSections = relatedSections
@@ -184,7 +174,7 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
     }
 
     func storeQuery(_ request: ResultsRequest<Record>) -> StoreQuery {
-        StoreQuery(tableName: request.tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath,
+        StoreQuery(tableName: tableName, predicate: request.predicate, sortDescriptors: request.sortDescriptors, sectionColumn: sectionNameKeyPath,
                    relatedSections: relatedSections)
     }
 
@@ -260,6 +250,10 @@ public final class ResultsController<Record: FetchableRecord & TableRecord> {
         }
     }
 }
+
+/// Reads the whole records of those of `ids` that still exist, by id: how a store decodes its
+/// rows into a controller's `Record`.
+package typealias RecordLoader<Record> = (_ ids: [RecordID]) throws -> [RecordID: Record]
 
 /// A controller's `onChangesAvailable` and `notifiesOwnWrites`, shared with its feed, which asks
 /// for them on its own thread at each commit.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Receives the changes of a results controller, one batch per commit, in either of two forms:
 /// row by row (`controllerWillChangeContent`, section changes, row changes,
@@ -12,7 +11,7 @@ import GRDB
 /// that does nothing.
 public protocol ResultsControllerDelegate<Record>: AnyObject {
     /// The record type of the controllers it receives changes from.
-    associatedtype Record: FetchableRecord & TableRecord
+    associatedtype Record
 
     /// A batch begins.
     func controllerWillChangeContent(_ controller: ResultsController<Record>)

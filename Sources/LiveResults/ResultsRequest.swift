@@ -1,5 +1,3 @@
-import GRDB
-
 /// One ordering term of a fetch request: a column and a direction.
 ///
 /// Text is always compared with SQLite's BINARY collation (byte order of the UTF-8
@@ -19,14 +17,15 @@ public struct SortColumn: Hashable, Sendable {
 
 /// What a results controller fetches: rows of one table, an optional predicate and an order.
 ///
-/// The table is `Record.databaseTableName` (GRDB's `TableRecord`): unless the record names it,
-/// GRDB derives it from the type's name with a lowercase first letter, so a `TodoItem` reads
-/// the table "todoItem". Give the record `static let databaseTableName = "todo_item"` when the
-/// table is named otherwise; a table that does not exist fails `performFetch()` with an error
-/// that names it.
-public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
+/// The table is the controller's (`ResultsController.tableName`), named by the store's
+/// initializer: with GRDB records, `Record.databaseTableName` (GRDB's `TableRecord`): unless
+/// the record names it, GRDB derives it from the type's name with a lowercase first letter, so
+/// a `TodoItem` reads the table "todoItem". Give the record
+/// `static let databaseTableName = "todo_item"` when the table is named otherwise; a table that
+/// does not exist fails `performFetch()` with an error that names it.
+public struct ResultsRequest<Record> {
     /// An SQL condition on the table's columns, such as `"wins > \(3)"`; nil matches every row.
-    public var predicate: SQL?
+    public var predicate: ResultsPredicate?
     /// The order of the rows. At least one is required; the row id breaks ties.
     public var sortDescriptors: [SortColumn]
     /// How many whole records are loaded at once when they are accessed.
@@ -40,15 +39,12 @@ public struct ResultsRequest<Record: FetchableRecord & TableRecord> {
 
     /// A request for the rows of `Record`'s table that match `predicate`, in the order of
     /// `sortDescriptors` (at least one).
-    public init(predicate: SQL? = nil, sortDescriptors: [SortColumn], fetchLimit: Int = 0, fetchBatchSize: Int = 0) {
+    public init(predicate: ResultsPredicate? = nil, sortDescriptors: [SortColumn], fetchLimit: Int = 0, fetchBatchSize: Int = 0) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
         self.fetchLimit = fetchLimit
         self.fetchBatchSize = fetchBatchSize
     }
-
-    /// The table the records live in: `Record.databaseTableName`.
-    public var tableName: String { Record.databaseTableName }
 }
 
 /// Where `performFetch()` took a result from.

@@ -13,7 +13,7 @@ import PostgresNIO
 /// ascending, so each term says `NULLS FIRST` ascending and `NULLS LAST` descending (SQLite's
 /// NULL-smallest, reversed with the rest).
 ///
-/// Values become GRDB's `DatabaseValue`s as SQLite would hold them: int2/int4/int8 and bool
+/// Values become GRDB's `ColumnValue`s as SQLite would hold them: int2/int4/int8 and bool
 /// as integers, float4/float8 as reals, text and varchar as text, bytea as blobs. Columns of
 /// other types are refused, and so is NaN: their orders have no SQLite counterpart.
 ///
@@ -25,12 +25,12 @@ package struct PostgresKeyQuery: Sendable {
     package let sortDescriptors: [SortColumn]
     package let sectionColumn: String?
     /// An SQL condition on the table's columns; nil matches every row.
-    package let predicate: SQL?
+    package let predicate: ResultsPredicate?
     /// The related table that sections and orders the rows, if any: the section column is then
     /// its foreign key (`PostgresRelatedQuery`).
     package let related: RelatedSections?
 
-    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil, predicate: SQL? = nil,
+    package init(tableName: String, idColumn: String = "id", sortDescriptors: [SortColumn], sectionColumn: String? = nil, predicate: ResultsPredicate? = nil,
                  related: RelatedSections? = nil) {
         self.tableName = tableName
         self.idColumn = idColumn
@@ -126,13 +126,13 @@ package struct PostgresKeyQuery: Sendable {
 
         /// The id and key of a row whose first cells are `selection()`'s.
         func decode(_ cells: inout PostgresRow.Iterator) throws -> (id: RecordID, key: RowKey) {
-            guard let idCell = cells.next(), case .int64(let id) = try PostgresKeyQuery.value(idCell).storage else {
+            guard let idCell = cells.next(), case .integer(let id) = try PostgresKeyQuery.value(idCell) else {
                 throw LiveResultsError(.database, "A row of “\(query.tableName)” has no id.")
             }
-            var sort: [DatabaseValue] = []
+            var sort: [ColumnValue] = []
             sort.reserveCapacity(query.sortDescriptors.count)
             for _ in query.sortDescriptors { sort.append(try PostgresKeyQuery.value(cells.next()!)) }
-            let section = query.sectionColumn == nil ? DatabaseValue.null : try PostgresKeyQuery.value(cells.next()!)
+            let section = query.sectionColumn == nil ? ColumnValue.null : try PostgresKeyQuery.value(cells.next()!)
             return (id, RowKey(section: section, sort: sort))
         }
     }
@@ -200,7 +200,7 @@ package struct PostgresKeyQuery: Sendable {
     /// Every row, in result order, with its key; joined, every related row too, read in the
     /// same snapshot (every row's section then has its related row).
     package func fetchResult(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres"))
-    throws -> (rows: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)]) {
+    throws -> (rows: [(id: RecordID, key: RowKey)], sections: [(id: ColumnValue, row: SectionRow)]) {
         let statements = try prepare(connection, logger: logger)
         return try Self.inSnapshot(connection, logger: logger) {
             let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
@@ -235,7 +235,7 @@ package struct PostgresKeyQuery: Sendable {
     /// count first (the index grows as it goes).
     /// Joined, `sections` are every related row (`PostgresRelatedQuery.relatedRows`), which the
     /// index holds before the first row arrives.
-    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, sections: [(id: DatabaseValue, row: SectionRow)] = [],
+    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, sections: [(id: ColumnValue, row: SectionRow)] = [],
                             logger: Logger) throws -> SectionedIndex {
         let builder = IndexBuilder(IndexAppender(self))
         for (id, row) in sections { builder.appender.index.setSectionRow(row, for: id) }
@@ -273,7 +273,7 @@ package struct PostgresKeyQuery: Sendable {
         /// The section cell's bytes of the last row that began a section (nil: NULL), once one did.
         private var lastSection: [UInt8]??
         /// One row's sort values and text bytes (reused: nothing allocated a row).
-        private var values: [DatabaseValue] = []
+        private var values: [ColumnValue] = []
         private var texts: [UnsafeRawBufferPointer?] = []
 
         init(_ query: PostgresKeyQuery) {
@@ -306,9 +306,9 @@ package struct PostgresKeyQuery: Sendable {
             }
             let sectionCell = sectioned ? cells.next() : nil
             let (values, texts) = (self.values, self.texts)
-            func sortValue(_ column: Int) -> DatabaseValue {
+            func sortValue(_ column: Int) -> ColumnValue {
                 guard let text = texts[column] else { return values[column] }
-                return String(decoding: text, as: UTF8.self).databaseValue
+                return String(decoding: text, as: UTF8.self).columnValue
             }
             if let lastSection, Self.bytes(of: sectionCell, equal: lastSection) {
                 index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, mapsID: false,
@@ -341,11 +341,11 @@ package struct PostgresKeyQuery: Sendable {
     }
 
     /// A cell as the value SQLite would hold.
-    static func value(_ cell: PostgresCell) throws -> DatabaseValue {
+    static func value(_ cell: PostgresCell) throws -> ColumnValue {
         guard cell.bytes != nil else { return .null }
         switch cell.dataType {
-        case .int2, .int4, .int8: return try cell.decode(Int64.self).databaseValue
-        case .bool: return (try cell.decode(Bool.self) ? 1 : 0).databaseValue
+        case .int2, .int4, .int8: return try cell.decode(Int64.self).columnValue
+        case .bool: return (try cell.decode(Bool.self) ? 1 : 0).columnValue
         case .float4, .float8:
             // PostgreSQL sorts NaN above every number; SQLite has no NaN (it stores NULL), and
             // LiveResults' comparison has no place for it.
@@ -353,9 +353,9 @@ package struct PostgresKeyQuery: Sendable {
             guard !double.isNaN else {
                 throw LiveResultsError(.database, "The column “\(cell.columnName)” holds NaN, which LiveResults cannot order: use NULL instead.")
             }
-            return double.databaseValue
-        case .text, .varchar: return try cell.decode(String.self).databaseValue
-        case .bytea: return try cell.decode(Data.self).databaseValue
+            return double.columnValue
+        case .text, .varchar: return try cell.decode(String.self).columnValue
+        case .bytea: return try cell.decode(Data.self).columnValue
         default:
             throw LiveResultsError(.database, "The column “\(cell.columnName)” has a type LiveResults cannot order like SQLite (\(cell.dataType)).")
         }

@@ -81,7 +81,7 @@ package struct PostgresRelatedQuery: Sendable {
 
     /// The related row of `selection`'s cells: its key and its section row; nil when the cells
     /// are NULL (no such row).
-    func decode(_ cells: inout PostgresRow.Iterator) throws -> (key: DatabaseValue, row: SectionRow)? {
+    func decode(_ cells: inout PostgresRow.Iterator) throws -> (key: ColumnValue, row: SectionRow)? {
         guard let keyCell = cells.next() else { throw LiveResultsError(.database, "A row of “\(sections.table)” lacks its key.") }
         guard keyCell.bytes != nil else {
             for _ in 1..<cellCount { _ = cells.next() }
@@ -90,7 +90,7 @@ package struct PostgresRelatedQuery: Sendable {
         let key = try PostgresKeyQuery.value(keyCell)
         guard let titleCell = cells.next() else { throw LiveResultsError(.database, "A row of “\(sections.table)” lacks its title.") }
         let title = SectionedIndex.sectionName(try PostgresKeyQuery.value(titleCell))
-        var order: [DatabaseValue] = []
+        var order: [ColumnValue] = []
         order.reserveCapacity(sections.order.count)
         for _ in sections.order {
             guard let cell = cells.next() else { throw LiveResultsError(.database, "A row of “\(sections.table)” lacks an order value.") }
@@ -100,7 +100,7 @@ package struct PostgresRelatedQuery: Sendable {
     }
 
     /// Every related row: its key and section row (run it in the snapshot of the rows read with it).
-    func relatedRows(_ connection: PostgresConnection, logger: Logger) throws -> [(id: DatabaseValue, row: SectionRow)] {
+    func relatedRows(_ connection: PostgresConnection, logger: Logger) throws -> [(id: ColumnValue, row: SectionRow)] {
         let rows = try PostgresKeyQuery.running {
             try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias),
                                               logger: logger)

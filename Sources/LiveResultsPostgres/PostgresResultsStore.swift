@@ -4,7 +4,7 @@ import LiveResults
 import NIOCore
 import PostgresNIO
 
-extension ResultsController {
+extension ResultsController where Record: FetchableRecord & TableRecord {
     /// A controller over a table of a PostgreSQL database, with the contract it has on SQLite.
     ///
     /// The table needs an integer id column (`idColumn`, the records' `RecordID`) and, for a
@@ -14,12 +14,11 @@ extension ResultsController {
     /// understand, with positional arguments. There is no section cache on PostgreSQL.
     public convenience init(database: PostgresReader, fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil,
                             idColumn: String = "id") {
-        self.init(store: PostgresResultsStore(database: database, idColumn: idColumn), fetchRequest: fetchRequest,
-                  sectionNameKeyPath: sectionNameKeyPath)
+        let store = PostgresResultsStore(database: database, idColumn: idColumn)
+        self.init(store: store, tableName: Record.databaseTableName, loadRecords: store.recordLoader(Record.self, table: Record.databaseTableName),
+                  fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
     }
-}
 
-extension ResultsController {
     /// A controller over a table of a PostgreSQL database whose sections are the rows of a
     /// related table (`RelatedSections`), as on SQLite: titled and ordered by the related row,
     /// identified by its key, so that a section can be renamed (a section update) and
@@ -27,7 +26,9 @@ extension ResultsController {
     /// `PostgresChangeLog.install(on:)`; index the foreign key, which a related row inserted or
     /// deleted makes the controller look rows up by.
     public convenience init(database: PostgresReader, fetchRequest: ResultsRequest<Record>, sections: RelatedSections, idColumn: String = "id") {
-        self.init(store: PostgresResultsStore(database: database, idColumn: idColumn), fetchRequest: fetchRequest, relatedSections: sections)
+        let store = PostgresResultsStore(database: database, idColumn: idColumn)
+        self.init(store: store, tableName: Record.databaseTableName, loadRecords: store.recordLoader(Record.self, table: Record.databaseTableName),
+                  fetchRequest: fetchRequest, relatedSections: sections)
     }
 }
 
@@ -103,38 +104,42 @@ final class PostgresResultsStore: ResultsStore {
         return StoreRows(rows: rows, sections: sections, position: nil)
     }
 
-    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {
-        guard !ids.isEmpty else { return [:] }
-        return try database.read { connection in
-            let statements = try records ?? PostgresKeyQuery(tableName: Record.databaseTableName, idColumn: idColumn, sortDescriptors: [])
-                .prepare(connection, logger: logger)
-            var loaded: [RecordID: Record] = [:]
-            var start = 0
-            while start < ids.count {
-                let chunk = Array(ids[start..<min(start + 1000, ids.count)])
-                let rows = try PostgresKeyQuery.running {
-                    try connection.rowsWithinDeadline(statements.selectRecords(ids: chunk), logger: logger)
-                }
-                for row in rows {
-                    var values: [String: (any DatabaseValueConvertible)?] = [:]
-                    var id: RecordID?
-                    for cell in row {
-                        let value = try Self.recordValue(cell)
-                        values[cell.columnName] = value
-                        if cell.columnName == idColumn, case .int64(let int) = value.storage { id = int }
+    /// Reads the records of `table` by id, decoded by GRDB's `FetchableRecord` from the rows'
+    /// values as SQLite would hand them over.
+    func recordLoader<Record: FetchableRecord>(_ type: Record.Type, table: String) -> RecordLoader<Record> {
+        { [self] ids in
+            guard !ids.isEmpty else { return [:] }
+            return try database.read { connection in
+                let statements = try records ?? PostgresKeyQuery(tableName: table, idColumn: idColumn, sortDescriptors: [])
+                    .prepare(connection, logger: logger)
+                var loaded: [RecordID: Record] = [:]
+                var start = 0
+                while start < ids.count {
+                    let chunk = Array(ids[start..<min(start + 1000, ids.count)])
+                    let rows = try PostgresKeyQuery.running {
+                        try connection.rowsWithinDeadline(statements.selectRecords(ids: chunk), logger: logger)
                     }
-                    if let id { loaded[id] = try Record(row: Row(values)) }
+                    for row in rows {
+                        var values: [String: (any DatabaseValueConvertible)?] = [:]
+                        var id: RecordID?
+                        for cell in row {
+                            let value = try Self.recordValue(cell)
+                            values[cell.columnName] = value
+                            if cell.columnName == idColumn, case .integer(let int) = value { id = int }
+                        }
+                        if let id { loaded[id] = try Record(row: Row(values)) }
+                    }
+                    start += 1000
                 }
-                start += 1000
+                return loaded
             }
-            return loaded
         }
     }
 
     /// A record's cell as GRDB would read it from SQLite: the key types as the key query
     /// reads them, anything else as the text the query cast it to.
-    private static func recordValue(_ cell: PostgresCell) throws -> DatabaseValue {
+    private static func recordValue(_ cell: PostgresCell) throws -> ColumnValue {
         if PostgresKeyQuery.supportedTypes[cell.dataType.rawValue] != nil { return try PostgresKeyQuery.value(cell) }
-        return try cell.decode(String?.self).databaseValue
+        return try cell.decode(String?.self).columnValue
     }
 }

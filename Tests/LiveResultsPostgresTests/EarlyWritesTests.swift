@@ -6,7 +6,7 @@ import Testing
 /// The rules that keep writes applied from their own answers and the log's later reads of
 /// them in step, without a server.
 @Suite struct EarlyWritesTests {
-    func key(_ wins: Int) -> RowKey { RowKey(section: .null, sort: [wins.databaseValue]) }
+    func key(_ wins: Int) -> RowKey { RowKey(section: .null, sort: [wins.columnValue]) }
     func ids(_ rows: [(id: RecordID, key: RowKey?)]) -> [RecordID] { rows.map(\.id) }
 
     @Test func aWriteTheCursorHasReadIsDropped() {

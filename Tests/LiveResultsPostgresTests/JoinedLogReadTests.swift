@@ -67,14 +67,14 @@ import Testing
         let renamed = try await fixture.commitAndRead("UPDATE zone SET name = 'CAF' WHERE id = 1")
         #expect(renamed.rows.isEmpty)
         #expect(renamed.sections.count == 1)
-        #expect(renamed.sections.first?.id == Int64(1).databaseValue)
-        #expect(renamed.sections.first?.row == SectionRow(title: "CAF", order: [Int64(0).databaseValue]))
+        #expect(renamed.sections.first?.id == Int64(1).columnValue)
+        #expect(renamed.sections.first?.row == SectionRow(title: "CAF", order: [Int64(0).columnValue]))
 
         let moved = try await fixture.commitAndRead(
             "UPDATE zone SET position = CASE WHEN id = 1 THEN 1 ELSE 0 END WHERE id IN (1, 2)")
         #expect(moved.rows.isEmpty)
-        #expect(Set(moved.sections.map(\.id)) == [Int64(1).databaseValue, Int64(2).databaseValue])
-        #expect(moved.sections.first { $0.id == Int64(2).databaseValue }?.row?.order == [Int64(0).databaseValue])
+        #expect(Set(moved.sections.map(\.id)) == [Int64(1).columnValue, Int64(2).columnValue])
+        #expect(moved.sections.first { $0.id == Int64(2).columnValue }?.row?.order == [Int64(0).columnValue])
     }
 
     @Test("A member reassigned is read with its new zone; one moved to a zone that does not exist leaves the result")
@@ -83,7 +83,7 @@ import Testing
         defer { Task { await fixture.close() } }
         let found = try await fixture.commitAndRead("UPDATE member SET zone_id = 3 WHERE id = 1", "UPDATE member SET zone_id = 9 WHERE id = 2")
         #expect(found.sections.isEmpty)
-        #expect(Self.key(found, 1) == .some(RowKey(section: Int64(3).databaseValue, sort: [Int64(1).databaseValue])))
+        #expect(Self.key(found, 1) == .some(RowKey(section: Int64(3).columnValue, sort: [Int64(1).columnValue])))
         #expect(Self.key(found, 2) == .some(nil), "a member of no zone is not in the join")
         #expect(found.readByForeignKey.isEmpty && found.rejoined.isEmpty)
     }
@@ -113,7 +113,7 @@ import Testing
         #expect(inserted.sections.first?.row?.title == "Asia again")
         #expect(Set(inserted.rows.map(\.id)) == [3, 4])
         #expect(inserted.readByForeignKey == [3, 4])
-        #expect(inserted.rows.allSatisfy { $0.key?.section == Int64(2).databaseValue })
+        #expect(inserted.rows.allSatisfy { $0.key?.section == Int64(2).columnValue })
 
         // Deleted and inserted again between two reads: in place, as far as the reads can tell.
         let again = try await fixture.commitAndRead("DELETE FROM zone WHERE id = 3", "INSERT INTO zone VALUES (3, 'Europe', 2)")

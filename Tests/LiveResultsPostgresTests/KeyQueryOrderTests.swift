@@ -36,13 +36,13 @@ import Testing
     }
 
     /// The values of the given columns of every row, read back.
-    func values(_ connection: PostgresConnection, columns: [String]) async throws -> [(id: RecordID, values: [DatabaseValue])] {
+    func values(_ connection: PostgresConnection, columns: [String]) async throws -> [(id: RecordID, values: [ColumnValue])] {
         let query = PostgresKeyQuery(tableName: "names", sortDescriptors: columns.map { SortColumn($0) })
         return try query.fetchAll(connection).map { ($0.id, $0.key.sort) }
     }
 
     /// The ids in LiveResults' order: SQLiteOrdering under each direction, then the id.
-    func sortedInMemory(_ rows: [(id: RecordID, values: [DatabaseValue])], ascending: [Bool]) -> [RecordID] {
+    func sortedInMemory(_ rows: [(id: RecordID, values: [ColumnValue])], ascending: [Bool]) -> [RecordID] {
         rows.sorted { a, b in
             for (column, up) in ascending.enumerated() {
                 let order = SQLiteOrdering.compare(a.values[column], b.values[column])
@@ -79,15 +79,15 @@ import Testing
             let byID = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.values) })
             for (id, name) in Self.names {
                 let values = try #require(byID[id])
-                #expect(SQLiteOrdering.compare(values[0], name.databaseValue) == 0, "name of row \(id)")
-                guard case .string = values[1].storage else { Issue.record("the zone of row \(id) is not text"); continue }
+                #expect(SQLiteOrdering.compare(values[0], name.columnValue) == 0, "name of row \(id)")
+                guard case .text = values[1] else { Issue.record("the zone of row \(id) is not text"); continue }
             }
             // Each type as SQLite holds it.
             let row1 = try #require(byID[1])
-            #expect(row1[2] == 1.databaseValue)               // int4 → integer
-            #expect(row1[3] == (-0.5).databaseValue)          // float8 → real
-            #expect(row1[4] == 0.databaseValue)               // bool → integer
-            #expect(row1[5] == Data([1, 0xfe]).databaseValue) // bytea → blob
+            #expect(row1[2] == 1.columnValue)               // int4 → integer
+            #expect(row1[3] == (-0.5).columnValue)          // float8 → real
+            #expect(row1[4] == 0.columnValue)               // bool → integer
+            #expect(row1[5] == Data([1, 0xfe]).columnValue) // bytea → blob
             #expect(try #require(byID[7])[5] == .null)
         }
     }

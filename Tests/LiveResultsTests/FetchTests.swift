@@ -17,7 +17,7 @@ struct FetchErrorTests {
     private func fetchError(
         _ sortDescriptors: [SortColumn],
         section: String? = "zone",
-        predicate: SQL? = nil,
+        predicate: ResultsPredicate? = nil,
         items: [Item] = items
     ) throws -> LiveResultsError? {
         let database = try makeItemDatabase()
@@ -56,7 +56,7 @@ struct FetchErrorTests {
 
     @Test("A predicate naming an unknown column fails with unknownColumn")
     func unknownPredicateColumn() throws {
-        let error = try fetchError([SortColumn("zone")], predicate: SQL("colour = 1"))
+        let error = try fetchError([SortColumn("zone")], predicate: "colour = 1")
         #expect(error?.kind == .unknownColumn("colour"))
     }
 
@@ -162,7 +162,7 @@ struct ReadingTests {
     @Test("A second performFetch with a changed request replaces the result and keeps tracking")
     func changeRequest() throws {
         let fixture = try Fixture(items)
-        fixture.controller.fetchRequest.predicate = SQL("zone = 'Asia'")
+        fixture.controller.fetchRequest.predicate = try ResultsPredicate(SQL("zone = 'Asia'"))
         try fixture.controller.performFetch()
         #expect(fixture.layout == [Layout("Asia", [3, 2])])
         let events = try fixture.execute("UPDATE item SET score = 10 WHERE id IN (1, 2)")
@@ -198,8 +198,10 @@ struct ReadingTests {
     func missingRecordsLoadAlone() throws {
         let database = try makeItemDatabase()
         try insertItems((0..<10).map { Item(name: "n\($0)", zone: "Z", score: $0) }, into: database)
-        let store = LoadCountingStore(SQLiteResultsStore(database: database))
-        let controller = ResultsController<Item>(store: store, fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("name")], fetchBatchSize: 4))
+        let sqlite = SQLiteResultsStore(database: database)
+        let counter = LoadCounter()
+        let controller = ResultsController<Item>(store: sqlite, tableName: Item.databaseTableName, loadRecords: counter.counting(sqlite.recordLoader(Item.self)),
+                                                 fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("name")], fetchBatchSize: 4))
         let recorder = Recorder()
         controller.delegate = recorder
         try controller.performFetch()
@@ -210,18 +212,18 @@ struct ReadingTests {
 
         _ = try controller.object(at: ip(0, 0))
         _ = try controller.object(at: ip(0, 4))
-        #expect(store.takeLoads() == [[1, 2, 3, 4], [5, 6, 7, 8]])
+        #expect(counter.takeLoads() == [[1, 2, 3, 4], [5, 6, 7, 8]])
         try update("UPDATE item SET score = 100 WHERE id = 3")
         #expect(try controller.object(at: ip(0, 2)).score == 100)
-        #expect(store.takeLoads() == [[3]], "only the updated record, not the loaded ones after it")
+        #expect(counter.takeLoads() == [[3]], "only the updated record, not the loaded ones after it")
         #expect(try controller.object(at: ip(0, 3)).name == "n3")
-        #expect(store.takeLoads().isEmpty)
+        #expect(counter.takeLoads().isEmpty)
         try update("UPDATE item SET flag = 0 WHERE id = 8")
         #expect(try controller.object(at: ip(0, 7)).flag == 0)
-        #expect(store.takeLoads() == [[8, 9, 10]], "the window's missing rows, in one load")
+        #expect(counter.takeLoads() == [[8, 9, 10]], "the window's missing rows, in one load")
         try update("UPDATE item SET flag = 0")
         #expect(try controller.object(at: ip(0, 1)).flag == 0)
-        #expect(store.takeLoads() == [[2, 3, 4, 5]], "a window every row of which is missing loads whole")
+        #expect(counter.takeLoads() == [[2, 3, 4, 5]], "a window every row of which is missing loads whole")
         #expect(recorder.take().contains(.didChange))
     }
 
@@ -263,14 +265,9 @@ struct ReadingTests {
     }
 }
 
-/// A store that records the ids of each `loadRecords` call, and passes every call on.
-final class LoadCountingStore: ResultsStore {
-    let inner: any ResultsStore
+/// Records the ids of each load of a controller's records, and passes every load on.
+final class LoadCounter {
     private var loads: [[RecordID]] = []
-
-    init(_ inner: any ResultsStore) {
-        self.inner = inner
-    }
 
     /// The ids of each load since the last call, in order.
     func takeLoads() -> [[RecordID]] {
@@ -278,21 +275,12 @@ final class LoadCountingStore: ResultsStore {
         return loads
     }
 
-    func fetch(_ query: StoreQuery, tracking: Tracking?) throws -> StoreFetch {
-        try inner.fetch(query, tracking: tracking)
-    }
-
-    func fetchAll(_ query: StoreQuery) throws -> StoreRows {
-        try inner.fetchAll(query)
-    }
-
-    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {
-        loads.append(ids)
-        return try inner.loadRecords(type, ids: ids)
-    }
-
-    func forEachText(inColumn column: String, table: String, ids: [RecordID]?, _ body: (RecordID, UnsafeRawBufferPointer?) throws -> Void) throws {
-        try inner.forEachText(inColumn: column, table: table, ids: ids, body)
+    /// `loader`, each of its calls recorded.
+    func counting<Record>(_ loader: @escaping RecordLoader<Record>) -> RecordLoader<Record> {
+        { [self] ids in
+            loads.append(ids)
+            return try loader(ids)
+        }
     }
 }
 

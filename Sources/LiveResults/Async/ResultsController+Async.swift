@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // The async forms of the delegate: sequences that process the controller's pending changes
 // themselves when the consumer asks for the next element, on the controller's store thread
@@ -90,7 +89,7 @@ extension ResultsController {
 /// The async sequence of ``ResultsController/changes()``.
 ///
 /// Not `Sendable`: iterate it where the controller lives. Its elements are `Sendable`.
-public struct ResultsChanges<Record: FetchableRecord & TableRecord>: AsyncSequence {
+public struct ResultsChanges<Record>: AsyncSequence {
     /// A batch or a reset.
     public typealias Element = ResultsChange
     /// What ``ResultsController/processPendingChanges()`` throws.
@@ -163,7 +162,7 @@ public struct ResultsChanges<Record: FetchableRecord & TableRecord>: AsyncSequen
 /// The async sequence of ``ResultsController/snapshots()``.
 ///
 /// Not `Sendable`: iterate it where the controller lives. Its elements are `Sendable`.
-public struct ResultsSnapshots<Record: FetchableRecord & TableRecord>: AsyncSequence {
+public struct ResultsSnapshots<Record>: AsyncSequence {
     /// The whole result, with the rows to reload.
     public typealias Element = ResultsSnapshot
     /// What ``ResultsController/processPendingChanges()`` throws.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Several commits as one: what an async sequence hands a consumer that was busy while they
 // came. Exact events describe the result before and after; concatenating the batches of two
@@ -25,8 +24,8 @@ extension Collection where Element == TrackedChange {
         var latestKeys: [RecordID: RowKey?] = [:]
         var readByForeignKey = Set<RecordID>()
         var written = Set<RecordID>()
-        var latestSectionRows: [(id: DatabaseValue, row: SectionRow?)] = []
-        var sectionPlaces: [ExactValue: Int] = [:] // in latestSectionRows, by key
+        var latestSectionRows: [(id: ColumnValue, row: SectionRow?)] = []
+        var sectionPlaces: [ColumnValue: Int] = [:] // in latestSectionRows, by key
         var position: Int64?
         var needsRefetch = false
         var origin = ChangeOrigin.ownWrites
@@ -46,10 +45,10 @@ extension Collection where Element == TrackedChange {
                 }
                 readByForeignKey.formUnion(commit.readByForeignKey)
                 for section in commit.sections {
-                    if let place = sectionPlaces[ExactValue(section.id)] {
+                    if let place = sectionPlaces[section.id] {
                         latestSectionRows[place] = section
                     } else {
-                        sectionPlaces[ExactValue(section.id)] = latestSectionRows.count
+                        sectionPlaces[section.id] = latestSectionRows.count
                         latestSectionRows.append(section)
                     }
                 }

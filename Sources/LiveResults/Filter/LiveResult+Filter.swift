@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A filter a result applies in memory: the column it reads, kept by slot of the result's
 /// index, the bytes a row's value must contain, the slots that do, and the rows that pass.
@@ -142,7 +141,7 @@ extension LiveResult {
     /// Applies a commit's rows (their new keys, nil for rows that left) and their filter
     /// column values (`texts`, by id; a missing id is NULL) with the filter on, and returns
     /// the batch in the filtered result's index spaces. On `sectionOutOfOrder` nothing changes.
-    mutating func applyFiltered(_ rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)] = [],
+    mutating func applyFiltered(_ rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)] = [],
                                 texts: [RecordID: [UInt8]]) throws -> ChangeBatch {
         guard var filter else { return try index.apply(rows, sections: sections, sectionName: SectionedIndex.sectionName) }
         // Taken out while it changes, so that its arrays are not copied.

@@ -58,7 +58,7 @@ extension ResultsController {
     func startFilterLoad(_ column: String) {
         filterLoad?.cancel()
         let notify = onChangesAvailable
-        filterLoad = FilterColumnLoad(column: column, table: fetchRequest.tableName, store: store,
+        filterLoad = FilterColumnLoad(column: column, table: tableName, store: store,
                                       slots: result.index.store.slotMapForReading(), notify: { notify?() })
     }
 
@@ -101,7 +101,7 @@ extension ResultsController {
     private func filterColumn(_ name: String) throws -> TextColumn? {
         guard let load = filterLoad, load.column == name else {
             dropFilterLoad()
-            return try FilterColumnLoad.read(name, of: fetchRequest.tableName, from: store, into: result.index.store.slotMapForReading())
+            return try FilterColumnLoad.read(name, of: tableName, from: store, into: result.index.store.slotMapForReading())
         }
         guard let outcome = load.result else { return nil }
         filterLoad = nil
@@ -124,7 +124,7 @@ extension ResultsController {
         guard let filter, let column = result.filter?.column else { return [] }
         let store = result.index.store
         var changed = Set<RecordID>()
-        try self.store.forEachText(inColumn: filter.column, table: fetchRequest.tableName, ids: nil) { id, value in
+        try self.store.forEachText(inColumn: filter.column, table: tableName, ids: nil) { id, value in
             if let slot = store.slot(for: id), !column.hasValue(value, atSlot: slot) { changed.insert(id) }
         }
         return changed
@@ -141,7 +141,7 @@ extension ResultsController {
     private func texts(inColumn column: String, of ids: some Collection<RecordID>) throws -> [RecordID: [UInt8]] {
         guard !ids.isEmpty else { return [:] }
         var texts: [RecordID: [UInt8]] = [:]
-        try store.forEachText(inColumn: column, table: fetchRequest.tableName, ids: Array(ids)) { id, value in
+        try store.forEachText(inColumn: column, table: tableName, ids: Array(ids)) { id, value in
             if let value { texts[id] = Array(value) }
         }
         return texts

@@ -1,5 +1,3 @@
-import GRDB
-
 // Views: some of an index's rows, as an index that shares the index's key store instead of
 // copying it. A filter's result is one.
 //
@@ -147,7 +145,7 @@ extension SectionedIndex {
     /// Steps 3 to 6 of a view's change, once the index applied the commit to the store: the
     /// rows leave their old places and take their new ones, and the batch says so in the
     /// view's index spaces. (A view of an index in order is in order: no section can split.)
-    mutating func applyViewChange(_ change: ViewChange, sectionName: (DatabaseValue) -> String) -> ChangeBatch {
+    mutating func applyViewChange(_ change: ViewChange, sectionName: (ColumnValue) -> String) -> ChangeBatch {
         precondition(isView, "only a view takes a prepared change")
         // Through a relationship, related rows may have changed without any row.
         guard !change.changed.isEmpty || isRelated else { return ChangeBatch() }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The result a controller shows, kept in memory: where every matching row belongs (the
 /// index), the first `limit` rows of a limited request (the window), and the batch each
@@ -36,7 +35,7 @@ struct LiveResult {
     /// a relationship, the related rows it changed (`sections`; nil: deleted), and returns the
     /// batch. With a filter, `texts` holds the filter column's value of the rows that have a
     /// key (a missing one is NULL). On `sectionOutOfOrder` nothing changes.
-    mutating func apply(_ rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)] = [],
+    mutating func apply(_ rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)] = [],
                         texts: [RecordID: [UInt8]] = [:]) throws -> ChangeBatch {
         let sections = index.isRelated ? sections : []
         let batch = filter == nil ? try index.apply(rows, sections: sections, sectionName: SectionedIndex.sectionName)
@@ -49,7 +48,7 @@ struct LiveResult {
     /// Throws `sectionOutOfOrder` (changing nothing) when `fresh` splits a section.
     /// With a filter, `texts` reads the filter column's values of the rows that change.
     /// Through a relationship, `sections` is every related row now.
-    mutating func catchUp(to fresh: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)] = [], touched: Set<RecordID>,
+    mutating func catchUp(to fresh: [(id: RecordID, key: RowKey)], sections: [(id: ColumnValue, row: SectionRow)] = [], touched: Set<RecordID>,
                           texts: ([RecordID]) throws -> [RecordID: [UInt8]] = { _ in [:] }) throws -> ChangeBatch {
         _ = try emptyIndex(sections: sections).appendingSorted(fresh)
         var changes: [(id: RecordID, key: RowKey?)] = []
@@ -64,7 +63,7 @@ struct LiveResult {
     }
 
     /// An empty index like this result's, holding `sections` (every related row, through a relationship).
-    private func emptyIndex(sections: [(id: DatabaseValue, row: SectionRow)]) -> SectionedIndex {
+    private func emptyIndex(sections: [(id: ColumnValue, row: SectionRow)]) -> SectionedIndex {
         var empty = SectionedIndex(ascending: index.ascending, unsectioned: index.isUnsectioned, sectionOrder: index.store.sectionOrder)
         for (value, row) in sections { empty.setSectionRow(row, for: value) }
         return empty
@@ -73,7 +72,7 @@ struct LiveResult {
     /// Replaces the whole result with `fresh` (rows in order), when what changed cannot be
     /// known, without a filter. Throws `sectionOutOfOrder` (changing nothing) when `fresh`
     /// splits a section.
-    mutating func replace(with fresh: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)] = []) throws {
+    mutating func replace(with fresh: [(id: RecordID, key: RowKey)], sections: [(id: ColumnValue, row: SectionRow)] = []) throws {
         self = LiveResult(index: try emptyIndex(sections: sections).appendingSorted(fresh), limit: limit)
     }
 
@@ -91,7 +90,7 @@ struct LiveResult {
     /// Through a relationship, related rows that changed (`sections`) may move whole sections
     /// in or out of the window: the window is then compared with the first `limit` rows, row
     /// by row (O(limit)), and its moved sections are reported as moves.
-    private mutating func moveWindow(touched: [RecordID], sections: [(id: DatabaseValue, row: SectionRow?)]) throws -> ChangeBatch {
+    private mutating func moveWindow(touched: [RecordID], sections: [(id: ColumnValue, row: SectionRow?)]) throws -> ChangeBatch {
         guard var window else { return ChangeBatch() }
         let index = filtered
         var changes: [(id: RecordID, key: RowKey?)] = []

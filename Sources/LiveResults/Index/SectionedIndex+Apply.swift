@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Applying a commit's changed rows to the index, in named steps:
 //   1. coalesce: the last word on each row wins; rows in neither result drop out;
@@ -18,8 +17,8 @@ extension SectionedIndex {
     /// commit inserted or changed (nil: deleted), by section value: a section whose title
     /// changed is updated, one whose order among the others changed is moved, its rows with
     /// it. On `sectionOutOfOrder` the index is left as it was.
-    mutating func apply(_ changes: [(id: RecordID, key: RowKey?)], sections related: [(id: DatabaseValue, row: SectionRow?)] = [],
-                        sectionName: (DatabaseValue) -> String) throws -> ChangeBatch {
+    mutating func apply(_ changes: [(id: RecordID, key: RowKey?)], sections related: [(id: ColumnValue, row: SectionRow?)] = [],
+                        sectionName: (ColumnValue) -> String) throws -> ChangeBatch {
         precondition(!isView, "a view takes its changes through prepareViewChange and applyViewChange")
         defer { checkInvariantsInDebug() }
         let sectionsChange = isRelated && !related.isEmpty
@@ -52,7 +51,7 @@ extension SectionedIndex {
     /// Where the changed rows were before the batch, and what the sections were.
     struct Before {
         /// Each section's number, value and name, and through a relationship its related row.
-        var sections: [(number: Int32, value: DatabaseValue, name: String, row: SectionRow?)]
+        var sections: [(number: Int32, value: ColumnValue, name: String, row: SectionRow?)]
         var paths: [RecordID: IndexPath] = [:]
         var keys: [RecordID: RowKey] = [:]
 
@@ -121,7 +120,7 @@ extension SectionedIndex {
 
     /// Step 3: puts the changed rows at their new places; when a section would be split (its
     /// rows no longer contiguous), puts them back and throws `sectionOutOfOrder`.
-    private mutating func placeKeepingSectionOrder(_ changed: [RecordID: RowKey?], before: Before, sectionName: (DatabaseValue) -> String) throws {
+    private mutating func placeKeepingSectionOrder(_ changed: [RecordID: RowKey?], before: Before, sectionName: (ColumnValue) -> String) throws {
         place(changed, oldPaths: before.paths, sectionName: sectionName)
         do {
             try checkSectionOrder()
@@ -280,7 +279,7 @@ extension SectionedIndex {
 
     /// Takes the changed rows out of their old places and puts those still in the result
     /// at their new places, creating and removing sections as needed.
-    mutating func place(_ changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], sectionName: (DatabaseValue) -> String) {
+    mutating func place(_ changed: [RecordID: RowKey?], oldPaths: [RecordID: IndexPath], sectionName: (ColumnValue) -> String) {
         for (s, rows) in Dictionary(grouping: oldPaths.values, by: \.section) {
             sections[s].slots.remove(rows: rows.map(\.row))
         }
@@ -304,7 +303,7 @@ extension SectionedIndex {
 
     /// Puts the changed rows still in the result at their new places (once every changed row
     /// is out of its section), creating sections as needed; forgets the rows that left.
-    mutating func arrive(_ changed: [RecordID: RowKey?], sectionName: (DatabaseValue) -> String) {
+    mutating func arrive(_ changed: [RecordID: RowKey?], sectionName: (ColumnValue) -> String) {
         var arriving: [Int32: [Int32]] = [:] // new slots, by the number of their (existing) section
         for (id, key) in changed {
             guard let key else {
@@ -375,7 +374,7 @@ extension SectionedIndex {
     /// in, plus those that left. Used only when a section changes place among the others.
     private func oldOrder(ofSection section: Int, changed: [RecordID: RowKey?], oldKeys: [RecordID: RowKey]) -> [RecordID] {
         let value = sections[section].value
-        var rows: [(id: RecordID, sort: [DatabaseValue])] = sections[section].slots.compactMap { slot in
+        var rows: [(id: RecordID, sort: [ColumnValue])] = sections[section].slots.compactMap { slot in
             let id = store.ids[Int(slot)]
             return changed[id] == nil ? (id, store.sortValues(at: Int(slot))) : nil
         }
@@ -383,7 +382,7 @@ extension SectionedIndex {
             rows.append((id, key.sort))
         }
         let ascending = store.ascending
-        func precedes(_ a: (id: RecordID, sort: [DatabaseValue]), _ b: (id: RecordID, sort: [DatabaseValue])) -> Bool {
+        func precedes(_ a: (id: RecordID, sort: [ColumnValue]), _ b: (id: RecordID, sort: [ColumnValue])) -> Bool {
             for i in ascending.indices {
                 let c = SQLiteOrdering.compare(a.sort[i], b.sort[i])
                 if c != 0 { return ascending[i] ? c < 0 : c > 0 }

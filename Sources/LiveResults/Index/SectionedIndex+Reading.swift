@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 // Reading an index: counts, ids and places of rows.
 
@@ -62,7 +61,7 @@ extension SectionedIndex {
     }
 
     /// A new index of the first `count` rows.
-    func prefix(_ count: Int, sectionName: (DatabaseValue) -> String) -> SectionedIndex {
+    func prefix(_ count: Int, sectionName: (ColumnValue) -> String) -> SectionedIndex {
         var result = SectionedIndex(ascending: ascending, unsectioned: isUnsectioned, sectionOrder: store.sectionOrder)
         result.store.copySectionRows(from: store)
         result.reserveCapacity(min(count, self.count))

@@ -1,5 +1,3 @@
-import GRDB
-
 // Changes applied without describing them: a section cache caught up with the change log at a
 // launch, where no one is shown a batch. Finding where each changed row was and classifying
 // it (`apply`) costs searches and moves a changed row, so that catching up tens of thousands
@@ -13,7 +11,7 @@ extension SectionedIndex {
 
     /// Applies a commit's (or many commits') changed rows as `apply` does, without working out
     /// the batch. On `sectionOutOfOrder` the index is left half changed: discard it.
-    mutating func replay(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (DatabaseValue) -> String) throws {
+    mutating func replay(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (ColumnValue) -> String) throws {
         precondition(!isView, "a view takes its changes through prepareViewChange and applyViewChange")
         let changed = coalesce(changes)
         guard changed.count >= Self.replayPassRows else {

@@ -1,14 +1,13 @@
 import Foundation
-import GRDB
 
 /// Where a row belongs in a result: its section value and its sort values.
 ///
 /// Two keys are equal only when SQLite would find every value equal (byte-exact text).
 package struct RowKey: Equatable {
-    package var section: DatabaseValue
-    package var sort: [DatabaseValue]
+    package var section: ColumnValue
+    package var sort: [ColumnValue]
 
-    package init(section: DatabaseValue, sort: [DatabaseValue]) {
+    package init(section: ColumnValue, sort: [ColumnValue]) {
         self.section = section
         self.sort = sort
     }
@@ -31,7 +30,7 @@ package struct SectionedIndex {
     struct Section {
         /// The number standing for the section's value (`sectionNumber(for:)`).
         var number: Int32
-        var value: DatabaseValue
+        var value: ColumnValue
         var name: String
         var slots: FlatArray<Int32>
         /// The slot of its first row when it was built from rows in result order (by a fetch or
@@ -56,7 +55,7 @@ package struct SectionedIndex {
 
     var ascending: [Bool] { store.ascending }
     /// Section values by their number.
-    var sectionValues: [DatabaseValue] { store.sectionValues }
+    var sectionValues: [ColumnValue] { store.sectionValues }
 
     /// Whether sections come through a relationship (`RelatedSections`): identified by their
     /// value (the related key), titled and ordered by their related row (`SectionRow`).
@@ -79,7 +78,7 @@ package struct SectionedIndex {
     /// Builds the index from rows already in result order.
     ///
     /// Fails with `sectionOutOfOrder` when a section value comes back after another section began.
-    package init<Rows: Sequence>(ascending: [Bool], unsectioned: Bool, sortedRows: Rows, sectionName: (DatabaseValue) -> String) throws
+    package init<Rows: Sequence>(ascending: [Bool], unsectioned: Bool, sortedRows: Rows, sectionName: (ColumnValue) -> String) throws
     where Rows.Element == (id: RecordID, key: RowKey) {
         self.init(ascending: ascending, unsectioned: unsectioned)
         for (id, key) in sortedRows {
@@ -91,8 +90,8 @@ package struct SectionedIndex {
     /// Adds a row after all others; rows must come in result order. `firstValueIsSection`:
     /// the first sort value is `value` (read from the same column), so it is not asked for.
     /// `mapsID: false`: a fetch's row, whose id `mapFetchedIDs()` maps later (`KeyStore.store`).
-    package mutating func appendSorted(id: RecordID, section value: DatabaseValue, sectionName: (DatabaseValue) -> String,
-                                       firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> DatabaseValue) throws {
+    package mutating func appendSorted(id: RecordID, section value: ColumnValue, sectionName: (ColumnValue) -> String,
+                                       firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> ColumnValue) throws {
         let number = self.sectionNumber(for: value)
         if sections.last?.number != number {
             if placeOfSectionNumber[number] != nil { throw Self.outOfOrder(sectionName(value), id: id) }
@@ -106,7 +105,7 @@ package struct SectionedIndex {
 
     /// Adds a row after all others, in the same section as the last row (the caller knows).
     /// `utf8`: text values as their bytes; `mapsID` as in `appendSorted` (`KeyStore.store`).
-    package mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> DatabaseValue,
+    package mutating func appendToLastSection(id: RecordID, firstValueIsSection: Bool = false, mapsID: Bool = true, sortValues: (Int) -> ColumnValue,
                                       utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }) {
         let last = sections.count - 1
         let slot = store.store(id: id, section: sections[last].number, firstValueIsSection: firstValueIsSection, sortValues: sortValues, utf8: utf8,
@@ -128,7 +127,7 @@ package struct SectionedIndex {
     /// slots of the rows in order, from which `store.ids.gather(slots)` and each of
     /// `store.columns`' `gather(slots)` make one entry per row (one array at a time: the cache
     /// writes each and lets it go). `init(sections:ids:columns:)` rebuilds the index.
-    func exported() -> (sections: [(value: DatabaseValue, count: Int)], slots: [Int32]) {
+    func exported() -> (sections: [(value: ColumnValue, count: Int)], slots: [Int32]) {
         (sections.filter { !$0.slots.isEmpty }.map { ($0.value, $0.slots.count) }, sections.flatMap(\.slots))
     }
 
@@ -137,9 +136,9 @@ package struct SectionedIndex {
     /// `denseSlots`: `KeyStore.denseSlots(of: ids)`, when it was kept (see `KeyStore.init`).
     /// Through a relationship, `sectionOrder` and `sectionRows` (every related row) order and
     /// title the sections; nil when the described order is not theirs.
-    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: DatabaseValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column],
-          denseSlots: FlatArray<Int32>? = nil, sectionOrder: [Bool]? = nil, sectionRows: [(id: DatabaseValue, row: SectionRow)] = [],
-          sectionName: (DatabaseValue) -> String) {
+    init?(ascending: [Bool], unsectioned: Bool, sections described: [(value: ColumnValue, count: Int)], ids: PackedIntegers, columns: [KeyStore.Column],
+          denseSlots: FlatArray<Int32>? = nil, sectionOrder: [Bool]? = nil, sectionRows: [(id: ColumnValue, row: SectionRow)] = [],
+          sectionName: (ColumnValue) -> String) {
         self.init(ascending: ascending, unsectioned: unsectioned, sectionOrder: sectionOrder)
         for (value, row) in sectionRows { store.setSectionRow(row, for: value) }
         if unsectioned {
@@ -180,14 +179,14 @@ package struct SectionedIndex {
     /// Through a relationship: the related row of a section value, nil once it is deleted.
     /// A store sets every related row at a fetch. A section of rows takes the new title (and
     /// keeps its place: `apply` moves sections whose order changed).
-    package mutating func setSectionRow(_ row: SectionRow?, for value: DatabaseValue) {
+    package mutating func setSectionRow(_ row: SectionRow?, for value: ColumnValue) {
         store.setSectionRow(row, for: value)
         let number = store.sectionNumber(for: value)
         if let row, let s = placeOfSectionNumber[number] { sections[s].name = row.title }
     }
 
     /// The name of a new section of `value`: its related row's title, or `sectionName`'s.
-    func newSectionName(_ value: DatabaseValue, _ sectionName: (DatabaseValue) -> String) -> String {
+    func newSectionName(_ value: ColumnValue, _ sectionName: (ColumnValue) -> String) -> String {
         guard isRelated else { return sectionName(value) }
         return store.sectionRow(store.sectionNumberIfKnown(value) ?? -1)?.title ?? sectionName(value)
     }
@@ -199,17 +198,17 @@ package struct SectionedIndex {
     }
 
     /// The number standing for a section value (the same for byte-equal values).
-    mutating func sectionNumber(for value: DatabaseValue) -> Int32 {
+    mutating func sectionNumber(for value: ColumnValue) -> Int32 {
         store.sectionNumber(for: value)
     }
 
     /// The name of the section of a section value: its text (NULL gives "").
-    package static func sectionName(_ value: DatabaseValue) -> String {
-        switch value.storage {
+    package static func sectionName(_ value: ColumnValue) -> String {
+        switch value {
         case .null: return ""
-        case .int64(let int): return String(int)
-        case .double(let double): return String(double)
-        case .string(let string): return string
+        case .integer(let int): return String(int)
+        case .real(let double): return String(double)
+        case .text(let string): return string
         case .blob(let data): return data.map { String(format: "%02x", $0) }.joined()
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One live query, any number of subscribers: a results controller's changes shared with every
 /// task that subscribes, each at its own pace.
@@ -40,7 +39,7 @@ import GRDB
 /// The query ends, and every subscription with it, when the task running ``run()`` is
 /// cancelled or the query goes away; when the controller throws, every subscription throws
 /// that error. A subscription ends when its task is cancelled, and its state is freed then.
-public actor LiveQuery<Record: FetchableRecord & TableRecord, Value: Sendable> {
+public actor LiveQuery<Record, Value: Sendable> {
     private let controller: ResultsController<Record>
     private let map: @Sendable (Record) throws -> Value
     /// The controller's changes, until `run()` takes them.
@@ -265,7 +264,7 @@ extension ResultsController {
         for id in ids {
             if let record = records[id] { found[id] = record } else { missing.append(id) }
         }
-        if !missing.isEmpty { found.merge(try store.loadRecords(Record.self, ids: missing)) { _, loaded in loaded } }
+        if !missing.isEmpty { found.merge(try loadRecords(missing)) { _, loaded in loaded } }
         return found
     }
 }

@@ -1,7 +1,7 @@
 import GRDB
 import Synchronization
 
-extension RowKey: @unchecked Sendable {} // DatabaseValue holds only values (Int64, Double, String, Data).
+extension RowKey: @unchecked Sendable {} // ColumnValue holds only values (Int64, Double, String, Data).
 
 /// Watches one table for committed changes and queues a change record per commit.
 ///
@@ -268,7 +268,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             // The log recorded nothing: every UPDATE left its rows as they were.
             ids = []
         }
-        var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+        var sections: [(id: ColumnValue, row: SectionRow?)] = []
         var readByForeignKey = Set<RecordID>()
         if let relatedIDs {
             do {
@@ -317,7 +317,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     /// Through a relationship: the related rows of `rowIDs` (nil: all) a commit changed, and
     /// the rowids of the rows whose foreign key names a related row that appeared or went.
-    private func relatedChanges(_ db: Database, rowIDs: [Int64]?) throws -> (sections: [(id: DatabaseValue, row: SectionRow?)], rowIDs: [RecordID]) {
+    private func relatedChanges(_ db: Database, rowIDs: [Int64]?) throws -> (sections: [(id: ColumnValue, row: SectionRow?)], rowIDs: [RecordID]) {
         guard var known = relatedRows else { return ([], []) }
         relatedRows = nil // changed in place, not copied
         defer { relatedRows = known }
@@ -365,7 +365,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
                 resyncRelatedRows(db)
                 return .reset
             }
-            var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+            var sections: [(id: ColumnValue, row: SectionRow?)] = []
             var readByForeignKey = Set<RecordID>()
             if relatedIsLogged, let table = query.related?.table {
                 guard let relatedIDs = try ChangeLog.changedRowIDs(db, table: table, after: position, through: end) else {
@@ -389,7 +389,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     /// The keys of `ids` (ascending, distinct) now, as a change of `origin`; with
     /// `countingMatches`, also how many rows match the request.
-    private func readKeys(_ db: Database, ids: [RecordID], sections: [(id: DatabaseValue, row: SectionRow?)] = [], readByForeignKey: Set<RecordID> = [],
+    private func readKeys(_ db: Database, ids: [RecordID], sections: [(id: ColumnValue, row: SectionRow?)] = [], readByForeignKey: Set<RecordID> = [],
                           origin: ChangeOrigin, countingMatches: Bool) -> TrackedChange {
         do {
             let rows = try query.fetchKeys(db, ids: ids)

@@ -126,10 +126,10 @@ struct KeyQuery: Sendable {
     /// The id and key of the row a statement of `selection` stands on.
     private func decode(_ row: SQLiteStatement) -> (id: RecordID, key: RowKey) {
         let count = sortDescriptors.count
-        var sort: [DatabaseValue] = []
+        var sort: [ColumnValue] = []
         sort.reserveCapacity(count)
-        for i in 0..<count { sort.append(DatabaseValue(sqliteStatement: row, index: CInt(i + 1))) }
-        let section: DatabaseValue = sectionIndex.map { index in index == 1 ? sort[0] : DatabaseValue(sqliteStatement: row, index: index) } ?? .null
+        for i in 0..<count { sort.append(ColumnValue(sqliteStatement: row, index: CInt(i + 1))) }
+        let section: ColumnValue = sectionIndex.map { index in index == 1 ? sort[0] : ColumnValue(sqliteStatement: row, index: index) } ?? .null
         return (sqlite3_column_int64(row, 0), RowKey(section: section, sort: sort))
     }
 
@@ -139,13 +139,13 @@ struct KeyQuery: Sendable {
     }
 
     /// Whether a column of the current row holds exactly `value` (same type, same bytes).
-    private static func column(_ index: CInt, of row: SQLiteStatement, is value: DatabaseValue) -> Bool {
-        switch (sqlite3_column_type(row, index), value.storage) {
+    private static func column(_ index: CInt, of row: SQLiteStatement, is value: ColumnValue) -> Bool {
+        switch (sqlite3_column_type(row, index), value) {
         case (SQLITE_NULL, .null):
             return true
-        case (SQLITE_INTEGER, .int64(let int)):
+        case (SQLITE_INTEGER, .integer(let int)):
             return sqlite3_column_int64(row, index) == int
-        case (SQLITE_TEXT, .string(var string)):
+        case (SQLITE_TEXT, .text(var string)):
             guard let text = sqlite3_column_text(row, index) else { return false }
             let count = Int(sqlite3_column_bytes(row, index))
             return string.withUTF8 { utf8 in
@@ -158,7 +158,7 @@ struct KeyQuery: Sendable {
     }
 
     /// The bytes of a column of the current row when it is text of ASCII characters without
-    /// NUL: exactly the bytes of the `String` a `DatabaseValue` would hold (which stops at a NUL
+    /// NUL: exactly the bytes of the `String` a `ColumnValue` would hold (which stops at a NUL
     /// and repairs invalid UTF-8), read without making one. Nil for anything else.
     private static func plainText(_ index: CInt, of row: SQLiteStatement) -> UnsafeRawBufferPointer? {
         guard sqlite3_column_type(row, index) == SQLITE_TEXT, let text = sqlite3_column_text(row, index) else { return nil }
@@ -183,25 +183,25 @@ struct KeyQuery: Sendable {
     }
 
     /// Every related row, with its rowid, key, title and order values (`related` only).
-    func fetchSectionRows(_ db: Database, rowIDs: [Int64]? = nil) throws -> [(rowID: Int64, key: DatabaseValue, row: SectionRow)] {
+    func fetchSectionRows(_ db: Database, rowIDs: [Int64]? = nil) throws -> [(rowID: Int64, key: ColumnValue, row: SectionRow)] {
         guard let related else { return [] }
         let columns = ["rowid", related.key, related.title] .enumerated().map { $0 == 0 ? $1 : $1.quotedDatabaseIdentifier }
             + related.order.map { $0.column.quotedDatabaseIdentifier }
         var sql = "SELECT " + columns.joined(separator: ", ") + " FROM " + related.table.quotedDatabaseIdentifier
         if let rowIDs { sql += " WHERE rowid IN (" + rowIDs.map(String.init).joined(separator: ",") + ")" }
-        var rows: [(rowID: Int64, key: DatabaseValue, row: SectionRow)] = []
+        var rows: [(rowID: Int64, key: ColumnValue, row: SectionRow)] = []
         let statement = try db.makeStatement(sql: sql)
         try forEachRow(db, statement) { row in
-            let order = related.order.indices.map { DatabaseValue(sqliteStatement: row, index: CInt($0 + 3)) }
-            let title = SectionedIndex.sectionName(DatabaseValue(sqliteStatement: row, index: 2))
-            rows.append((sqlite3_column_int64(row, 0), DatabaseValue(sqliteStatement: row, index: 1), SectionRow(title: title, order: order)))
+            let order = related.order.indices.map { ColumnValue(sqliteStatement: row, index: CInt($0 + 3)) }
+            let title = SectionedIndex.sectionName(ColumnValue(sqliteStatement: row, index: 2))
+            rows.append((sqlite3_column_int64(row, 0), ColumnValue(sqliteStatement: row, index: 1), SectionRow(title: title, order: order)))
         }
         return rows
     }
 
     /// The rowids of the table's rows whose foreign key is one of `keys` (`related` only),
     /// matching or not: the rows a related row's insert or delete may bring in or take out.
-    func rowIDs(_ db: Database, withForeignKeyIn keys: [DatabaseValue]) throws -> [RecordID] {
+    func rowIDs(_ db: Database, withForeignKeyIn keys: [ColumnValue]) throws -> [RecordID] {
         guard let related, !keys.isEmpty else { return [] }
         let sql = "SELECT rowid FROM " + tableName.quotedDatabaseIdentifier + " WHERE " + related.foreignKey.quotedDatabaseIdentifier
             + " IN (" + Array(repeating: "?", count: keys.count).joined(separator: ",") + ")"
@@ -258,7 +258,7 @@ struct KeyQuery: Sendable {
     }
 
     /// Every matching row, in result order, straight into an index: no key is held twice.
-    func fetchIndex(_ db: Database, sectionName: (DatabaseValue) -> String) throws -> SectionedIndex {
+    func fetchIndex(_ db: Database, sectionName: (ColumnValue) -> String) throws -> SectionedIndex {
         var index = SectionedIndex(ascending: sortDescriptors.map(\.ascending), unsectioned: sectionColumn == nil,
                                    sectionOrder: related?.order.map(\.ascending))
         for (_, key, row) in try fetchSectionRows(db) { index.setSectionRow(row, for: key) }
@@ -270,16 +270,16 @@ struct KeyQuery: Sendable {
         // The first sort column is the section column (the usual case): its value is the
         // section's, already read or recognised, so it is neither decoded again nor compared.
         let firstValueIsSection = sectionOffset == 1
-        var previousSection: DatabaseValue?
+        var previousSection: ColumnValue?
         try forEachRowInOrder(db) { row in
             let id = sqlite3_column_int64(row, 0)
-            let sortValue = { (column: Int) in DatabaseValue(sqliteStatement: row, index: CInt(column + 1)) }
+            let sortValue = { (column: Int) in ColumnValue(sqliteStatement: row, index: CInt(column + 1)) }
             // Rows come section by section: most rows are in the previous row's section, which
             // is recognised from the column's bytes without decoding or hashing the value.
             if let previousSection, sectionColumn == nil || Self.column(sectionOffset, of: row, is: previousSection) {
                 index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, mapsID: false, sortValues: sortValue) { Self.plainText(CInt($0 + 1), of: row) }
             } else {
-                let section: DatabaseValue = sectionColumn == nil ? .null : DatabaseValue(sqliteStatement: row, index: sectionOffset)
+                let section: ColumnValue = sectionColumn == nil ? .null : ColumnValue(sqliteStatement: row, index: sectionOffset)
                 try index.appendSorted(id: id, section: section, sectionName: sectionName, firstValueIsSection: firstValueIsSection, mapsID: false, sortValues: sortValue)
                 previousSection = section
             }

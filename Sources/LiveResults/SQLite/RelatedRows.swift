@@ -7,7 +7,7 @@ import GRDB
 ///
 /// Used on the writer's queue only, as the tracker's state is.
 struct RelatedRows {
-    private var byRowID: [Int64: (key: DatabaseValue, row: SectionRow)] = [:]
+    private var byRowID: [Int64: (key: ColumnValue, row: SectionRow)] = [:]
 
     /// Every related row as `query` reads it now.
     init(_ db: Database, query: KeyQuery) throws {
@@ -18,16 +18,16 @@ struct RelatedRows {
     /// may have changed), read now: each changed row's new title and order, or nil for a key
     /// no longer there, by key; and the keys that appeared or went, whose rows a caller reads.
     mutating func changes(_ db: Database, query: KeyQuery, rowIDs: [Int64]?) throws
-        -> (sections: [(id: DatabaseValue, row: SectionRow?)], appearedOrGone: [DatabaseValue]) {
+        -> (sections: [(id: ColumnValue, row: SectionRow?)], appearedOrGone: [ColumnValue]) {
         let read = try query.fetchSectionRows(db, rowIDs: rowIDs)
-        var now: [Int64: (key: DatabaseValue, row: SectionRow)] = [:]
+        var now: [Int64: (key: ColumnValue, row: SectionRow)] = [:]
         for (rowID, key, row) in read { now[rowID] = (key, row) }
         let examined = rowIDs.map(Set.init) ?? Set(byRowID.keys).union(now.keys)
         // The last word on each key: a key that went from one rowid and came to another (a
         // REPLACE) is changed, not gone.
-        var gone: [DatabaseValue] = []
-        var present: [(id: DatabaseValue, row: SectionRow)] = []
-        var appearedOrGone: [DatabaseValue] = []
+        var gone: [ColumnValue] = []
+        var present: [(id: ColumnValue, row: SectionRow)] = []
+        var appearedOrGone: [ColumnValue] = []
         for rowID in examined.sorted() {
             let old = byRowID[rowID], new = now[rowID]
             if let old, let new, SQLiteOrdering.compare(old.key, new.key) == 0 {
@@ -45,8 +45,8 @@ struct RelatedRows {
             byRowID[rowID] = new
         }
         for (rowID, new) in now { byRowID[rowID] = new }
-        let presentKeys = Set(present.map { ExactValue($0.id) })
-        let sections = gone.filter { !presentKeys.contains(ExactValue($0)) }.map { (id: $0, row: SectionRow?.none) }
+        let presentKeys = Set(present.map { $0.id })
+        let sections = gone.filter { !presentKeys.contains($0) }.map { (id: $0, row: SectionRow?.none) }
             + present.map { (id: $0.id, row: Optional($0.row)) }
         return (sections, appearedOrGone)
     }

@@ -78,23 +78,26 @@ final class SQLiteResultsStore: ResultsStore {
         }
     }
 
-    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {
-        guard !ids.isEmpty else { return [:] }
+    /// Reads the records of `Record`'s table by rowid, decoded by GRDB.
+    func recordLoader<Record: FetchableRecord & TableRecord>(_ type: Record.Type) -> RecordLoader<Record> {
         let table = Record.databaseTableName.quotedDatabaseIdentifier
-        return try LiveResultsError.readable {
-            try database.read { db in
-                var loaded: [RecordID: Record] = [:]
-                var start = 0
-                while start < ids.count {
-                    let chunk = ids[start..<min(start + 500, ids.count)]
-                    let sql = "SELECT rowid AS \"liveresults_rowid\", * FROM \(table) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))"
-                    let cursor = try Row.fetchCursor(db, sql: sql)
-                    while let row = try cursor.next() {
-                        loaded[row[0]] = try Record(row: row)
+        return { [database] ids in
+            guard !ids.isEmpty else { return [:] }
+            return try LiveResultsError.readable {
+                try database.read { db in
+                    var loaded: [RecordID: Record] = [:]
+                    var start = 0
+                    while start < ids.count {
+                        let chunk = ids[start..<min(start + 500, ids.count)]
+                        let sql = "SELECT rowid AS \"liveresults_rowid\", * FROM \(table) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))"
+                        let cursor = try Row.fetchCursor(db, sql: sql)
+                        while let row = try cursor.next() {
+                            loaded[row[0]] = try Record(row: row)
+                        }
+                        start += 500
                     }
-                    start += 500
+                    return loaded
                 }
-                return loaded
             }
         }
     }
@@ -102,7 +105,7 @@ final class SQLiteResultsStore: ResultsStore {
 
 extension KeyQuery {
     init(_ query: StoreQuery) {
-        self.init(tableName: query.tableName, predicate: query.predicate, sortDescriptors: query.sortDescriptors, sectionColumn: query.sectionColumn,
+        self.init(tableName: query.tableName, predicate: query.predicate?.sqlLiteral, sortDescriptors: query.sortDescriptors, sectionColumn: query.sectionColumn,
                   related: query.relatedSections)
     }
 }

@@ -32,7 +32,7 @@ extension SortColumn {
     /// `value` (a row's value of a column), so that a record need not be encoded whole.
     public static func compare<Row>(_ a: Row, _ b: Row, by columns: [SortColumn], value: (Row, String) -> DatabaseValue) -> Int {
         for term in columns {
-            let order = SQLiteOrdering.compare(value(a, term.column), value(b, term.column))
+            let order = SQLiteOrdering.compare(ColumnValue(value(a, term.column)), ColumnValue(value(b, term.column)))
             if order != 0 { return term.ascending ? order : -order }
         }
         return 0

@@ -1,5 +1,3 @@
-import GRDB
-
 extension KeyStore {
     /// One sort column, in the most compact form its values allow so far: integers (1 to 8
     /// bytes a row), texts (16 bytes a row for short ones), any values, or none at all when
@@ -7,7 +5,7 @@ extension KeyStore {
     enum Column: InPlacePayload {
         case integers(PackedIntegers)
         case texts(PackedTexts)
-        case values([DatabaseValue])
+        case values([ColumnValue])
         /// Every row's value is its section's value, which the store keeps once per section:
         /// the first sort column of a sectioned result, which is the section key itself.
         /// Only the store can read such a column; it holds just a count.
@@ -46,10 +44,10 @@ extension KeyStore {
         }
 
         /// The value in a slot; the store answers for a `sectionKey` column.
-        func value(at slot: Int) -> DatabaseValue {
+        func value(at slot: Int) -> ColumnValue {
             switch self {
-            case .integers(let integers): return integers[slot].databaseValue
-            case .texts(let texts): return texts.string(at: slot).databaseValue
+            case .integers(let integers): return integers[slot].columnValue
+            case .texts(let texts): return texts.string(at: slot).columnValue
             case .values(let values): return values[slot]
             case .sectionKey: preconditionFailure("a section key column is read through its store")
             }
@@ -74,14 +72,14 @@ extension KeyStore {
 
         /// Stores a value at a slot (`slot == count` appends), widening the column when the
         /// value does not fit its current form.
-        mutating func set(_ value: DatabaseValue, at slot: Int) {
+        mutating func set(_ value: ColumnValue, at slot: Int) {
             switch self {
             case .integers(var integers):
-                if case .int64(let int) = value.storage {
+                if case .integer(let int) = value {
                     modifyInPlace(&integers, as: Column.integers) { $0.set(int, at: slot) }
                     return
                 }
-                if case .string(let string) = value.storage, integers.isEmpty {
+                if case .text(let string) = value, integers.isEmpty {
                     // A text column after all: keep the room reserved for the rows to come.
                     var texts = PackedTexts()
                     texts.reserveCapacity(integers.capacity)
@@ -90,7 +88,7 @@ extension KeyStore {
                     return
                 }
             case .texts(var texts):
-                if case .string(let string) = value.storage, PackedTexts.fits(texts.byteCount + string.utf8.count) {
+                if case .text(let string) = value, PackedTexts.fits(texts.byteCount + string.utf8.count) {
                     modifyInPlace(&texts, as: Column.texts) { $0.set(string, at: slot) }
                     return
                 }
@@ -107,8 +105,8 @@ extension KeyStore {
         /// Turns the column into one of any values.
         private mutating func widen() {
             switch self {
-            case .integers(let integers): self = .values(integers.values.map(\.databaseValue))
-            case .texts(let texts): self = .values((0..<texts.count).map { texts.string(at: $0).databaseValue })
+            case .integers(let integers): self = .values(integers.values.map(\.columnValue))
+            case .texts(let texts): self = .values((0..<texts.count).map { texts.string(at: $0).columnValue })
             case .values, .sectionKey: return
             }
         }

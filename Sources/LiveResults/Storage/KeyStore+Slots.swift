@@ -1,5 +1,3 @@
-import GRDB
-
 // The map from ids to slots: a dense table (id → slot + 1, 0 for absent) while ids are dense,
 // as rowids usually are, and a dictionary otherwise; how the table is built at once, checked
 // when a cache file brings it, and read apart from the store (`SlotMap`).

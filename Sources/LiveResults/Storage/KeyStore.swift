@@ -1,5 +1,3 @@
-import GRDB
-
 /// The sort values of every row, stored by column in slots, compactly: a column of integers
 /// takes 1 to 8 bytes a row (`PackedIntegers`), a column of short texts 16, and a column equal
 /// to the section value (the first sort column of a sectioned result) nothing at all,
@@ -16,8 +14,8 @@ struct KeyStore {
     /// The section (by number) of each slot; -1 for a free slot.
     private(set) var sectionOfSlot = PackedIntegers()
     /// Section values by their number (`sectionNumber(for:)`), and the numbers by value.
-    private(set) var sectionValues: [DatabaseValue] = []
-    private var sectionNumbers: [ExactValue: Int32] = [:]
+    private(set) var sectionValues: [ColumnValue] = []
+    private var sectionNumbers: [ColumnValue: Int32] = [:]
     private var freeSlots: [Int32] = []
     private var denseSlots: FlatArray<Int32> = []           // id → slot + 1 (0: absent), while ids are dense
     private var sparseSlots: [RecordID: Int32]?    // id → slot, once they are not
@@ -41,7 +39,7 @@ struct KeyStore {
     /// `denseSlots`, when given, is `denseSlots(of: ids)` kept from before (the section cache
     /// keeps it: filling it anew writes all over a large table, in the order of the rows);
     /// it is checked for its size and range only.
-    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [DatabaseValue], columns: [Column], denseSlots: FlatArray<Int32>? = nil,
+    init?(ascending: [Bool], ids: PackedIntegers, sectionOfSlot: PackedIntegers, sectionValues: [ColumnValue], columns: [Column], denseSlots: FlatArray<Int32>? = nil,
           sectionOrder: [Bool]? = nil) {
         guard columns.count == ascending.count, columns.allSatisfy({ $0.count == ids.count }), sectionOfSlot.count == ids.count else { return nil }
         self.init(ascending: ascending, sectionOrder: sectionOrder)
@@ -107,8 +105,8 @@ struct KeyStore {
     // MARK: - Sections
 
     /// The number standing for a section value (the same for values SQLite finds equal).
-    mutating func sectionNumber(for value: DatabaseValue) -> Int32 {
-        let exact = ExactValue(value)
+    mutating func sectionNumber(for value: ColumnValue) -> Int32 {
+        let exact = value
         if let number = sectionNumbers[exact] { return number }
         let number = Int32(sectionValues.count)
         sectionNumbers[exact] = number
@@ -117,12 +115,12 @@ struct KeyStore {
     }
 
     /// The number of a section value already numbered; nil otherwise.
-    func sectionNumberIfKnown(_ value: DatabaseValue) -> Int32? {
-        sectionNumbers[ExactValue(value)]
+    func sectionNumberIfKnown(_ value: ColumnValue) -> Int32? {
+        sectionNumbers[value]
     }
 
     /// Through a relationship: sets the related row of a section value (nil: it was deleted).
-    mutating func setSectionRow(_ row: SectionRow?, for value: DatabaseValue) {
+    mutating func setSectionRow(_ row: SectionRow?, for value: ColumnValue) {
         let number = Int(sectionNumber(for: value))
         if sectionRows.count <= number { sectionRows.append(contentsOf: repeatElement(nil, count: number + 1 - sectionRows.count)) }
         sectionRows[number] = row
@@ -140,9 +138,9 @@ struct KeyStore {
 
     /// The related rows that differ from `fresh` (every related row now), as a commit gives them:
     /// the new and changed ones, and nil for those no longer there.
-    func sectionRowChanges(to fresh: [(id: DatabaseValue, row: SectionRow)]) -> [(id: DatabaseValue, row: SectionRow?)] {
+    func sectionRowChanges(to fresh: [(id: ColumnValue, row: SectionRow)]) -> [(id: ColumnValue, row: SectionRow?)] {
         guard sectionOrder != nil else { return [] }
-        var changes: [(id: DatabaseValue, row: SectionRow?)] = []
+        var changes: [(id: ColumnValue, row: SectionRow?)] = []
         var present = Set<Int32>()
         for (value, row) in fresh {
             let number = sectionNumberIfKnown(value)
@@ -219,7 +217,7 @@ struct KeyStore {
     /// appends the row in a new slot without looking its id up or mapping it: the caller maps
     /// them all with `mapAppendedIDs()` before the store is read.
     @discardableResult
-    mutating func store(id: RecordID, section: Int32, firstValueIsSection: Bool = false, sortValues: (Int) -> DatabaseValue,
+    mutating func store(id: RecordID, section: Int32, firstValueIsSection: Bool = false, sortValues: (Int) -> ColumnValue,
                         utf8: (Int) -> UnsafeRawBufferPointer? = { _ in nil }, mapsID: Bool = true) -> Int {
         let slot: Int
         if mapsID, let existing = self.slot(for: id) {
@@ -249,7 +247,7 @@ struct KeyStore {
     /// column of a sectioned result holds nothing while every value equals its row's section
     /// value; the first value that does not writes the column out in full. `isSectionValue`
     /// says that the value is the section's (known without reading it, or comparing).
-    private mutating func set(column c: Int, at slot: Int, isSectionValue: Bool, value: () -> DatabaseValue) {
+    private mutating func set(column c: Int, at slot: Int, isSectionValue: Bool, value: () -> ColumnValue) {
         if case .sectionKey(let count) = columns[c] {
             if isSectionValue || SQLiteOrdering.compare(value(), sectionValue(ofSlot: slot)) == 0 {
                 if slot == count { columns[c] = .sectionKey(count: count + 1) }
@@ -264,7 +262,7 @@ struct KeyStore {
     }
 
     /// The section value of a used slot.
-    private func sectionValue(ofSlot slot: Int) -> DatabaseValue {
+    private func sectionValue(ofSlot slot: Int) -> ColumnValue {
         sectionValues[Int(section(ofSlot: slot))]
     }
 
@@ -325,11 +323,11 @@ struct KeyStore {
     }
 
     /// The value of sort column `c` in a slot.
-    func value(column c: Int, at slot: Int) -> DatabaseValue {
+    func value(column c: Int, at slot: Int) -> ColumnValue {
         columns[c].isSectionKey ? sectionValue(ofSlot: slot) : columns[c].value(at: slot)
     }
 
-    func sortValues(at slot: Int) -> [DatabaseValue] {
+    func sortValues(at slot: Int) -> [ColumnValue] {
         columns.indices.map { value(column: $0, at: slot) }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Where a controller learns of commits: the seam between a store and the in-memory result.
 ///
@@ -43,7 +42,7 @@ package struct CommittedChange: Sendable {
     /// rows whose membership a related row's insert or delete changed (an inner join) are in
     /// `rows`: the store reads the rows whose foreign key names it. A related row changed in
     /// place costs no row read.
-    package var sections: [(id: DatabaseValue, row: SectionRow?)]
+    package var sections: [(id: ColumnValue, row: SectionRow?)]
     /// The ids of `rows` the commit did not write, read only because their related row
     /// appeared or went: reported only when they came in, left, or changed section (rule 6).
     package var readByForeignKey: Set<RecordID> = []
@@ -55,7 +54,7 @@ package struct CommittedChange: Sendable {
     /// be sure `rows` names every row the commit removed; nil when it can.
     package var check: (any CommitCheck)?
 
-    package init(rows: [(id: RecordID, key: RowKey?)], sections: [(id: DatabaseValue, row: SectionRow?)] = [], position: Int64? = nil,
+    package init(rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)] = [], position: Int64? = nil,
                  origin: ChangeOrigin = .elsewhere, check: (any CommitCheck)? = nil) {
         self.rows = rows
         self.sections = sections

@@ -1,11 +1,12 @@
 import Foundation
-import GRDB
 
 /// Where a controller's rows live: the seam between a database (SQLite, PostgreSQL) and the
 /// controller, which keeps the result in memory (`LiveResult`) and delivers its batches.
 ///
 /// A store reads keys in exactly the order LiveResults keeps in memory (`SQLiteOrdering`),
-/// reads whole records by id, and starts the `ChangeFeed` that tells what commits changed.
+/// and starts the `ChangeFeed` that tells what commits changed. Whole records are not its
+/// protocol's business: each store's controller initializer gives the controller a
+/// `RecordLoader` that decodes its own rows.
 /// Every method is synchronous and called from the controller's thread.
 ///
 /// How a store answers faster is its own business: SQLite's keeps the index between
@@ -25,9 +26,6 @@ package protocol ResultsStore: AnyObject {
     /// comparing; every related row (`query.relatedSections`; empty without); and the change
     /// log position it reflects, where the store has one.
     func fetchAll(_ query: StoreQuery) throws -> StoreRows
-
-    /// The whole records of those of `ids` that still exist, by id.
-    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record]
 
     /// Calls `body` with the id and the value of `column`, as text (UTF-8 bytes; nil for
     /// NULL), of every row of `table`, or of those of `ids` that exist: the column of an
@@ -52,14 +50,14 @@ extension ResultsStore {
 package struct StoreQuery: Sendable {
     package var tableName: String
     /// An SQL condition with bound arguments; nil for every row.
-    package var predicate: SQL?
+    package var predicate: ResultsPredicate?
     package var sortDescriptors: [SortColumn]
     /// The column whose value names the section; nil for one unnamed section.
     package var sectionColumn: String?
     /// Sections through a related table; nil for sections keyed by `sectionColumn`'s value.
     package var relatedSections: RelatedSections?
 
-    package init(tableName: String, predicate: SQL?, sortDescriptors: [SortColumn], sectionColumn: String?, relatedSections: RelatedSections? = nil) {
+    package init(tableName: String, predicate: ResultsPredicate?, sortDescriptors: [SortColumn], sectionColumn: String?, relatedSections: RelatedSections? = nil) {
         self.tableName = tableName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
@@ -73,11 +71,11 @@ package struct StoreRows {
     /// Every matching row, in result order.
     package var rows: [(id: RecordID, key: RowKey)]
     /// Every related row, by key, through a relationship; empty otherwise.
-    package var sections: [(id: DatabaseValue, row: SectionRow)]
+    package var sections: [(id: ColumnValue, row: SectionRow)]
     /// The change log position the rows reflect, where the store has one.
     package var position: Int64?
 
-    package init(rows: [(id: RecordID, key: RowKey)], sections: [(id: DatabaseValue, row: SectionRow)] = [], position: Int64?) {
+    package init(rows: [(id: RecordID, key: RowKey)], sections: [(id: ColumnValue, row: SectionRow)] = [], position: Int64?) {
         self.rows = rows
         self.sections = sections
         self.position = position

@@ -33,9 +33,9 @@ struct RelatedKeys: Sendable {
     init() {}
 
     /// The related rows of a fetch, read in its snapshot.
-    init(_ sections: [(id: DatabaseValue, row: SectionRow)]) {
+    init(_ sections: [(id: ColumnValue, row: SectionRow)]) {
         for (id, row) in sections {
-            guard case .int64(let key) = id.storage else { continue }
+            guard case .integer(let key) = id else { continue }
             keys.insert(key)
             rows[key] = row
         }
@@ -76,7 +76,7 @@ struct RelatedKeys: Sendable {
             return
         }
         for (id, row) in found.sections {
-            guard case .int64(let key) = id.storage else { continue }
+            guard case .integer(let key) = id else { continue }
             keys.remove(key)
             rows[key] = nil
             if let row {
@@ -160,7 +160,7 @@ extension LogRead {
             if header.7 == true {
                 for _ in 0..<(keys.keyColumns.count + 2) { _ = cells.next() }
                 let section = try related.decode(&cells)
-                found.sections.append((changedID.databaseValue, section?.row))
+                found.sections.append((changedID.columnValue, section?.row))
                 continue
             }
             found.transactions[changedID] = transactions

@@ -31,7 +31,7 @@ struct LogRead: Sendable {
         /// The transactions whose entries named each row of `rows`.
         var transactions: [RecordID: [UInt64]] = [:]
         /// Joined: the related rows the entries named, each with its section row now (nil: gone).
-        var sections: [(id: DatabaseValue, row: SectionRow?)] = []
+        var sections: [(id: ColumnValue, row: SectionRow?)] = []
         /// Joined: every related key, when the read was asked for them (`RelatedKeys`).
         var relatedKeys: [Int64]?
         /// Joined: the rows of `rows` read by foreign key, because their related row appeared

@@ -29,12 +29,12 @@ extension PostgresKeyQuery.Statements {
                 rows.append((id, nil))
                 continue
             }
-            var key: [DatabaseValue] = []
+            var key: [ColumnValue] = []
             for (place, type) in zip(places, keyTypes) {
                 guard let value = Self.value(values[place], type: type) else { return nil }
                 key.append(value)
             }
-            let section = query.sectionColumn == nil ? DatabaseValue.null : key.removeLast()
+            let section = query.sectionColumn == nil ? ColumnValue.null : key.removeLast()
             rows.append((id, RowKey(section: section, sort: key)))
         }
         return rows
@@ -42,17 +42,17 @@ extension PostgresKeyQuery.Statements {
 
     /// A value's text form (`::text`) as the key query reads the value; nil for a type whose
     /// text is not exact, or text that does not read as its type.
-    private static func value(_ text: String?, type: String) -> DatabaseValue? {
+    private static func value(_ text: String?, type: String) -> ColumnValue? {
         guard let text else { return .null }
         switch type {
-        case "int2", "int4", "int8": return Int64(text)?.databaseValue
+        case "int2", "int4", "int8": return Int64(text)?.columnValue
         case "bool":
             switch text {
-            case "true", "t": return 1.databaseValue
-            case "false", "f": return 0.databaseValue
+            case "true", "t": return 1.columnValue
+            case "false", "f": return 0.columnValue
             default: return nil
             }
-        case "text", "varchar": return text.databaseValue
+        case "text", "varchar": return text.columnValue
         default: return nil
         }
     }

@@ -41,7 +41,7 @@ struct WrittenRows {
     /// Per feed whose sections come through a related table: the related rows of the rows
     /// written, whose sections they are in; or, for a write of that related table, the related
     /// rows it wrote (and no row). Empty for other feeds.
-    var sections: [[(id: DatabaseValue, row: SectionRow?)]]
+    var sections: [[(id: ColumnValue, row: SectionRow?)]]
 
     /// `write`'s statement with a RETURNING clause of the caller's columns, then ours:
     /// the transaction, each feed's keys and match.

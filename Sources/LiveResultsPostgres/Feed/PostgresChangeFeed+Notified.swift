@@ -163,9 +163,9 @@ extension PostgresChangeFeed {
                 joined.append((id, nil))
                 continue
             }
-            switch key.section.storage {
+            switch key.section {
             case .null: joined.append((id, nil))
-            case .int64(let related) where relatedKeys.keys.contains(related): joined.append((id, key))
+            case .integer(let related) where relatedKeys.keys.contains(related): joined.append((id, key))
             default: return nil
             }
         }

@@ -26,7 +26,7 @@ struct SectionCacheTests {
         func controller(_ name: String? = "scores", predicate: String? = nil, sort: [SortColumn] = zoneScoreName, database: DatabaseQueue? = nil) -> (ResultsController<Item>, Recorder) {
             let controller = ResultsController<Item>(
                 database: database ?? self.database,
-                fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: sort),
+                fetchRequest: ResultsRequest(predicate: predicate.map { ResultsPredicate(sql: $0) }, sortDescriptors: sort),
                 sectionNameKeyPath: "zone", cacheName: name, cacheDirectory: cacheFolder)
             let recorder = Recorder()
             controller.delegate = recorder
@@ -257,7 +257,7 @@ struct SectionCacheTests {
         let (controller, recorder) = setup.controller()
         try controller.performFetch()
         try ResultsController<Item>.deleteCache(named: controller.cacheName, in: setup.cacheFolder)
-        controller.fetchRequest.predicate = SQL(sql: "score >= ?", arguments: [10])
+        controller.fetchRequest.predicate = ResultsPredicate(sql: "score >= ?", arguments: [10])
         try controller.performFetch()
         #expect(controller.lastFetchSource == .database)
         try setup.expectFresh(controller, predicate: "score >= 10")
@@ -302,10 +302,10 @@ struct SectionCacheTests {
     func compactFormsRoundTrip() throws {
         // Sectioned by zone, sorted by zone, score (descending), name: the zone is stored once per section.
         let rows: [(id: RecordID, key: RowKey)] = [
-            (1 << 40, RowKey(section: "Africa".databaseValue, sort: ["Africa".databaseValue, Int64(1 << 50).databaseValue, "Ghana".databaseValue])),
-            (5, RowKey(section: "Africa".databaseValue, sort: ["Africa".databaseValue, 3.databaseValue, "Mali".databaseValue])),
-            (2, RowKey(section: "Europe".databaseValue, sort: ["Europe".databaseValue, 3.databaseValue, 7.databaseValue])),
-            (3, RowKey(section: "Europe".databaseValue, sort: ["Europe".databaseValue, 3.databaseValue, "é".databaseValue])),
+            (1 << 40, RowKey(section: "Africa".columnValue, sort: ["Africa".columnValue, Int64(1 << 50).columnValue, "Ghana".columnValue])),
+            (5, RowKey(section: "Africa".columnValue, sort: ["Africa".columnValue, 3.columnValue, "Mali".columnValue])),
+            (2, RowKey(section: "Europe".columnValue, sort: ["Europe".columnValue, 3.columnValue, 7.columnValue])),
+            (3, RowKey(section: "Europe".columnValue, sort: ["Europe".columnValue, 3.columnValue, "é".columnValue])),
         ]
         let index = try SectionedIndex(ascending: [true, false, true], unsectioned: false, sortedRows: rows, sectionName: SectionedIndex.sectionName)
         #expect(index.store.columns[0].isSectionKey)
@@ -318,11 +318,11 @@ struct SectionCacheTests {
 
         // Unsectioned, sorted by small integers then text: no section key column.
         let plain: [(id: RecordID, key: RowKey)] = (1...40).map { id in
-            (RecordID(id), RowKey(section: .null, sort: [(id / 10).databaseValue, "n\(id)".databaseValue]))
+            (RecordID(id), RowKey(section: .null, sort: [(id / 10).columnValue, "n\(id)".columnValue]))
         }
         let sortedPlain = plain.sorted { a, b in
-            let x = (a.key.sort[0].storage, a.key.sort[1].storage), y = (b.key.sort[0].storage, b.key.sort[1].storage)
-            guard case let (.int64(ax), .string(an)) = x, case let (.int64(bx), .string(bn)) = y else { return false }
+            let x = (a.key.sort[0], a.key.sort[1]), y = (b.key.sort[0], b.key.sort[1])
+            guard case let (.integer(ax), .text(an)) = x, case let (.integer(bx), .text(bn)) = y else { return false }
             return ax != bx ? ax < bx : (an != bn ? Array(an.utf8).lexicographicallyPrecedes(Array(bn.utf8)) : a.id < b.id)
         }
         let unsectioned = try SectionedIndex(ascending: [true, true], unsectioned: true, sortedRows: sortedPlain, sectionName: SectionedIndex.sectionName)
@@ -343,7 +343,7 @@ struct SectionCacheTests {
                 for _ in 0..<3200 {
                     let id = rows.count + 1
                     let name = "Team " + String(repeating: "0", count: 7 - String(id).count) + String(id) + (id % 997 == 0 ? String(repeating: "é", count: 140) : "")
-                    rows.append((RecordID(id), RowKey(section: zone.databaseValue, sort: [zone.databaseValue, wins.databaseValue, name.databaseValue])))
+                    rows.append((RecordID(id), RowKey(section: zone.columnValue, sort: [zone.columnValue, wins.columnValue, name.columnValue])))
                 }
             }
         }
@@ -362,7 +362,7 @@ struct SectionCacheTests {
         var random = SplitMix64(seed: 11)
         var keys: [RecordID: RowKey] = [:]
         func key(zone: String, wins: Int, name: String) -> RowKey {
-            RowKey(section: zone.databaseValue, sort: [zone.databaseValue, wins.databaseValue, name.databaseValue])
+            RowKey(section: zone.columnValue, sort: [zone.columnValue, wins.columnValue, name.columnValue])
         }
         for id in 1...3_000 { keys[RecordID(id)] = key(zone: random.pick(["Africa", "Asia", "Europe"]), wins: random.int(0...30), name: "Team \(id)") }
         /// The ids in result order: zone, wins descending, name, id.
@@ -400,7 +400,7 @@ struct SectionCacheTests {
                 case 0: changes.append((id, nil)) // a delete, or nothing for an id not there
                 case 1: changes.append((id, key(zone: random.pick(["Asia", "Mars"]), wins: random.int(0...40), name: "Moved \(id) é")))
                 default:
-                    if let old = keys[id] { changes.append((id, key(zone: String.fromDatabaseValue(old.section) ?? "", wins: random.int(0...40), name: "Team \(id)"))) }
+                    if let old = keys[id] { changes.append((id, key(zone: SectionedIndex.sectionName(old.section), wins: random.int(0...40), name: "Team \(id)"))) }
                 }
             }
             var unique: [RecordID: RowKey?] = [:]

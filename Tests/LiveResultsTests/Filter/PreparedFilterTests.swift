@@ -188,10 +188,6 @@ final class GatedStore: ResultsStore, @unchecked Sendable {
         try inner.fetchAll(query)
     }
 
-    func loadRecords<Record: FetchableRecord & TableRecord>(_ type: Record.Type, ids: [RecordID]) throws -> [RecordID: Record] {
-        try inner.loadRecords(type, ids: ids)
-    }
-
     func forEachText(inColumn column: String, table: String, ids: [RecordID]?, _ body: (RecordID, UnsafeRawBufferPointer?) throws -> Void) throws {
         if ids == nil {
             readStarted.signal()

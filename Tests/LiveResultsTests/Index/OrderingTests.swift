@@ -17,9 +17,9 @@ struct OrderingTests {
         let precomposed = "\u{E9}"
         let decomposed = "e\u{301}"
         #expect(precomposed == decomposed, "Swift says they are equal")
-        #expect(SQLiteOrdering.compare(precomposed.databaseValue, decomposed.databaseValue) == 1)
-        #expect(SQLiteOrdering.compare(decomposed.databaseValue, precomposed.databaseValue) == -1)
-        #expect(SQLiteOrdering.compare("B".databaseValue, "a".databaseValue) == -1)
+        #expect(SQLiteOrdering.compare(precomposed.columnValue, decomposed.columnValue) == 1)
+        #expect(SQLiteOrdering.compare(decomposed.columnValue, precomposed.columnValue) == -1)
+        #expect(SQLiteOrdering.compare("B".columnValue, "a".columnValue) == -1)
     }
 
     @Test("The fetched order of names is SQLite's ORDER BY name")
@@ -47,7 +47,7 @@ struct OrderingTests {
         }
         #expect(index.count == 9)
         for id in index.allIDs { #expect(index.key(for: id) == keys[id], "row \(id)") }
-        #expect(index.key(for: 3)?.sort[2] == "A".databaseValue, "a NUL ends a text, as GRDB reads it")
+        #expect(index.key(for: 3)?.sort[2] == "A".columnValue, "a NUL ends a text, as GRDB reads it")
     }
 
     @Test("Rows placed in memory by tracked inserts and renames land where SQLite puts them", arguments: [true, false])
@@ -78,7 +78,7 @@ struct OrderingTests {
     }
 
     /// SQLite has "\u{E9}" and "e\u{301}" as two zones; Swift's `==` on strings (and so on
-    /// `DatabaseValue`) considers them one.
+    /// `ColumnValue`) considers them one.
     @Test("Zones that are canonically equivalent but different bytes are different sections", arguments: [
         ["\u{E9}", "e\u{301}"],
         ["\u{E9}", "f", "e\u{301}"],
@@ -109,7 +109,7 @@ struct OrderingTests {
 struct SQLiteOrderingTests {
     @Test("Storage classes order NULL < numbers < text < blob")
     func storageClasses() {
-        let ordered: [DatabaseValue] = [.null, 1.databaseValue, 1.5.databaseValue, "".databaseValue, "a".databaseValue, Data().databaseValue, Data([0]).databaseValue]
+        let ordered: [ColumnValue] = [.null, 1.columnValue, 1.5.columnValue, "".columnValue, "a".columnValue, Data().columnValue, Data([0]).columnValue]
         for (i, a) in ordered.enumerated() {
             for (j, b) in ordered.enumerated() {
                 let expected = i < j ? -1 : (i == j ? 0 : 1)
@@ -120,46 +120,46 @@ struct SQLiteOrderingTests {
 
     @Test("Integers and reals compare by value")
     func numbers() {
-        #expect(SQLiteOrdering.compare(1.databaseValue, 1.0.databaseValue) == 0)
-        #expect(SQLiteOrdering.compare(1.0.databaseValue, 1.databaseValue) == 0)
-        #expect(SQLiteOrdering.compare(1.databaseValue, 1.5.databaseValue) == -1)
-        #expect(SQLiteOrdering.compare(2.databaseValue, 1.5.databaseValue) == 1)
-        #expect(SQLiteOrdering.compare((-1).databaseValue, 0.0.databaseValue) == -1)
-        #expect(SQLiteOrdering.compare(0.databaseValue, (-0.0).databaseValue) == 0)
-        #expect(SQLiteOrdering.compare(Int64.max.databaseValue, Double.infinity.databaseValue) == -1)
-        #expect(SQLiteOrdering.compare(Int64.min.databaseValue, (-Double.infinity).databaseValue) == 1)
-        #expect(SQLiteOrdering.compare(Int64.min.databaseValue, (-9.223372036854775808e18).databaseValue) == 0)
+        #expect(SQLiteOrdering.compare(1.columnValue, 1.0.columnValue) == 0)
+        #expect(SQLiteOrdering.compare(1.0.columnValue, 1.columnValue) == 0)
+        #expect(SQLiteOrdering.compare(1.columnValue, 1.5.columnValue) == -1)
+        #expect(SQLiteOrdering.compare(2.columnValue, 1.5.columnValue) == 1)
+        #expect(SQLiteOrdering.compare((-1).columnValue, 0.0.columnValue) == -1)
+        #expect(SQLiteOrdering.compare(0.columnValue, (-0.0).columnValue) == 0)
+        #expect(SQLiteOrdering.compare(Int64.max.columnValue, Double.infinity.columnValue) == -1)
+        #expect(SQLiteOrdering.compare(Int64.min.columnValue, (-Double.infinity).columnValue) == 1)
+        #expect(SQLiteOrdering.compare(Int64.min.columnValue, (-9.223372036854775808e18).columnValue) == 0)
         // 2^53 + 1 is not a double; it is above the double 2^53.
-        #expect(SQLiteOrdering.compare((Int64(1) << 53 + 1).databaseValue, 9007199254740992.0.databaseValue) == 1)
+        #expect(SQLiteOrdering.compare((Int64(1) << 53 + 1).columnValue, 9007199254740992.0.columnValue) == 1)
     }
 
     @Test("Text compares by UTF-8 bytes; blobs by bytes")
     func bytes() {
-        #expect(SQLiteOrdering.compare("B".databaseValue, "a".databaseValue) == -1)
-        #expect(SQLiteOrdering.compare("a".databaseValue, "ab".databaseValue) == -1)
-        #expect(SQLiteOrdering.compare("ab".databaseValue, "ab".databaseValue) == 0)
-        #expect(SQLiteOrdering.compare("z".databaseValue, "\u{E9}".databaseValue) == -1)
-        #expect(SQLiteOrdering.compare("e\u{301}".databaseValue, "f".databaseValue) == -1)
-        #expect(SQLiteOrdering.compare("\u{FFFF}".databaseValue, "😀".databaseValue) == -1)
-        #expect(SQLiteOrdering.compare(Data([1, 2]).databaseValue, Data([1, 3]).databaseValue) == -1)
-        #expect(SQLiteOrdering.compare(Data([1, 2]).databaseValue, Data([1]).databaseValue) == 1)
-        #expect(SQLiteOrdering.compare(Data([0xFF]).databaseValue, Data([0x00, 0x00]).databaseValue) == 1)
+        #expect(SQLiteOrdering.compare("B".columnValue, "a".columnValue) == -1)
+        #expect(SQLiteOrdering.compare("a".columnValue, "ab".columnValue) == -1)
+        #expect(SQLiteOrdering.compare("ab".columnValue, "ab".columnValue) == 0)
+        #expect(SQLiteOrdering.compare("z".columnValue, "\u{E9}".columnValue) == -1)
+        #expect(SQLiteOrdering.compare("e\u{301}".columnValue, "f".columnValue) == -1)
+        #expect(SQLiteOrdering.compare("\u{FFFF}".columnValue, "😀".columnValue) == -1)
+        #expect(SQLiteOrdering.compare(Data([1, 2]).columnValue, Data([1, 3]).columnValue) == -1)
+        #expect(SQLiteOrdering.compare(Data([1, 2]).columnValue, Data([1]).columnValue) == 1)
+        #expect(SQLiteOrdering.compare(Data([0xFF]).columnValue, Data([0x00, 0x00]).columnValue) == 1)
     }
 
     @Test("compare agrees with SQLite's own comparison for every pair of values")
     func agreesWithSQLite() throws {
-        let values: [DatabaseValue] = [
+        let values: [ColumnValue] = [
             .null,
-            Int64.min.databaseValue, (-1).databaseValue, 0.databaseValue, 1.databaseValue, 2.databaseValue,
-            (Int64(1) << 53).databaseValue, (Int64(1) << 53 + 1).databaseValue,
-            (Int64.max - 1).databaseValue, Int64.max.databaseValue,
-            (-Double.infinity).databaseValue, (-9.223372036854775808e18).databaseValue, (-1.5).databaseValue,
-            (-0.0).databaseValue, 0.0.databaseValue, 1.0.databaseValue, 1.5.databaseValue,
-            9007199254740992.0.databaseValue, 9.223372036854775807e18.databaseValue, 1e300.databaseValue,
-            Double.infinity.databaseValue,
-            "".databaseValue, " ".databaseValue, "B".databaseValue, "a".databaseValue, "ab".databaseValue,
-            "\u{E9}".databaseValue, "e\u{301}".databaseValue, "😀".databaseValue, "日本".databaseValue,
-            Data().databaseValue, Data([0]).databaseValue, Data([1, 2]).databaseValue, Data([0xFF]).databaseValue,
+            Int64.min.columnValue, (-1).columnValue, 0.columnValue, 1.columnValue, 2.columnValue,
+            (Int64(1) << 53).columnValue, (Int64(1) << 53 + 1).columnValue,
+            (Int64.max - 1).columnValue, Int64.max.columnValue,
+            (-Double.infinity).columnValue, (-9.223372036854775808e18).columnValue, (-1.5).columnValue,
+            (-0.0).columnValue, 0.0.columnValue, 1.0.columnValue, 1.5.columnValue,
+            9007199254740992.0.columnValue, 9.223372036854775807e18.columnValue, 1e300.columnValue,
+            Double.infinity.columnValue,
+            "".columnValue, " ".columnValue, "B".columnValue, "a".columnValue, "ab".columnValue,
+            "\u{E9}".columnValue, "e\u{301}".columnValue, "😀".columnValue, "日本".columnValue,
+            Data().columnValue, Data([0]).columnValue, Data([1, 2]).columnValue, Data([0xFF]).columnValue,
         ]
         // Rank the values with ORDER BY itself: peers (equal values) share a rank.
         let database = try DatabaseQueue()

@@ -15,7 +15,7 @@ struct SectionedIndexTests {
         var score: Int64
         var name: String
 
-        var key: RowKey { RowKey(section: section.databaseValue, sort: [section.databaseValue, score.databaseValue, name.databaseValue]) }
+        var key: RowKey { RowKey(section: section.columnValue, sort: [section.columnValue, score.columnValue, name.columnValue]) }
 
         /// Result order: section, score descending, name by bytes, id.
         static func precedes(_ a: Row, _ b: Row) -> Bool {
@@ -288,7 +288,7 @@ struct SectionedIndexTests {
     @Test("A change that would split a section throws and leaves the index as it was")
     func outOfOrder() throws {
         // Sorted by score only, sectioned by zone: zone 1 holds scores 5 and 3, zone 2 holds 1.
-        func rowKey(_ zone: Int64, _ score: Int64) -> RowKey { RowKey(section: zone.databaseValue, sort: [score.databaseValue]) }
+        func rowKey(_ zone: Int64, _ score: Int64) -> RowKey { RowKey(section: zone.columnValue, sort: [score.columnValue]) }
         let rows: [(id: RecordID, key: RowKey)] = [(1, rowKey(1, 5)), (2, rowKey(1, 3)), (3, rowKey(2, 1))]
         var index = try SectionedIndex(ascending: [false], unsectioned: false, sortedRows: rows, sectionName: SectionedIndex.sectionName)
         let before = Self.layout(index)
@@ -304,7 +304,7 @@ struct SectionedIndexTests {
 
     @Test("Without a section key there is one section, before, while and after it is empty")
     func unsectioned() throws {
-        func key(_ score: Int64) -> RowKey { RowKey(section: .null, sort: [score.databaseValue]) }
+        func key(_ score: Int64) -> RowKey { RowKey(section: .null, sort: [score.columnValue]) }
         var index = SectionedIndex(ascending: [true], unsectioned: true)
         #expect(index.sections.count == 1 && index.rowCount(inSection: 0) == 0)
         var batch = try index.apply([(1, key(3)), (2, key(1))], sectionName: SectionedIndex.sectionName)

@@ -46,7 +46,7 @@ import TestSupport
         let database = try makeItemDatabase()
         var random = SplitMix64(seed: seed ^ 0x17E5)
         try insertItems((0..<30).map { _ in Item(name: random.pick(Self.names), zone: random.pick(Self.zones), score: random.int(0...5)) }, into: database)
-        let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
+        let controller = ResultsController<Item>(database: database,
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName, fetchBatchSize: 8), sectionNameKeyPath: "zone")
         let query = try await LiveQuery(controller) { $0.name ?? "" }
         let problems = try await exerciseSubscribers(query, name: { $0.name ?? "" }, seed: seed, writes: 150,
@@ -86,7 +86,7 @@ import TestSupport
         let database = try makeItemDatabase()
         var random = SplitMix64(seed: 0x1000)
         try insertItems((0..<30).map { _ in Item(name: random.pick(Self.names), zone: random.pick(Self.zones), score: random.int(0...5)) }, into: database)
-        let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
+        let controller = ResultsController<Item>(database: database,
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
         let query = try await LiveQuery(controller) { $0.name ?? "" }
         let problems = try await exerciseSubscribers(query, name: { $0.name ?? "" }, seed: 0x1000, subscribers: 1_000, writes: 30,
@@ -116,7 +116,7 @@ import TestSupport
     func maximumLag() async throws {
         let database = try makeItemDatabase()
         try insertItems(AsyncSequenceTests.items, into: database)
-        let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
+        let controller = ResultsController<Item>(database: database,
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
         let query = try await LiveQuery(controller, maximumLag: 5) { $0.name ?? "" }
         let loop = Task { try await query.run() }
@@ -152,7 +152,7 @@ import TestSupport
     func errorsAndCancellation() async throws {
         let database = try makeItemDatabase()
         try insertItems(AsyncSequenceTests.items, into: database)
-        let controller = ResultsController<Item>(store: SQLiteResultsStore(database: database),
+        let controller = ResultsController<Item>(database: database,
                                                  fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
         let query = try await LiveQuery(controller) { item in
             if item.name == "Boom" { throw Boom() }

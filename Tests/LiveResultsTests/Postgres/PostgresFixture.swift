@@ -77,7 +77,7 @@ final class PostgresItems: @unchecked Sendable { // Used from one test at a time
 
     /// A controller over `item` with a recorder as its delegate (unless `tracking` is false).
     func controller(
-        predicate: SQL? = nil, sortDescriptors: [SortColumn] = zoneScoreName, sectionNameKeyPath: String? = "zone",
+        predicate: ResultsPredicate? = nil, sortDescriptors: [SortColumn] = zoneScoreName, sectionNameKeyPath: String? = "zone",
         fetchLimit: Int = 0, fetchBatchSize: Int = 0, recorder: Recorder?
     ) -> ResultsController<Item> {
         let controller = ResultsController<Item>(
@@ -92,7 +92,7 @@ final class PostgresItems: @unchecked Sendable { // Used from one test at a time
 /// The result LiveResults must show for `rows`: those `matching`, ordered in memory as
 /// SQLite orders them (NULL first, text by bytes, the id last), split by zone.
 func expectedLayout(_ rows: [Int64: Item], matching: (Item) -> Bool = { _ in true }, sectioned: Bool = true, limit: Int = 0) -> [Layout] {
-    let keys: (Item) -> [DatabaseValue] = { [$0.zone.databaseValue, $0.score.databaseValue, $0.name.databaseValue] }
+    let keys: (Item) -> [ColumnValue] = { [$0.zone.columnValue, $0.score.columnValue, $0.name.columnValue] }
     var sorted = rows.values.filter(matching).sorted { a, b in
         let (x, y) = (keys(a), keys(b))
         for (column, ascending) in [true, false, true].enumerated() {
@@ -105,7 +105,7 @@ func expectedLayout(_ rows: [Int64: Item], matching: (Item) -> Bool = { _ in tru
     var layout: [Layout] = []
     for item in sorted {
         let name = sectioned ? item.zone ?? "" : ""
-        if let last = layout.last, sectioned ? sameBytes(rows[last.ids[0]]!.zone.databaseValue, item.zone.databaseValue) : true {
+        if let last = layout.last, sectioned ? rows[last.ids[0]]!.zone.columnValue == item.zone.columnValue : true {
             layout[layout.count - 1].ids.append(item.id!)
         } else {
             layout.append(Layout(name, [item.id!]))

@@ -11,7 +11,7 @@ import Testing
 @Suite struct PostgresNotifiedTests {
     /// Runs `body` with the controller tests' items and a controller over them that has
     /// fetched, listens, and has done its first read.
-    func withController(predicate: SQL? = nil, heartbeat: Bool = true, retaining: Int = PostgresChangeLog.defaultRetained,
+    func withController(predicate: ResultsPredicate? = nil, heartbeat: Bool = true, retaining: Int = PostgresChangeLog.defaultRetained,
                         _ body: (PostgresItems, [Int64], ResultsController<Item>, PostgresChangeFeed) async throws -> Void) async throws {
         let database = try await PostgresItems(retaining: retaining)
         do {

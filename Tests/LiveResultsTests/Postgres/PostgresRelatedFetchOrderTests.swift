@@ -67,7 +67,7 @@ struct PostgresRelatedFetchOrderTests {
         defer { Task { try? await connection.close(); await drop() } }
         let reader = PostgresReader(configuration: configuration)
         defer { reader.close() }
-        let condition = SQL(sql: "member.id % ? <> 0", arguments: [4])
+        let condition = ResultsPredicate(sql: "member.id % ? <> 0", arguments: [4])
         let controller = ResultsController<OrderedMember>(database: reader, fetchRequest: ResultsRequest(
             predicate: predicate ? condition : nil, sortDescriptors: FetchOrderRows.sortDescriptors), sections: FetchOrderRows.sections)
         try controller.performFetch()
@@ -85,7 +85,7 @@ struct PostgresRelatedFetchOrderTests {
         // The tables are tiny: told that sorting costs too much, the planner shows whether the
         // query can be answered without one (the join ordered by every term could not).
         try await connection.query("SET enable_sort = off", logger: TestServer.logger)
-        for predicate in [nil, SQL(sql: "wins > ?", arguments: [0])] {
+        for predicate in [nil, ResultsPredicate(sql: "wins > ?", arguments: [0])] {
             let statements = try PostgresKeyQuery(tableName: "member", sortDescriptors: FetchOrderRows.sortDescriptors, predicate: predicate,
                                                   related: FetchOrderRows.sections).prepare(connection, logger: TestServer.logger)
             let query = try statements.selectAll()

@@ -74,7 +74,7 @@ final class PostgresZones: @unchecked Sendable { // Used from one test at a time
     }
 
     /// A controller over `member` sectioned through `zone`, with a recorder as its delegate.
-    func controller(predicate: SQL? = nil, recorder: BatchRecorder?) -> ResultsController<ZonedMember> {
+    func controller(predicate: ResultsPredicate? = nil, recorder: BatchRecorder?) -> ResultsController<ZonedMember> {
         let controller = ResultsController<ZonedMember>(
             database: database,
             fetchRequest: ResultsRequest(predicate: predicate, sortDescriptors: Self.sortDescriptors),
@@ -177,7 +177,7 @@ func expectedJoinedLayout(_ members: [Int64: ZonedMember], _ zones: [Int64: Zone
         if za.position != zb.position { return za.position < zb.position }
         if za.id != zb.id { return za.id < zb.id }
         if a.score != b.score { return a.score > b.score }
-        let order = SQLiteOrdering.compare(a.name.databaseValue, b.name.databaseValue)
+        let order = SQLiteOrdering.compare(a.name.columnValue, b.name.columnValue)
         if order != 0 { return order < 0 }
         return a.id < b.id
     }

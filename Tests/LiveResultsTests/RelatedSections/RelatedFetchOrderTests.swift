@@ -49,7 +49,7 @@ enum FetchOrderRows {
         var layout: [Layout] = []
         for row in rows {
             if layout.last?.identifier != String(row.club) {
-                layout.append(Layout(SectionedIndex.sectionName(row.title), [], identifier: String(row.club)))
+                layout.append(Layout(SectionedIndex.sectionName(ColumnValue(row.title)), [], identifier: String(row.club)))
             }
             layout[layout.count - 1].ids.append(row.id)
         }
@@ -96,7 +96,7 @@ struct RelatedFetchOrderTests {
           arguments: [false, true], [false, true])
     func fetchedOrder(index: Bool, predicate: Bool) throws {
         let queue = try Self.database(index: index)
-        let condition = SQL(sql: "member.id % ? <> 0", arguments: [4])
+        let condition = ResultsPredicate(sql: "member.id % ? <> 0", arguments: [4])
         let controller = ResultsController<OrderedMember>(database: queue, fetchRequest: ResultsRequest(
             predicate: predicate ? condition : nil, sortDescriptors: FetchOrderRows.sortDescriptors), sections: FetchOrderRows.sections)
         try controller.performFetch()

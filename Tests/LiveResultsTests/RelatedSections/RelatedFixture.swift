@@ -125,7 +125,7 @@ struct ClubFixture {
         }
         self.predicate = predicate
         controller = ResultsController(database: database, fetchRequest: ResultsRequest(
-            predicate: predicate.map { SQL(sql: $0) }, sortDescriptors: Self.playerOrder, fetchLimit: fetchLimit, fetchBatchSize: 4),
+            predicate: predicate.map { ResultsPredicate(sql: $0) }, sortDescriptors: Self.playerOrder, fetchLimit: fetchLimit, fetchBatchSize: 4),
                                        sections: Self.sections, cacheName: cacheName, cacheDirectory: cacheDirectory)
         if tracking { controller.delegate = recorder }
         controller.changeLogPollInterval = .zero

@@ -38,10 +38,10 @@ struct KeyQueryTests {
                 #expect(key == nil, "\(id)")
             } else {
                 // The section column is the first sort column (named in another case): read once.
-                #expect(key == RowKey(section: "z\(id % 5)".databaseValue, sort: ["z\(id % 5)".databaseValue, "n\(id % 97)".databaseValue]), "\(id)")
+                #expect(key == RowKey(section: "z\(id % 5)".columnValue, sort: ["z\(id % 5)".columnValue, "n\(id % 97)".columnValue]), "\(id)")
             }
         }
         #expect(try queue.read { db in try query.fetchKeys(db, ids: []) }.isEmpty)
-        #expect(try queue.read { db in try query.fetchKeys(db, ids: [7]) }.map(\.key) == [RowKey(section: "z2".databaseValue, sort: ["z2".databaseValue, "n7".databaseValue])])
+        #expect(try queue.read { db in try query.fetchKeys(db, ids: [7]) }.map(\.key) == [RowKey(section: "z2".columnValue, sort: ["z2".columnValue, "n7".columnValue])])
     }
 }

@@ -220,8 +220,8 @@ struct Fixture {
         if let setup { try database.write(setup) }
         let store = SQLiteResultsStore(database: database)
         controller = ResultsController(
-            store: gate?.wrap(store) ?? store,
-            fetchRequest: ResultsRequest(predicate: predicate.map { SQL(sql: $0, arguments: StatementArguments(predicateArguments)) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
+            store: gate?.wrap(store) ?? store, tableName: Item.databaseTableName, loadRecords: store.recordLoader(Item.self),
+            fetchRequest: ResultsRequest(predicate: predicate.map { ResultsPredicate(sql: $0, arguments: predicateArguments.map(ColumnValue.init)) }, sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchBatchSize: fetchBatchSize),
             sectionNameKeyPath: sectionNameKeyPath)
         recorder = Recorder()
         self.predicate = predicate ?? "1"

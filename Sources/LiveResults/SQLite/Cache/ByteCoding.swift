@@ -54,15 +54,15 @@ struct ByteWriter {
         try write(bytes)
     }
 
-    mutating func append(_ value: DatabaseValue) {
-        switch value.storage {
+    mutating func append(_ value: ColumnValue) {
+        switch value {
         case .null:
             append(UInt8(0))
-        case .int64(let int):
+        case .integer(let int):
             append(UInt8(1)); append(int)
-        case .double(let double):
+        case .real(let double):
             append(UInt8(2)); append(double.bitPattern)
-        case .string(let string):
+        case .text(let string):
             append(UInt8(3)); append(UInt32(string.utf8.count)); append(utf8: string)
         case .blob(let data):
             append(UInt8(4)); append(UInt32(data.count)); append(Array(data))
@@ -161,17 +161,17 @@ struct ByteReader {
         }
     }
 
-    mutating func value() -> DatabaseValue? {
+    mutating func value() -> ColumnValue? {
         switch integer(UInt8.self) {
         case 0: return .null
-        case 1: return integer(Int64.self).map { $0.databaseValue }
-        case 2: return integer(UInt64.self).map { Double(bitPattern: $0).databaseValue }
+        case 1: return integer(Int64.self).map { $0.columnValue }
+        case 2: return integer(UInt64.self).map { Double(bitPattern: $0).columnValue }
         case 3:
             guard let length = integer(UInt32.self), let utf8 = bytes(Int(length)) else { return nil }
-            return String(decoding: utf8, as: UTF8.self).databaseValue
+            return String(decoding: utf8, as: UTF8.self).columnValue
         case 4:
             guard let length = integer(UInt32.self), let raw = bytes(Int(length)) else { return nil }
-            return Data(raw).databaseValue
+            return Data(raw).columnValue
         default: return nil
         }
     }

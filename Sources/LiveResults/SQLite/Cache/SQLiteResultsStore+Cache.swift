@@ -8,7 +8,8 @@ extension SQLiteResultsStore {
     /// What a cache for this query must have been made from (position included).
     static func stamp(_ db: Database, query: StoreQuery, position: Int64) throws -> CacheStamp {
         let predicate = try query.predicate.map { predicate in
-            let (sql, arguments) = try predicate.build(db)
+            // GRDB's text of the literal, as the stamps of earlier versions have it.
+            let (sql, arguments) = try predicate.sqlLiteral.build(db)
             return sql + " -- " + arguments.description
         }
         return CacheStamp(
@@ -50,7 +51,7 @@ extension SQLiteResultsStore {
     /// related row changed since it was written (a changed one may move sections and bring
     /// rows in or out: that launch fetches).
     static func loadCache(_ file: SectionCache, stamp: CacheStamp, keys: KeyQuery, db: Database) throws -> SectionedIndex? {
-        var sectionRows: [(id: DatabaseValue, row: SectionRow)] = []
+        var sectionRows: [(id: ColumnValue, row: SectionRow)] = []
         if let related = keys.related {
             guard try ChangeLog.isInstalled(on: related.table, in: db) else { return nil }
             sectionRows = try keys.fetchSectionRows(db).map { ($0.key, $0.row) }

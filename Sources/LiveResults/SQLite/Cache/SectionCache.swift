@@ -87,8 +87,8 @@ package struct SectionCache {
     /// The cached index, when the file exists, reads back whole and describes the same result.
     /// Through a relationship, `sectionOrder` and `sectionRows` (every related row) order and
     /// title its sections.
-    func load(matching expected: CacheStamp, ascending: [Bool], sectionOrder: [Bool]? = nil, sectionRows: [(id: DatabaseValue, row: SectionRow)] = [],
-              sectionName: (DatabaseValue) -> String) -> (stamp: CacheStamp, index: SectionedIndex)? {
+    func load(matching expected: CacheStamp, ascending: [Bool], sectionOrder: [Bool]? = nil, sectionRows: [(id: ColumnValue, row: SectionRow)] = [],
+              sectionName: (ColumnValue) -> String) -> (stamp: CacheStamp, index: SectionedIndex)? {
         guard let file = MappedFile(path: url.path), file.size > Self.magic.count + 8 else { return nil }
         // The stamp is read before the checksum is checked, so that a cache of another result
         // costs no read of its arrays; it is trusted only once the checksum matches.
@@ -113,7 +113,7 @@ package struct SectionCache {
             case texts(shortLengths: FlatArray<UInt8>, longLengths: [Int: UInt32], starts: FlatArray<UInt32>, utf8: FlatArray<UInt8>)
         }
 
-        var sections: [(value: DatabaseValue, count: Int)] = []
+        var sections: [(value: ColumnValue, count: Int)] = []
         var ids: PackedIntegers
         var denseSlots: FlatArray<Int32>?
         var columns: [Column] = []
@@ -148,7 +148,7 @@ package struct SectionCache {
                           let byteCount = reader.count(), let utf8 = reader.array(UInt8.self, count: byteCount) else { return nil }
                     columns.append(.texts(shortLengths: shortLengths, longLengths: longLengths, starts: starts, utf8: utf8))
                 case 2:
-                    var values: [DatabaseValue] = []
+                    var values: [ColumnValue] = []
                     values.reserveCapacity(rowCount)
                     for _ in 0..<rowCount {
                         guard let value = reader.value() else { return nil }
@@ -166,8 +166,8 @@ package struct SectionCache {
         }
 
         /// The index the arrays describe; nil when they do not describe one.
-        func index(ascending: [Bool], unsectioned: Bool, sectionOrder: [Bool]?, sectionRows: [(id: DatabaseValue, row: SectionRow)],
-                   sectionName: (DatabaseValue) -> String) -> SectionedIndex? {
+        func index(ascending: [Bool], unsectioned: Bool, sectionOrder: [Bool]?, sectionRows: [(id: ColumnValue, row: SectionRow)],
+                   sectionName: (ColumnValue) -> String) -> SectionedIndex? {
             var keyColumns: [KeyStore.Column] = []
             for column in columns {
                 switch column {
