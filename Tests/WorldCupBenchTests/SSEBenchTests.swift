@@ -15,9 +15,13 @@ struct SSEBenchTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.server.path),
                      "Examples/LiveBoardServer is not built: run `make example` (make test does).")
         let runs = try SSECommand.measure(server: Self.server, counts: [10, 50], taps: 6, interval: .milliseconds(60), runs: 1,
-                                          store: store, postgresURL: postgresURL, seed: 3)
-        #expect(runs.map(\.count) == [1, 1])
-        return runs.joined().map { $0 }
+                                          store: store, postgresURL: postgresURL, seed: 3, floor: true)
+        #expect(runs.server.map(\.count) == [1, 1] && runs.floor.map(\.count) == [1, 1])
+        for floor in runs.floor.joined() {
+            #expect(floor.taps == 6 && floor.isExact, "the floor's subscribers read every event once")
+            #expect(floor.maxMs >= floor.p99Ms && floor.p99Ms >= floor.p50Ms && floor.p50Ms > 0)
+        }
+        return runs.server.joined().map { $0 }
     }
 
     func check(_ result: SSERunResult) {

@@ -10,7 +10,7 @@ public struct SSECommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sse",
         abstract: "Measure one live-board-server process serving N Server-Sent Events subscribers on one live query: tap to event p50/p99 over every subscriber, the server's memory and CPU.",
-        usage: "worldcup-bench sse --server <path> [--subscribers <n>,<n>...] [--taps <n>] [--interval-ms <ms>] [--runs <n>] [--store sqlite|postgres] [--postgres-url <url>] [--seed <n>]"
+        usage: "worldcup-bench sse --server <path> [--subscribers <n>,<n>...] [--taps <n>] [--interval-ms <ms>] [--runs <n>] [--store sqlite|postgres] [--postgres-url <url>] [--seed <n>] [--floor]"
     )
 
     @Option(help: ArgumentHelp("The live-board-server executable (swift build -c release --package-path Examples/LiveBoardServer builds it).", valueName: "path"))
@@ -37,6 +37,9 @@ public struct SSECommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seed of the tapped teams.", valueName: "n"))
     var seed: UInt64 = 2014
 
+    @Flag(help: "Also measure the floor, each run followed by one: the same subscribers reading a tap's event from a minimal server in this process (plain sockets, one thread writing the event to every stream; no LiveResults, no database).")
+    var floor = false
+
     public init() {}
 
     /// `--subscribers`' counts.
@@ -60,35 +63,52 @@ public struct SSECommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN) // a server that died must not end the benchmark
         let results = try BenchError.readable {
             try Self.measure(server: URL(fileURLWithPath: server), counts: counts, taps: taps, interval: intervalMs.map { .milliseconds($0) },
-                             runs: runs, store: store, postgresURL: postgresURL, seed: seed)
+                             runs: runs, store: store, postgresURL: postgresURL, seed: seed, floor: floor)
         }
-        print(SSERunResult.table(results.map(SSERunResult.median)))
-        if let inexact = results.joined().first(where: { !$0.isExact }) {
+        print(SSERunResult.table(results.server.map(SSERunResult.median)))
+        if floor {
+            print("\nThe floor (a minimal server writing the same event to every stream):\n")
+            print(SSERunResult.floorTable(results.floor.map(SSERunResult.median)))
+        }
+        if let inexact = (results.server + results.floor).joined().first(where: { !$0.isExact }) {
             Progress.say("With \(inexact.subscribers) subscribers, \(inexact.missed) (tap, subscriber) pairs were never read, \(inexact.duplicates) read twice, and \(inexact.laterSnapshots) boards were sent again.")
             throw ExitCode.failure
         }
     }
 
     /// Every run of every count, on one board made here (a file in a temporary folder, or a
-    /// database on the PostgreSQL server, dropped at the end): the runs of each count, in order.
+    /// database on the PostgreSQL server, dropped at the end): the runs of each count, in order;
+    /// with `floor`, each run followed by a run of the floor (`SSEFloor`) at the same count and pace.
     static func measure(server: URL, counts: [Int], taps: Int, interval: Duration?, runs: Int, store: BenchStore, postgresURL: String?,
-                        seed: UInt64) throws -> [[SSERunResult]] {
-        // A socket a subscriber here, one more in the server (which inherits the limit).
+                        seed: UInt64, floor: Bool = false) throws -> (server: [[SSERunResult]], floor: [[SSERunResult]]) {
+        // A socket a subscriber here, one more in the server (which inherits the limit); the
+        // floor's server is in this process.
         let needed = (counts.max() ?? 0) + 1_000
-        let limit = FileLimit.raise(to: needed)
+        let limit = FileLimit.raise(to: floor ? 2 * (counts.max() ?? 0) + 1_000 : needed)
         guard limit >= needed else {
             throw BenchError("The open-file limit is \(limit), and \(counts.max() ?? 0) subscribers need \(needed): raise the hard limit (ulimit -Hn).")
         }
         Progress.say("Load average before: \(loadAverage())")
         defer { Progress.say("Load average after: \(loadAverage())") }
         return try withBoard(store: store, postgresURL: postgresURL) { board in
-            try counts.enumerated().map { index, count in
-                try (0..<runs).map { run in
-                    try SSEBenchmark(server: server, board: board, subscribers: count, taps: taps,
-                                     interval: interval ?? SSEBenchmark.defaultInterval(subscribers: count),
-                                     seed: seed &+ UInt64(index * runs + run)).run()
+            var results: (server: [[SSERunResult]], floor: [[SSERunResult]]) = ([], [])
+            for (index, count) in counts.enumerated() {
+                let interval = interval ?? SSEBenchmark.defaultInterval(subscribers: count)
+                var (served, floors) = ([SSERunResult](), [SSERunResult]())
+                for run in 0..<runs {
+                    served.append(try SSEBenchmark(server: server, board: board, subscribers: count, taps: taps, interval: interval,
+                                                   seed: seed &+ UInt64(index * runs + run)).run())
+                    if floor, SSEFloor.fits(count, limit: limit) {
+                        floors.append(try SSEFloor(subscribers: count, taps: taps, interval: interval).run())
+                    }
+                }
+                results.server.append(served)
+                if !floors.isEmpty { results.floor.append(floors) }
+                if floor, floors.isEmpty {
+                    Progress.say("The floor is not measured at \(count) subscribers: both ends of its streams are in this process, and the open-file limit (\(limit)) is too low.")
                 }
             }
+            return results
         }
     }
 

@@ -123,16 +123,31 @@ struct SSERunResult: Equatable {
     /// The table of the medians, and the issue's target: the p99 at 1,000 subscribers within
     /// twice the p99 at 10, when both were measured.
     static func table(_ results: [SSERunResult]) -> String {
-        var text = Report.aligned(results.map(\.columns))
-        if let ten = results.first(where: { $0.subscribers == 10 }), let thousand = results.first(where: { $0.subscribers == 1_000 }), ten.p99Ms > 0 {
-            let ratio = thousand.p99Ms / ten.p99Ms
-            text += "\n\np99 at 1,000 subscribers / p99 at 10: \(Report.format(ratio, decimals: 2))×, at most 2×: \(ratio <= 2 ? "met" : "not met")"
-        }
+        var text = Report.aligned(results.map(\.columns)) + ratio(results)
         if let large = results.first(where: { $0.subscribers == 10_000 }) {
             text += "\n10,000 subscribers: p99 \(Report.format(large.p99Ms, decimals: 1)) ms, \(Report.format(large.rssSubscribedMB, decimals: 0)) MB resident "
                 + "(\(Report.format(large.kBPerSubscriber, decimals: 1)) kB a subscriber), \(Report.format(large.cpuMsPerTap, decimals: 0)) ms of CPU a tap, "
                 + "\(large.databaseConnections.map { "\($0) database connection\($0 == 1 ? "" : "s")" } ?? "database connections unknown")"
         }
         return text
+    }
+
+    /// The floor's table (`SSEFloor`): its latencies, and the CPU of the thread writing each
+    /// event to every stream.
+    static func floorTable(_ results: [SSERunResult]) -> String {
+        let rows = results.map { result in
+            result.columns.filter { ["subscribers", "taps", "p50_ms", "p99_ms", "max_ms", "last_p50_ms", "missed"].contains($0.key) }
+                + [("write_cpu_ms_tap", Report.format(result.cpuMsPerTap, decimals: 2)),
+                   ("write_cpu_us_sub", Report.format(result.cpuMicrosecondsPerDelivery, decimals: 2))]
+        }
+        return Report.aligned(rows) + ratio(results)
+    }
+
+    /// The p99 at 1,000 subscribers over the p99 at 10, when both were measured.
+    private static func ratio(_ results: [SSERunResult]) -> String {
+        guard let ten = results.first(where: { $0.subscribers == 10 }), let thousand = results.first(where: { $0.subscribers == 1_000 }),
+              ten.p99Ms > 0 else { return "" }
+        let ratio = thousand.p99Ms / ten.p99Ms
+        return "\n\np99 at 1,000 subscribers / p99 at 10: \(Report.format(ratio, decimals: 2))×, at most 2×: \(ratio <= 2 ? "met" : "not met")"
     }
 }

@@ -42,7 +42,7 @@ struct Board: Service {
             // The server shuts down only once every response has ended: this one ends then.
             try await withGracefulShutdownHandler {
                 for try await update in subscription {
-                    try await writer.write(ByteBuffer(string: try texts.text(of: update)))
+                    try await writer.write(try texts.event(update))
                 }
             } onGracefulShutdown: {
                 subscription.cancel()
@@ -52,9 +52,9 @@ struct Board: Service {
     }
 }
 
-/// The event texts made last, by the versions their elements span. Browsers that keep up
-/// receive the same element (the same batch between the same versions, or the board at one
-/// version): it is encoded once for all of them.
+/// The events made last, by the versions their elements span. Browsers that keep up receive
+/// the same element (the same batch between the same versions, or the board at one version):
+/// it is encoded once, and the same bytes are written to all of them.
 final class EventTexts: Sendable {
     private struct Span: Hashable {
         /// The version a batch starts from; nil for the board.
@@ -64,19 +64,19 @@ final class EventTexts: Sendable {
 
     /// How many texts are kept: the steps browsers at about the same pace share.
     private static let kept = 64
-    private let made = Mutex<[Span: String]>([:])
+    private let made = Mutex<[Span: ByteBuffer]>([:])
 
-    func text(of update: LiveQueryUpdate<BoardJSON.Row>) throws -> String {
+    func event(_ update: LiveQueryUpdate<BoardJSON.Row>) throws -> ByteBuffer {
         let span = switch update {
         case .snapshot(let snapshot): Span(from: nil, to: snapshot.version)
         case .batch(let batch): Span(from: batch.previousVersion, to: batch.version)
         }
-        if let text = made.withLock({ $0[span] }) { return text }
-        let text = try BoardJSON.event(update)
+        if let event = made.withLock({ $0[span] }) { return event }
+        let event = ByteBuffer(string: try BoardJSON.event(update))
         made.withLock { made in
             if made.count >= Self.kept { made.removeAll(keepingCapacity: true) }
-            made[span] = text
+            made[span] = event
         }
-        return text
+        return event
     }
 }
