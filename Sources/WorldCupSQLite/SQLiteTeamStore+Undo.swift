@@ -92,6 +92,7 @@ extension SQLiteTeamStore {
         if let name = plan.nameTaken {
             try revert.refusing(entry) { try plan.checkName(heldBy: Self.team(nameKey: Team.nameKey(name), db)) }
         }
+        var change = revert.change(entry, plan: plan, current: current)
         switch plan {
         case .takeWin(let id):
             try db.execute(sql: "UPDATE team SET wins = wins - 1 WHERE id = ?", arguments: [id])
@@ -99,14 +100,17 @@ extension SQLiteTeamStore {
             try db.execute(sql: "UPDATE team SET wins = wins + 1 WHERE id = ?", arguments: [id])
         case .delete(let team):
             _ = try team.delete(db)
+        // The zone a team brought back or edited back goes to, by its name (made again if
+        // gone), with that zone's spelling now: the entry records the row as written.
         case .insert(var team):
             try Self.placeInZone(&team, db)
             try team.insert(db)
+            change.after = team
         case .restore(var team):
             try Self.placeInZone(&team, db)
             try team.update(db)
+            change.after = team
         }
-        var change = revert.change(entry, plan: plan, current: current)
         let id = try record(change, reverts: entry.id, db)
         try db.execute(sql: "UPDATE history SET undoneBy = ? WHERE id = ? AND undoneBy IS NULL", arguments: [id, entry.id])
         change.entryID = id

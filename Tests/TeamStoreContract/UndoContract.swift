@@ -15,6 +15,7 @@ public enum UndoContract {
         try addThenUndo(await fresh())
         try deleteThenUndo(await fresh())
         try editThenUndo(await fresh())
+        try undoIntoARespelledZone(await fresh())
         try editRules(await fresh())
         try historyNamesAuthorsNewestFirst(await fresh())
         try await EntryContract.all(fresh)
@@ -105,6 +106,25 @@ public enum UndoContract {
         try guest.edit(teamID: ghana.id!, name: "Ghana FC", zone: nil, wins: nil)
         #expect(refusal { try fan.undo(second) } == "Ghana FC has been renamed since the edit, so the edit was not taken back.")
         #expect(try fan.team(named: "Ghana FC") != nil)
+    }
+
+    /// An edit and a delete taken back into a zone someone respelt since (Africa → AFRICA):
+    /// the team goes to the zone as it is spelt now, and the undo's entry records the row as
+    /// written, so that the history replays true.
+    public static func undoIntoARespelledZone(_ open: Open) throws {
+        let fan = try open("fan@laptop"), guest = try open("guest@pc")
+        let ghana = try team(fan, "Ghana"), nigeria = try team(fan, "Nigeria")
+        let edit = try fan.edit(teamID: ghana.id!, name: nil, zone: "Asia", wins: nil)
+        let delete = try fan.recordedDelete(teamID: nigeria.id!)
+        let africa = try #require(try guest.zone(named: "Africa"))
+        try guest.renameZone(zoneID: africa.id!, to: "AFRICA")
+        for (undone, name) in [(delete, "Nigeria"), (edit, "Ghana")] {
+            let undo = try fan.undo(undone)
+            #expect(try team(fan, name).qualifyingZone == "AFRICA")
+            #expect(undo.after?.qualifyingZone == "AFRICA", "\(name): the undo's change is the row as written")
+            let entry = try #require(try fan.history(limit: 1).first)
+            #expect(entry.change.after?.qualifyingZone == "AFRICA", "\(name): the history records the row as written")
+        }
     }
 
     /// An edit keeps the add's rules: names unique ignoring case and normalisation, the
