@@ -47,6 +47,18 @@ struct BoardUpdateTests {
         #expect(model.table.cursor == TablePosition(section: 1, row: 0))
     }
 
+    @Test("An add whose row comes after its outcome (a new zone, through the change log): said as added, not hidden by a filter, and the cursor goes to it when it comes")
+    func addArrivingAfterItsOutcome() {
+        var model = board()
+        let atlantis = Team(id: 4, teamName: "Atlantis", qualifyingZone: "Oceania", imageName: "")
+        _ = model.update(.added(TeamChange(action: .add, before: nil, after: atlantis)), data: data, now: 0)
+        #expect(model.status?.text == "Added Atlantis to Oceania.")
+        var arrived = data
+        arrived.zones.append(("Oceania", [atlantis]))
+        _ = model.update(.reset(selection: nil), data: arrived, now: 0)
+        #expect(model.table.cursor == TablePosition(section: 2, row: 0))
+    }
+
     @Test("d asks y/N: y asks to delete, anything else keeps the team; the question does not fade")
     func delete() {
         var model = board()

@@ -58,6 +58,10 @@ struct BoardModel {
     /// instead: while the filter is typed and the cursor stays there, the hidden team gets it
     /// back when it shows again.
     var hiddenSelection: (id: RecordID, substitute: RecordID?)?
+    /// A team this board added that the result does not hold yet (an add that makes a zone
+    /// comes through the change log, after the write returns): the cursor goes to it when a
+    /// batch brings it, unless a key moved on meanwhile.
+    var arrivingSelection: RecordID?
     var status: StatusMessage?
     /// This board's own changes, for `u` and Ctrl-R.
     var ownChanges = OwnChanges()

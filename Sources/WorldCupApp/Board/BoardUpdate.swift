@@ -15,6 +15,7 @@ extension BoardModel {
     private mutating func apply(_ event: BoardEvent, data: some BoardData, now: Double) -> [BoardEffect] {
         switch event {
         case .key(let key):
+            arrivingSelection = nil
             return handle(key, data: data, now: now)
         case let .resized(width, height):
             screenSize = (width, height)
@@ -27,10 +28,12 @@ extension BoardModel {
             // A row that leaves a section as it goes (a zone merged into another) or enters one
             // as it comes is a delete and an insert, not a move: the cursor finds its team again.
             if let selection, selectedID(data) != selection, let position = data.position(of: selection) { table.select(position) }
+            selectArrived(data)
             refresh(from: data)
         case .reset(let selection):
             reload(from: data)
             if let selection, let position = data.position(of: selection) { table.select(position) }
+            selectArrived(data)
         case .changedElsewhere:
             showOthersChanges(OthersNotice(), now: now)
         case let .changedBy(entries, more):
@@ -53,6 +56,9 @@ extension BoardModel {
             let team = add.team
             if let id = team.id, let position = data.position(of: id) {
                 table.select(position)
+                say("Added \(team.teamName) to \(team.qualifyingZone).", now: now)
+            } else if let id = team.id, filter == nil {
+                arrivingSelection = id
                 say("Added \(team.teamName) to \(team.qualifyingZone).", now: now)
             } else {
                 say("Added \(team.teamName) to \(team.qualifyingZone); the filter hides it.", now: now)
@@ -122,5 +128,12 @@ extension BoardModel {
         case (.addRefused(let message), _), (.editRefused(let message), _), (.zoneRenameRefused(let message), _): message
         default: nil
         }
+    }
+
+    /// Puts the cursor on the team this board added once the result holds it.
+    private mutating func selectArrived(_ data: some BoardData) {
+        guard let id = arrivingSelection, let position = data.position(of: id) else { return }
+        table.select(position)
+        arrivingSelection = nil
     }
 }
