@@ -65,9 +65,10 @@ struct ForgedNotificationTests {
     }
 }
 
-/// A notification in the log's layout, `lr2 <xid> <table> <n> <columns> <position> v <id>
-/// <values>`, taken apart as a forger would, to make the next one.
+/// A notification in the log's layout, `lr3 <xid> <table> <n> <columns> <position> v <id>
+/// <values> [# <note>]`, taken apart as a forger would, to make the next one.
 private struct Forgery {
+    var version: String
     var xid: UInt64
     var table: String
     var columns: [String]
@@ -90,14 +91,14 @@ private struct Forgery {
             scalars = Substring(scalars[scalars.index(after: colon)...].unicodeScalars.dropFirst(length))
             return String(String.UnicodeScalarView(body))
         }
-        guard word() == "lr2", let xid = word().flatMap({ UInt64($0) }), let table = lengthPrefixed(),
+        guard let version = word(), ["lr2", "lr3"].contains(version), let xid = word().flatMap({ UInt64($0) }), let table = lengthPrefixed(),
               let count = word().flatMap({ Int($0) }) else { return nil }
         var columns: [String] = []
         for _ in 0..<count { guard let column = lengthPrefixed() else { return nil }; columns.append(column) }
         guard let position = word().flatMap({ Int64($0) }), word() == "v", let id = word().flatMap({ Int64($0) }) else { return nil }
         var values: [String] = []
         for _ in 0..<count { guard let value = lengthPrefixed() else { return nil }; values.append(value) }
-        (self.xid, self.table, self.columns, self.position, self.id, self.values) = (xid, table, columns, position, id, values)
+        (self.version, self.xid, self.table, self.columns, self.position, self.id, self.values) = (version, xid, table, columns, position, id, values)
     }
 
     /// The next notification: another transaction, the next position, the same row with
@@ -105,7 +106,7 @@ private struct Forgery {
     func next(values changes: [String: String]) -> String {
         func encode(_ text: String) -> String { "\(text.unicodeScalars.count):\(text)" }
         let values = zip(columns, self.values).map { changes[$0.0] ?? $0.1 }
-        return "lr2 \(xid + 1_000) \(encode(table)) \(columns.count) " + columns.map(encode).joined(separator: " ")
+        return "\(version) \(xid + 1_000) \(encode(table)) \(columns.count) " + columns.map(encode).joined(separator: " ")
             + " \(position + 1) v \(id) " + values.map(encode).joined(separator: " ")
     }
 }

@@ -53,6 +53,9 @@ package struct CommittedChange: Sendable {
     /// A test of the commit against the result before it is applied, when the store cannot
     /// be sure `rows` names every row the commit removed; nil when it can.
     package var check: (any CommitCheck)?
+    /// What the writers of the commits said of themselves, one note a commit, when each
+    /// said one (`ChangeBatch.notes`); nil otherwise.
+    package var notes: [String]?
 
     package init(rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)] = [], position: Int64? = nil,
                  origin: ChangeOrigin = .elsewhere, check: (any CommitCheck)? = nil) {

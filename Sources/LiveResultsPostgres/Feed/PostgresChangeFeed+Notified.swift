@@ -150,7 +150,9 @@ extension PostgresChangeFeed {
         let own = early.isHandedOver(commit.xid)
         let kept = early.applyNotified(xid: commit.xid, rows: rows)
         if !kept.isEmpty {
-            enqueue(.rows(CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)), wakes: !own || notifiesOwnWrites())
+            var change = CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)
+            change.notes = commit.note.map { [$0] }
+            enqueue(.rows(change), wakes: !own || notifiesOwnWrites())
         }
         if early.count >= notifiedBeforeRead { requestRead(now: false) }
         return \.applied
