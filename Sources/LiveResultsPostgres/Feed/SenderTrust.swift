@@ -87,7 +87,7 @@ struct SenderTrust {
     /// tables named in `$1`: what a feed that begins to listen already believes.
     static let writersSQL = """
         SELECT backend.pid, tracked.name FROM pg_stat_activity AS backend CROSS JOIN unnest($1::text[]) AS tracked(name)
-        WHERE backend.datname = current_database() AND has_table_privilege(backend.usesysid, tracked.name, 'INSERT, UPDATE, DELETE, TRUNCATE')
+        WHERE backend.datname = current_database() AND \(writes("backend.usesysid", "tracked.name"))
         """
 
     /// The question's SQL: the senders among `$1` (process ids) whose role may write the table
@@ -95,8 +95,14 @@ struct SenderTrust {
     static let questionSQL = """
         SELECT asked.pid, asked.name FROM unnest($1::int4[], $2::text[]) AS asked(pid, name)
         JOIN pg_stat_activity AS backend ON backend.pid = asked.pid
-        WHERE has_table_privilege(backend.usesysid, asked.name, 'INSERT, UPDATE, DELETE, TRUNCATE')
+        WHERE \(writes("backend.usesysid", "asked.name"))
         """
+
+    /// SQL that says whether the role `role` may write the table `table` (a quoted name): any
+    /// change of its rows, or of some of its columns.
+    private static func writes(_ role: String, _ table: String) -> String {
+        "(has_table_privilege(\(role), \(table), 'INSERT, UPDATE, DELETE, TRUNCATE') OR has_any_column_privilege(\(role), \(table), 'INSERT, UPDATE'))"
+    }
 }
 
 /// How many log reads notifications the feed does not believe may cause: a few at once, then
