@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import ThrowawayPostgres
 
 /// The statements each action of `worldcup` sends to PostgreSQL, counted in the server's own log
 /// (a server of this suite's own, with every statement logged). Across a network each statement
@@ -41,5 +42,29 @@ struct StatementCountTests {
             let counted = try #require(sent[action])
             #expect(counted.statements.count == statements, "\(action): \(counted)")
         }
+    }
+
+    @Test("Through tcp-relay --delay-ms 50, worldcup tap and list give what they give directly, each round trip 100 ms later")
+    func throughADelayingRelay() throws {
+        let server = try SharedServer()
+        let relay = try TCPRelay(upstream: server.cluster.socketPath, delayMilliseconds: 50)
+        defer { relay.kill() }
+        let url = "postgres://postgres@127.0.0.1:\(relay.port)/\(server.database)"
+        let start = Date()
+        let tapped = try Executable.run(["tap", "Brazil", "--database", url])
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(tapped.status == 0 && tapped.out == "Brazil: 1 win\n", "\(tapped)")
+        // At least connecting (its startup and answer), the opening's statements and the tap:
+        // each a round trip of 100 ms that the relay cannot shorten.
+        #expect(elapsed >= 0.4, "the relay did not delay: \(elapsed) s")
+        #expect(try Executable.run(["list", "--database", url]).out == server.run(["list"]))
+        // psql's three round trips (the TLS request, the startup, the statement), which take it
+        // a few milliseconds directly.
+        let psql = URL(fileURLWithPath: "\(ThrowawayPostgres.binaries)/psql")
+        let psqlStart = Date()
+        let selected = try Executable.run([url, "-tAc", "SELECT 1"], executable: psql)
+        let psqlElapsed = Date().timeIntervalSince(psqlStart)
+        #expect(selected.out == "1\n", "\(selected)")
+        #expect(psqlElapsed >= 0.3, "psql's round trips were not delayed: \(psqlElapsed) s")
     }
 }
