@@ -61,9 +61,7 @@ final class PostgresResultsStore: ResultsStore {
         if let tracking {
             try database.read { connection in
                 // Sections through a related table follow its commits too, from its own log.
-                for table in [query.tableName] + (query.relatedSections.map { [$0.table] } ?? []) {
-                    try Self.checkChangeLog(on: table, connection, logger: logger)
-                }
+                try Self.checkChangeLog(on: [query.tableName] + (query.relatedSections.map { [$0.table] } ?? []), connection, logger: logger)
             }
             feed = try PostgresChangeFeed(database: database, read: LogRead(statements),
                                           channel: PostgresChangeLog.channel(for: query.tableName), tracking: tracking)
@@ -86,16 +84,18 @@ final class PostgresResultsStore: ResultsStore {
         }
     }
 
-    /// Throws, in one sentence, when `table` has no change log to follow.
-    private static func checkChangeLog(on table: String, _ connection: PostgresConnection, logger: Logger) throws {
+    /// Throws, in one sentence naming the first, when one of `tables` has no change log to
+    /// follow; one statement for them all.
+    private static func checkChangeLog(on tables: [String], _ connection: PostgresConnection, logger: Logger) throws {
         var bindings = PostgresBindings()
-        bindings.append(PostgresSQL.identifier(table))
-        let found = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: """
-            SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = 'liveresults_log'
-            """, binds: bindings), logger: logger).first?.decode(Int64.self) ?? 0
-        guard found > 0 else {
-            throw LiveResultsError(.database, "The table “\(table)” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")
-        }
+        bindings.append(tables.map(PostgresSQL.identifier))
+        let missing = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: """
+            SELECT n FROM unnest($1::text[]) WITH ORDINALITY AS logged(name, n) WHERE NOT EXISTS
+                (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(logged.name) AND tgname = 'liveresults_log')
+            ORDER BY n LIMIT 1
+            """, binds: bindings), logger: logger).first?.decode(Int64.self)
+        guard let missing, tables.indices.contains(Int(missing) - 1) else { return }
+        throw LiveResultsError(.database, "The table “\(tables[Int(missing) - 1])” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")
     }
 
     func fetchAll(_ query: StoreQuery) throws -> StoreRows {

@@ -36,6 +36,12 @@ public protocol TeamStore: AnyObject, Sendable {
     @discardableResult
     func recordedTap(teamID: Int64) throws -> TeamChange
 
+    /// Adds one win to the team with this name (case ignored). Returns the team as saved. By
+    /// default a lookup and `tap(teamID:)`; a store across a network does both in one
+    /// statement.
+    @discardableResult
+    func tap(named name: String) throws -> Team
+
     /// Adds a secret team with no wins. Refuses blank, overlong or duplicate names and zones.
     /// A zone spelt in another case or normalisation than one on the board takes its
     /// spelling (`Team.existingSpelling(ofZone:among:)`). Returns the change (the team as
@@ -229,7 +235,7 @@ extension TeamStore {
     }
 
     /// The error for a name that matches no team; the name is quoted safely.
-    private func noTeam(named name: String) -> WorldCupError {
+    public func noTeam(named name: String) -> WorldCupError {
         WorldCupError("There is no team named “\(WorldCupError.quotable(TeamValidation.trimmed(name)))”.")
     }
 }

@@ -31,11 +31,14 @@ struct PostgresMigration {
     /// if needed and allowed. Returns why the board is read-only, if it is. A read-only
     /// session writes nothing: a database it cannot open as it is (no scoreboard yet, or an
     /// older schema) is refused in one sentence.
+    ///
+    /// On a database already set up, opening costs two statements: the server's version, what
+    /// the database holds and what the session may do in one (`firstLook`), then the schema's
+    /// version and the seed.
     func prepare(seed: [SeedTeam]?, readOnlyAsked: Bool = false) throws -> ReadOnlyBoard? {
-        try checkServer()
-        let found = try state()
+        let (found, access) = try firstLook()
         try check(found)
-        let readOnly = readOnlyAsked ? .asked : try access()
+        let readOnly = readOnlyAsked ? .asked : access
         if found.version == PostgresSchema.version, seed == nil || found.isSeeded || readOnly != nil { return readOnly }
         if let readOnly { throw setUpRefusal(found, readOnly) }
         try checkMayCreate(found)
@@ -53,13 +56,13 @@ struct PostgresMigration {
         return nil
     }
 
-    /// What this session may do, asked of the server (never by trying a write): nil when it
-    /// may make every change a board makes (every change writes `team`, the history and the
-    /// change log; a history not made yet, the user must be able to make), or, before there is a scoreboard, create its
-    /// tables; otherwise why the board is read-only.
-    func access() throws -> ReadOnlyBoard? {
-        let (readOnlySession, user, mayWrite) = try query("""
-            SELECT current_setting('transaction_read_only') = 'on', current_user::text,
+    /// The server's version (refused when too old), what the database holds and what this
+    /// session may do, in one statement, and the schema's version and seed in a
+    /// second when there is a schema.
+    func firstLook() throws -> (state: State, access: ReadOnlyBoard?) {
+        let row = try query("""
+            SELECT current_setting('server_version_num'), \(unescaped: Self.tablesFound),
+                current_setting('transaction_read_only') = 'on', current_user::text,
                 CASE WHEN to_regclass('team') IS NULL
                     -- No schema yet (one named in `options` is made first): the database's CREATE.
                     THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), has_database_privilege(current_database(), 'CREATE'))
@@ -72,9 +75,15 @@ struct PostgresMigration {
                     AND coalesce(has_table_privilege(to_regclass('history'), 'UPDATE'), has_schema_privilege(current_schema(), 'CREATE'))
                     AND coalesce(has_table_privilege(to_regclass('\(unescaped: PostgresChangeLog.tableName)'), 'INSERT'), false)
                 END
-            """).first?.decode((Bool, String, Bool?).self) ?? (false, location.url.user, true)
-        if readOnlySession { return .server }
-        return mayWrite == false ? .role(user: user) : nil
+            """).first?.decode((String, Bool, Bool, Bool, String, Bool?).self)
+        let (version, isOurs, hasTables, readOnlySession, user, mayWrite) = row ?? ("0", false, false, false, location.url.user, true)
+        try PostgresSchema.checkServer(versionNumber: Int(version) ?? 0, server: location.server)
+        // What this session may do, asked of the server (never by trying a write): nil when it
+        // may make every change a board makes (every change writes `team`, the history and
+        // the change log; a history not made yet, the user must be able to make), or, before
+        // there is a scoreboard, create its tables; otherwise why the board is read-only.
+        let access: ReadOnlyBoard? = readOnlySession ? .server : mayWrite == false ? .role(user: user) : nil
+        return (try state(isOurs: isOurs, hasTables: hasTables), access)
     }
 
     /// The sentence for a database a read-only session cannot open as it is.
@@ -90,19 +99,19 @@ struct PostgresMigration {
         }
     }
 
-    /// Refuses a server older than `PostgresSchema.oldestServer`.
-    func checkServer() throws {
-        let text = try query("SHOW server_version_num").single(String.self) ?? "0"
-        try PostgresSchema.checkServer(versionNumber: Int(text) ?? 0, server: location.server)
-    }
-
     /// What the database holds.
     func state() throws -> State {
-        let row = try query("""
-            SELECT to_regclass(\(PostgresSchema.versionTable)) IS NOT NULL,
-                   EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema())
-            """).first?.decode((Bool, Bool).self)
-        let (isOurs, hasTables) = row ?? (false, false)
+        let (isOurs, hasTables) = try query("SELECT \(unescaped: Self.tablesFound)").first?.decode((Bool, Bool).self) ?? (false, false)
+        return try state(isOurs: isOurs, hasTables: hasTables)
+    }
+
+    /// Whether the database has a worldcup schema, and tables of any kind.
+    private static let tablesFound = """
+        to_regclass('\(PostgresSchema.versionTable)') IS NOT NULL, EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema())
+        """
+
+    /// What the database holds, given whether it has a worldcup schema (`isOurs`) and tables.
+    private func state(isOurs: Bool, hasTables: Bool) throws -> State {
         guard isOurs else { return State(version: nil, hasOtherTables: hasTables, isSeeded: false) }
         let (version, seeded) = try query("""
             SELECT version, EXISTS (SELECT 1 FROM "seedImport") OR EXISTS (SELECT 1 FROM team)

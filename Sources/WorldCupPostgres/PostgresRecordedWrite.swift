@@ -9,7 +9,8 @@ import WorldCup
 ///     WITH [claimed AS (the entry an undo or a redo takes back, while not taken back, locked)],
 ///          guarded AS (the team as the change expects it, locked; or a new id),
 ///          recorded AS (INSERT INTO history … FROM guarded ON CONFLICT ("writeID") DO NOTHING),
-///          [marked AS (UPDATE history SET "undoneBy" … the entry claimed)]
+///          [marked AS (UPDATE history SET "undoneBy" … the entry claimed)],
+///          pruned AS (DELETE FROM history … the entries beyond the retained ones, now and then)
 ///     UPDATE / DELETE / INSERT team … FROM recorded
 ///
 /// So the change is made only when its entry is written, and its entry only when the team
@@ -18,6 +19,11 @@ import WorldCup
 /// (a resend after a lost connection) makes nothing, and the caller finds the entry instead.
 /// A change by one win (a tap, an undo or redo of one) records the team as the lock found
 /// it and one win off or on: the values it actually wrote.
+///
+/// The write whose entry id is a multiple of `HistoryEntry.pruneInterval` also deletes the
+/// entries more than `HistoryEntry.retainedCount` before it and over
+/// `HistoryEntry.retainedSeconds` old (a resend comes within seconds), as SQLite's store
+/// does: the history stays bounded with no statement of its own on any write's path.
 package struct PostgresRecordedWrite {
     /// What the team must be for the change to be made.
     enum Guard {
@@ -27,6 +33,9 @@ package struct PostgresRecordedWrite {
         case hasWin(teamID: Int64)
         /// The team with the id exists.
         case exists(teamID: Int64)
+        /// A team with this folded name (`Team.nameKey`) exists: a tap by name, its lookup
+        /// and its write in one statement.
+        case named(key: String)
         /// No team has this id or (ignoring case and normalisation) this name.
         case absent(Team)
         /// No team has this name; the new team takes the next id.
@@ -128,6 +137,8 @@ package struct PostgresRecordedWrite {
             sql += "guarded AS (\(teamRow) WHERE id = \(text.bind(id)) AND wins > 0\(claim) FOR UPDATE)"
         case .exists(let id):
             sql += "guarded AS (\(teamRow) WHERE id = \(text.bind(id))\(claim) FOR UPDATE)"
+        case .named(let key):
+            sql += #"guarded AS (\#(teamRow) WHERE "nameKey" = \#(text.bind(key))\#(claim) FOR UPDATE)"#
         case .absent(let team):
             let id = text.bind(team.id)
             sql += #"guarded AS (SELECT \#(id)::int8 AS "teamID" WHERE NOT EXISTS (SELECT 1 FROM team WHERE id = \#(id)::int8 OR "nameKey" = \#(text.bind(Team.nameKey(team.teamName))))\#(claim))"#
@@ -159,7 +170,7 @@ package struct PostgresRecordedWrite {
         if let reverting {
             sql += #",\#nmarked AS (UPDATE history SET "undoneBy" = recorded."entryID" FROM recorded WHERE history.id = \#(text.bind(reverting)))"#
         }
-        sql += "\n"
+        sql += ",\n" + Self.pruned(sparing: reverting.map { text.bind($0) }) + "\n"
         switch apply {
         case .update(let team):
             sql += """
@@ -188,6 +199,19 @@ package struct PostgresRecordedWrite {
 }
 
 extension PostgresRecordedWrite {
+    /// The history's pruning, for the write whose entry (`recorded`) has an id that is a
+    /// multiple of `HistoryEntry.pruneInterval`; it never deletes the entry an undo or a redo
+    /// marks (`sparing`, a placeholder): one statement must not change a row twice.
+    static func pruned(sparing reverting: String?) -> String {
+        let newest = #"(SELECT "entryID" FROM recorded)"#
+        return """
+            pruned AS (DELETE FROM history WHERE \(newest) % \(HistoryEntry.pruneInterval) = 0
+                AND id <= \(newest) - \(HistoryEntry.retainedCount)
+                AND id < coalesce((SELECT id FROM history WHERE at >= now() - make_interval(secs => \(HistoryEntry.retainedSeconds)) ORDER BY id LIMIT 1), 9223372036854775807)
+                \(reverting.map { "AND id <> \($0)::int8" } ?? ""))
+            """
+    }
+
     /// A tap of team `teamID` as `PostgresTeamStore.recordedTap` writes it, with its history
     /// entry: the benchmark's tap, and its floor without the change log's triggers.
     package static func tap(teamID: Int64, author: String) -> PostgresWrite {

@@ -29,19 +29,19 @@ extension PostgresTeamStore {
         let store = try PostgresTeamStore(location: location, deadline: deadline)
         return try store.run { connection in
             let migration = PostgresMigration(location: location, connection: connection)
-            try migration.checkServer()
-            let found = try migration.state()
+            let found = try migration.firstLook().state
             try migration.check(found)
             let encryption = location.url.socketDirectory == nil ? try store.encryption(of: connection) : nil
             guard let version = found.version else { return Inspection(version: nil, teamCount: nil, encryption: encryption) }
-            for table in expectedTables {
-                guard try query(connection, "SELECT to_regclass(\(PostgresSchema.identifier(table))) IS NOT NULL").single(Bool.self) == true else {
-                    throw WorldCupError("The database \(location.databaseAndServer) has no “\(table)” table: it is not a sound worldcup scoreboard.")
-                }
+            // The first table missing, and the change log's triggers, in one statement.
+            let (missing, triggers) = try query(connection, """
+                SELECT (SELECT name FROM unnest(\(expectedTables)::text[]) WITH ORDINALITY AS expected(name, n)
+                        WHERE to_regclass(quote_ident(name)) IS NULL ORDER BY n LIMIT 1),
+                    (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('team') AND tgname IN ('liveresults_log', 'liveresults_log_truncate'))
+                """).first?.decode((String?, Int64).self) ?? (nil, Int64(0))
+            if let table = missing {
+                throw WorldCupError("The database \(location.databaseAndServer) has no “\(table)” table: it is not a sound worldcup scoreboard.")
             }
-            let triggers = try query(connection, """
-                SELECT count(*) FROM pg_trigger WHERE tgrelid = 'team'::regclass AND tgname IN ('liveresults_log', 'liveresults_log_truncate')
-                """).single(Int64.self) ?? 0
             guard triggers == 2 else {
                 throw WorldCupError("The database \(location.databaseAndServer) has lost the change log's triggers on its teams: it is not a sound worldcup scoreboard.")
             }
@@ -51,15 +51,15 @@ extension PostgresTeamStore {
     }
 
     /// Why a board on the database at `location` would be read-only for this user (see
-    /// `PostgresMigration.access`), found without creating or changing anything; nil when
+    /// `PostgresMigration.firstLook`), found without creating or changing anything; nil when
     /// the user may change it.
     public static func access(location: PostgresLocation, deadline: Duration = defaultDeadline) throws -> ReadOnlyBoard? {
         let store = try PostgresTeamStore(location: location, deadline: deadline)
         return try store.run { connection in
             let migration = PostgresMigration(location: location, connection: connection)
-            try migration.checkServer()
-            try migration.check(try migration.state())
-            return try migration.access()
+            let (found, access) = try migration.firstLook()
+            try migration.check(found)
+            return access
         }
     }
 

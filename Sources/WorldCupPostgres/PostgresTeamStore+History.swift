@@ -5,14 +5,16 @@ import WorldCup
 
 /// Edits and the history, on PostgreSQL (undos and redos: PostgresTeamStore+Undo). Every write has an id (a UUID) recorded in
 /// its history entry by the same statement (`PostgresRecordedWrite`): a write resent after a
-/// lost connection finds its entry and is not made again (`exactlyOnce`).
+/// lost connection finds its entry and is not made again (`exactlyOnce`). The history is
+/// pruned by the writes themselves (`PostgresRecordedWrite`), so no statement of its own
+/// stands on a write's path.
 extension PostgresTeamStore {
     @discardableResult
     public func edit(teamID: Int64, name: String?, zone: String?, wins: Int?) throws -> TeamChange {
         try refuseIfReadOnly()
         let writeID = UUID()
-        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            try repeatWhileRaced(writeID, connection) {
+        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection, resend in
+            try repeatWhileRaced(writeID, connection, resend: resend) {
                 guard let current = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
                 var edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zoneNames(connection))
                 try TeamValidation.checkName(of: edited, heldBy: Self.team(nameKey: Team.nameKey(edited.teamName), connection))
@@ -42,10 +44,13 @@ extension PostgresTeamStore {
 
     /// Runs `attempt` (which returns nil when the team was changed by someone between its read
     /// and its write, or throws on a name taken in that moment) again, up to three times; a
-    /// write `writeID` already recorded (the attempt is a resend) returns its change.
-    func repeatWhileRaced(_ writeID: UUID, _ connection: PostgresConnection, _ attempt: () throws -> TeamChange?) throws -> TeamChange {
-        for _ in 0..<3 {
-            if let done = try Self.recorded(writeID, connection) { return done }
+    /// write `writeID` already recorded returns its change. Whether it was is asked before the
+    /// first attempt only of a `resend` (an id made a moment ago cannot have been recorded):
+    /// a first write costs no statement for it.
+    func repeatWhileRaced(_ writeID: UUID, _ connection: PostgresConnection, resend: Bool,
+                          _ attempt: () throws -> TeamChange?) throws -> TeamChange {
+        for round in 0..<3 {
+            if resend || round > 0, let done = try Self.recorded(writeID, connection) { return done }
             do {
                 if let result = try attempt() { return result }
             } catch let error as PSQLError where ["23505", "23503", "40P01"].contains(error.serverInfo?[.sqlState]) {
@@ -61,15 +66,14 @@ extension PostgresTeamStore {
 
     /// Runs `body`, a write whose id is recorded with it, until it gets an answer: when the
     /// connection dies during it (its outcome unknown), a new one is made and `body` sent
-    /// again, for up to `deadline`; `body` finds its write id recorded if the first one
-    /// committed. `orElse` ends the sentence when no answer comes.
-    func exactlyOnce<T>(orElse clause: String, _ body: (PostgresConnection) throws -> T) throws -> T {
-        pruneHistoryNowAndThen()
+    /// again (its `resend` true), for up to `deadline`; `body` then finds its write id
+    /// recorded if the first one committed. `orElse` ends the sentence when no answer comes.
+    func exactlyOnce<T>(orElse clause: String, _ body: (_ connection: PostgresConnection, _ resend: Bool) throws -> T) throws -> T {
         let start = ContinuousClock.now
         var outcomeUnknown = false
         while true {
             let failure: Failure
-            switch attempt(body) {
+            switch attempt({ try body($0, outcomeUnknown) }) {
             case .success(let value): return value
             case .failure(let failed): failure = failed
             }
@@ -119,21 +123,5 @@ extension PostgresTeamStore {
                                                   intoZoneID: cells[20].decode(Int64?.self), intoName: cells[21].decode(String?.self),
                                                   teamIDs: cells[22].decode(String?.self))
         return try history.entry()
-    }
-
-    /// Deletes the entries beyond `HistoryEntry.retainedCount` that are over an hour old
-    /// (a resend comes within seconds), at this store's first write and every
-    /// `HistoryEntry.pruneInterval` writes after. A failure is left for the write to report.
-    private func pruneHistoryNowAndThen() {
-        guard writesSincePrune.withLock({ count in
-            defer { count = (count + 1) % HistoryEntry.pruneInterval }
-            return count == 0
-        }) else { return }
-        _ = attempt { connection in
-            try Self.query(connection, """
-                DELETE FROM history WHERE id <= (SELECT max(id) FROM history) - \(Int64(HistoryEntry.retainedCount))
-                AND id < coalesce((SELECT id FROM history WHERE at >= now() - make_interval(secs => \(Double(HistoryEntry.retainedSeconds))) ORDER BY id LIMIT 1), 9223372036854775807)
-                """)
-        }
     }
 }

@@ -47,9 +47,9 @@ extension PostgresTeamStore {
     private func revert(_ revert: Revert, orderly: Bool = false, pick: (PostgresConnection) throws -> HistoryEntry) throws -> TeamChange {
         try refuseIfReadOnly()
         let writeID = UUID()
-        let outcome = try exactlyOnce(orElse: "so the change may or may not have been saved") { connection -> Result<TeamChange, Refusal> in
+        let outcome = try exactlyOnce(orElse: "so the change may or may not have been saved") { connection, resend -> Result<TeamChange, Refusal> in
             do {
-                return .success(try repeatWhileRaced(writeID, connection) {
+                return .success(try repeatWhileRaced(writeID, connection, resend: resend) {
                     try apply(revert, of: pick(connection), writeID: writeID, connection)
                 })
             } catch var refusal as Refusal {

@@ -55,9 +55,9 @@ extension PostgresTeamStore {
         try refuseIfReadOnly()
         let writeID = UUID()
         // The merge a rename asks for is an answer, not a failure of the connection.
-        let outcome = try exactlyOnce(orElse: "so the change may or may not have been saved") { connection -> Result<TeamChange, ZoneMergeNeeded> in
+        let outcome = try exactlyOnce(orElse: "so the change may or may not have been saved") { connection, resend -> Result<TeamChange, ZoneMergeNeeded> in
             do {
-                return .success(try repeatWhileRaced(writeID, connection) {
+                return .success(try repeatWhileRaced(writeID, connection, resend: resend) {
                     try Self.transaction(connection) {
                         try Self.lockZones(connection)
                         guard let zone = try Self.zone(id: zoneID, connection) else { throw ZonePlan.noZone }

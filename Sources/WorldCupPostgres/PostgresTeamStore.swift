@@ -30,8 +30,6 @@ public final class PostgresTeamStore: TeamStore {
     let database: PostgresReader
     /// The connection of the controllers' reads (one at a time: the app's loop makes them).
     private let controllerDatabase: PostgresReader
-    /// Writes since the history was last pruned (`pruneHistoryNowAndThen`).
-    let writesSincePrune = Mutex<Int64>(0)
     /// Who this store's changes are recorded under, in the history.
     public let author: String
     /// The history entries this store wrote, so a board names only others' changes.
@@ -156,8 +154,8 @@ public final class PostgresTeamStore: TeamStore {
         try refuseIfReadOnly()
         let typed = try TeamValidation.newTeam(name: name, zone: zone)
         let writeID = UUID()
-        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            try repeatWhileRaced(writeID, connection) {
+        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection, resend in
+            try repeatWhileRaced(writeID, connection, resend: resend) {
                 var team = typed
                 // A zone spelt in another case or normalisation than one on the board takes its spelling.
                 try Self.placeInZone(&team, connection)
@@ -173,8 +171,8 @@ public final class PostgresTeamStore: TeamStore {
     public func recordedDelete(teamID: Int64) throws -> TeamChange {
         try refuseIfReadOnly()
         let writeID = UUID()
-        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection in
-            try repeatWhileRaced(writeID, connection) {
+        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection, resend in
+            try repeatWhileRaced(writeID, connection, resend: resend) {
                 guard let team = try Self.team(id: teamID, connection) else { throw WorldCupError("That team no longer exists.") }
                 let change = TeamChange(action: .delete, before: team, after: nil)
                 let write = PostgresRecordedWrite(change: change, writeID: writeID, author: author, guarded: .unchanged(team), apply: .delete)
@@ -203,9 +201,21 @@ public final class PostgresTeamStore: TeamStore {
     /// the lock found it and after.
     @discardableResult
     public func recordedTap(teamID: Int64, tapID: UUID) throws -> TeamChange {
+        try recordedTap(.exists(teamID: teamID), tapID: tapID, missing: WorldCupError("That team no longer exists."))
+    }
+
+    /// Adds one win to the team with this name (case ignored), its lookup and its write in one
+    /// statement. Returns the team as saved.
+    @discardableResult
+    public func tap(named name: String) throws -> Team {
+        try recordedTap(.named(key: Team.nameKey(TeamValidation.trimmed(name))), tapID: UUID(), missing: noTeam(named: name)).team
+    }
+
+    /// A tap of the team `guarded` finds, exactly once for `tapID`; `missing` when there is none.
+    private func recordedTap(_ guarded: PostgresRecordedWrite.Guard, tapID: UUID, missing: WorldCupError) throws -> TeamChange {
         try refuseIfReadOnly()
-        return try exactlyOnce(orElse: "so the tap may or may not have counted") { connection in
-            try repeatWhileDeadlocked { try tapOnce(teamID: teamID, tapID: tapID, connection) }
+        return try exactlyOnce(orElse: "so the tap may or may not have counted") { connection, resend in
+            try repeatWhileDeadlocked { try tapOnce(guarded, tapID: tapID, resend: resend, missing: missing, connection) }
         }
     }
 
@@ -218,18 +228,20 @@ public final class PostgresTeamStore: TeamStore {
         return try body()
     }
 
-    /// One attempt of `recordedTap(teamID:tapID:)`.
-    private func tapOnce(teamID: Int64, tapID: UUID, _ connection: PostgresConnection) throws -> TeamChange {
-        if let done = try Self.recorded(tapID, connection) { return done }
+    /// One attempt of a tap: one statement, unless it is a `resend` (whose tap may have
+    /// counted: its id is looked for first) or its guard found no team (the id is looked for
+    /// then too, in case an earlier attempt counted before the team went).
+    private func tapOnce(_ guarded: PostgresRecordedWrite.Guard, tapID: UUID, resend: Bool, missing: WorldCupError,
+                         _ connection: PostgresConnection) throws -> TeamChange {
+        if resend, let done = try Self.recorded(tapID, connection) { return done }
         let write = PostgresRecordedWrite(change: TeamChange(action: .tap, before: nil, after: nil), writeID: tapID, author: author,
-                                          guarded: .exists(teamID: teamID), apply: .addWin)
+                                          guarded: guarded, apply: .addWin)
         if let written = try recordedWrite(write, connection) {
             var before = written.team
             before.wins -= 1
             return TeamChange(action: .tap, before: before, after: written.team, entryID: written.entryID)
         }
-        // Either the id was recorded by an earlier attempt (the tap counted) or the team is gone.
-        guard let done = try Self.recorded(tapID, connection) else { throw WorldCupError("That team no longer exists.") }
+        guard let done = try Self.recorded(tapID, connection) else { throw missing }
         return done
     }
 

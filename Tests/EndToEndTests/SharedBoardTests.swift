@@ -182,14 +182,15 @@ final class SharedServer: Sendable {
     let tlsServer: TLSServer?
     let database = "worldcup"
 
-    init(tls: Bool = false) throws {
+    /// `settings`: more server settings (`name` → value) for a server without TLS.
+    init(tls: Bool = false, settings: [(String, String)] = []) throws {
         if tls {
             let server = try TLSServer()
             tlsServer = server
             cluster = server.cluster
         } else {
             tlsServer = nil
-            cluster = try ThrowawayPostgres.start()
+            cluster = try ThrowawayPostgres.start(settings: settings)
             _ = try sql("CREATE DATABASE \(database)", database: "postgres")
         }
         // The first `worldcup` seeds it; the boards then start together on a ready database.

@@ -7,11 +7,12 @@ public struct TCPRelay {
     /// The port it listens on.
     public let port: Int
 
-    /// Starts a relay to `upstream` (a Unix socket's path, or host:port) on `port` (0: any free one).
-    public init(upstream: String, port: Int = 0) throws {
+    /// Starts a relay to `upstream` (a Unix socket's path, or host:port) on `port` (0: any free
+    /// one) that delivers each chunk `delayMilliseconds` after reading it, each way.
+    public init(upstream: String, port: Int = 0, delayMilliseconds: Int = 0) throws {
         process = Process()
         process.executableURL = Executable.folder.appendingPathComponent("tcp-relay")
-        process.arguments = ["\(port)", upstream]
+        process.arguments = (delayMilliseconds > 0 ? ["--delay-ms", "\(delayMilliseconds)"] : []) + ["\(port)", upstream]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

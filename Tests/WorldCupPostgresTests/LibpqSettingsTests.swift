@@ -80,6 +80,19 @@ struct LibpqSettingsTests {
         #expect(try location("postgres://h/cup?channel_binding=disable", home: folder).url.host == "h")
     }
 
+    @Test func sslnegotiationAsLibpq17ReadsIt() throws {
+        let folder = try home([:])
+        defer { try? FileManager.default.removeItem(at: folder.url) }
+        // postgres, libpq's default, is what the driver does: asking for TLS first.
+        #expect(try location("postgres://h/cup?sslnegotiation=postgres&sslmode=require", home: folder).tls.mode == .require)
+        #expect(throws: WorldCupError("Direct TLS (PGSSLNEGOTIATION=direct) is not something worldcup's PostgreSQL driver (postgres-nio) can do: leave it out, and the connection asks the server for TLS first, as sslnegotiation=postgres does.")) {
+            try location("postgres://h/cup", home: folder, ["PGSSLNEGOTIATION": "direct"])
+        }
+        #expect(throws: WorldCupError("The TLS negotiation “tls” (sslnegotiation) is not one libpq knows: use postgres or direct.")) {
+            try location("postgres://h/cup?sslnegotiation=tls", home: folder)
+        }
+    }
+
     @Test func thePasswordFileAsLibpqReadsIt() throws {
         let folder = try home([".pgpass": """
             # host:port:database:user:password

@@ -217,11 +217,18 @@ import WorldCupPostgres
             INSERT INTO history ("writeID", author, action, "teamID", "teamName")
             SELECT gen_random_uuid(), 'recent', 'tap', 1, 'Brazil' FROM generate_series(1, 20)
             """)
-        // A store prunes at its first write.
+        // A write whose entry's id is not a multiple of the interval prunes nothing...
         let store = try PostgresTeamStore(location: database.location, seed: nil, author: "fan@laptop")
+        try await database.execute("SELECT setval(pg_get_serial_sequence('history', 'id'), (SELECT (max(id) / \(HistoryEntry.pruneInterval) + 1) * \(HistoryEntry.pruneInterval) - 2 FROM history))")
         try store.tap(named: "Brazil")
-        #expect(try await database.integer("SELECT count(*) FROM history") == Int64(HistoryEntry.retainedCount + 1))
-        #expect(try await database.integer("SELECT count(*) FROM history WHERE author <> 'old'") == 21, "this hour's entries all stay")
+        #expect(try await database.integer("SELECT count(*) FROM history") == Int64(HistoryEntry.retainedCount + 150 + 20 + 1))
+        // ...and the next, whose is, prunes in its own statement: the newest entries as many as
+        // the bound stay (those of the last hour among them), the older ones go.
+        try store.tap(named: "Brazil")
+        let newest = try #require(try await database.integer("SELECT max(id) FROM history"))
+        #expect(newest % HistoryEntry.pruneInterval == 0)
+        #expect(try await database.integer("SELECT min(id) FROM history") == newest - Int64(HistoryEntry.retainedCount) + 1)
+        #expect(try await database.integer("SELECT count(*) FROM history WHERE author <> 'old'") == 22, "this hour's entries all stay")
         #expect(try store.history(limit: 1).first?.by == "fan@laptop")
     }
 }

@@ -46,7 +46,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     static let parameters = ["sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
                              "application_name": "PGAPPNAME", "connect_timeout": "PGCONNECT_TIMEOUT",
                              "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE", "passfile": "PGPASSFILE",
-                             "options": "PGOPTIONS", "target_session_attrs": "PGTARGETSESSIONATTRS"]
+                             "options": "PGOPTIONS", "target_session_attrs": "PGTARGETSESSIONATTRS", "sslnegotiation": "PGSSLNEGOTIATION"]
     /// What a service file may set: the URL's parts and `parameters` (but another service).
     static let keywords = Set(["host", "port", "user", "password", "dbname"] + parameters.keys).subtracting(["service"])
 
@@ -80,6 +80,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
             return variable(name).map { .init(value: $0, source: name) }
         }
         try Self.checkChannelBinding(setting("channel_binding"))
+        try Self.checkNegotiation(setting("sslnegotiation"))
         var socketDirectory = parts.socketDirectory
         var host = parts.host
         if host == nil, socketDirectory == nil {
@@ -167,6 +168,20 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
             throw WorldCupError("Channel binding (\(setting.source)=require) needs SCRAM-SHA-256-PLUS, which worldcup's PostgreSQL driver (postgres-nio) does not have: use channel_binding=prefer with sslmode=verify-full, which makes sure of the server before the password is sent.")
         default:
             throw WorldCupError("The channel binding “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use disable, prefer or require.")
+        }
+    }
+
+    /// Throws one sentence for an `sslnegotiation` (libpq 17's) postgres-nio cannot honour:
+    /// it asks the server for TLS first (`postgres`, libpq's default), never starts with the
+    /// TLS handshake (`direct`, which needs PostgreSQL 17 on the server too).
+    private static func checkNegotiation(_ setting: PostgresTLS.Setting?) throws {
+        guard let setting else { return }
+        switch setting.value {
+        case "postgres": return
+        case "direct":
+            throw WorldCupError("Direct TLS (\(setting.source)=direct) is not something worldcup's PostgreSQL driver (postgres-nio) can do: leave it out, and the connection asks the server for TLS first, as sslnegotiation=postgres does.")
+        default:
+            throw WorldCupError("The TLS negotiation “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use postgres or direct.")
         }
     }
 

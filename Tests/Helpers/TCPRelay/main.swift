@@ -1,4 +1,4 @@
-// tcp-relay PORT UPSTREAM
+// tcp-relay [--delay-ms MS] PORT UPSTREAM
 //
 // A helper of the shared-board fault tests: a TCP relay on 127.0.0.1:PORT (0: any free port)
 // to UPSTREAM, a Unix socket's path or HOST:PORT. It prints the port it listens on, on a line
@@ -6,6 +6,10 @@
 //
 // The tests cut the network with it: SIGSTOP freezes every connection (no FIN, no RST:
 // packets just stop), SIGCONT resumes them, SIGKILL resets them.
+//
+// With --delay-ms, each chunk is delivered MS milliseconds after it was read, each way, as a
+// distant server's link does: a request and its answer take 2 × MS more, while chunks sent
+// back to back (a pipeline) still travel together, so round trips are what the delay counts.
 import Foundation
 import Glibc
 
@@ -14,12 +18,25 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 3, let requestedPort = UInt16(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: tcp-relay PORT UPSTREAM (a Unix socket's path, or HOST:PORT)\n".utf8))
-    exit(2)
+/// The arguments: the delay each way in seconds, the port, the upstream.
+func parseArguments() -> (delay: Double, port: UInt16, upstream: String) {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    var delay: Double = 0
+    if arguments.first == "--delay-ms" {
+        guard arguments.count > 1, let milliseconds = Double(arguments[1]), milliseconds >= 0 else {
+            FileHandle.standardError.write(Data("tcp-relay: --delay-ms takes a number of milliseconds\n".utf8))
+            exit(2)
+        }
+        delay = milliseconds / 1000
+        arguments.removeFirst(2)
+    }
+    guard arguments.count == 2, let port = UInt16(arguments[0]) else {
+        FileHandle.standardError.write(Data("usage: tcp-relay [--delay-ms MS] PORT UPSTREAM (a Unix socket's path, or HOST:PORT)\n".utf8))
+        exit(2)
+    }
+    return (delay, port, arguments[1])
 }
-let upstream = arguments[2]
+let (delay, requestedPort, upstream) = parseArguments()
 signal(SIGPIPE, SIG_IGN)
 
 /// A connection to the upstream server, or -1.
@@ -51,23 +68,79 @@ func connectUpstream() -> Int32 {
     return socket
 }
 
+/// Writes all of `bytes`; false when the socket refused them.
+func writeAll(_ bytes: ArraySlice<UInt8>, to destination: Int32) -> Bool {
+    var written = 0
+    while written < bytes.count {
+        let done = bytes.dropFirst(written).withUnsafeBytes { write(destination, $0.baseAddress, $0.count) }
+        if done <= 0 { return false }
+        written += done
+    }
+    return true
+}
+
 /// Copies bytes from one socket to the other until either end closes, then closes both
-/// directions (the other copier then ends too).
+/// directions (the other copier then ends too). With a delay, a second thread delivers each
+/// chunk once its time has come, so reading never waits for the delay.
 @Sendable func pump(from source: Int32, to destination: Int32) {
+    let queue = delay > 0 ? DelayedChunks(from: source, to: destination) : nil
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {
         let count = read(source, &buffer, buffer.count)
         if count <= 0 { break }
-        var written = 0
-        while written < count {
-            let done = buffer[written..<count].withUnsafeBytes { write(destination, $0.baseAddress, count - written) }
-            if done <= 0 { break }
-            written += done
+        if let queue {
+            queue.add(Array(buffer[..<count]))
+        } else if !writeAll(buffer[..<count], to: destination) {
+            break
         }
-        if written < count { break }
     }
-    shutdown(source, Int32(SHUT_RDWR))
-    shutdown(destination, Int32(SHUT_RDWR))
+    if let queue {
+        // The end travels as late as the bytes read before it; the descriptors stay open
+        // until it has.
+        queue.finish()
+        queue.waitUntilDelivered()
+    } else {
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(destination, Int32(SHUT_RDWR))
+    }
+}
+
+/// Chunks waiting for their time, delivered in order by a thread of their own; nil marks the end.
+final class DelayedChunks: @unchecked Sendable { // `condition` guards `waiting`.
+    private let condition = NSCondition()
+    private var waiting: [(due: Date, bytes: [UInt8]?)] = []
+    private let delivered = DispatchSemaphore(value: 0)
+
+    init(from source: Int32, to destination: Int32) {
+        Thread { [self] in deliver(from: source, to: destination) }.start()
+    }
+
+    func add(_ bytes: [UInt8]) { enqueue(bytes) }
+    func finish() { enqueue(nil) }
+    func waitUntilDelivered() { delivered.wait() }
+
+    private func enqueue(_ bytes: [UInt8]?) {
+        condition.lock()
+        waiting.append((Date().addingTimeInterval(delay), bytes))
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Delivers chunks until the end or a refused write, then closes both directions.
+    private func deliver(from source: Int32, to destination: Int32) {
+        while true {
+            condition.lock()
+            while waiting.isEmpty { condition.wait() }
+            let (due, bytes) = waiting.removeFirst()
+            condition.unlock()
+            let wait = due.timeIntervalSinceNow
+            if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
+            guard let bytes, writeAll(bytes[...], to: destination) else { break }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(destination, Int32(SHUT_RDWR))
+        delivered.signal()
+    }
 }
 
 let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
