@@ -79,10 +79,13 @@ extension SectionedIndex {
     }
 
     /// What a run of surviving sections that keep their place weighs through a relationship,
-    /// compared field by field: the most sections stay, then those whose order did not change,
-    /// then those holding the most rows. (Counts, not bits of one integer, whose high bits
-    /// overflowed once enough sections survived.)
+    /// compared field by field: every section whose related row did not change stays (rule 12:
+    /// only changed sections are reported moved; the unchanged ones keep their relative order,
+    /// so one run holds them all), then the most sections stay, then those whose order did not
+    /// change, then those holding the most rows. (Counts, not bits of one integer, whose high
+    /// bits overflowed once enough sections survived.)
     struct StayingWeight: Comparable, AdditiveArithmetic {
+        var unchanged = 0
         var sections = 0
         var orderKept = 0
         var rows = 0
@@ -90,15 +93,15 @@ extension SectionedIndex {
         static let zero = StayingWeight()
 
         static func < (a: Self, b: Self) -> Bool {
-            (a.sections, a.orderKept, a.rows) < (b.sections, b.orderKept, b.rows)
+            (a.unchanged, a.sections, a.orderKept, a.rows) < (b.unchanged, b.sections, b.orderKept, b.rows)
         }
 
         static func + (a: Self, b: Self) -> Self {
-            Self(sections: a.sections + b.sections, orderKept: a.orderKept + b.orderKept, rows: a.rows + b.rows)
+            Self(unchanged: a.unchanged + b.unchanged, sections: a.sections + b.sections, orderKept: a.orderKept + b.orderKept, rows: a.rows + b.rows)
         }
 
         static func - (a: Self, b: Self) -> Self {
-            Self(sections: a.sections - b.sections, orderKept: a.orderKept - b.orderKept, rows: a.rows - b.rows)
+            Self(unchanged: a.unchanged - b.unchanged, sections: a.sections - b.sections, orderKept: a.orderKept - b.orderKept, rows: a.rows - b.rows)
         }
     }
 
@@ -149,12 +152,14 @@ extension SectionedIndex {
         if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
             stable = Set(oldIndices)
         } else if isRelated {
-            // As few moves as possible first, then those whose order did not change stay (the
-            // one reordered moves, not the one it swapped with), then the most rows.
+            // Sections whose related row did not change stay; of the others, as few moves as
+            // possible, then those whose order did not change stay (the one reordered moves,
+            // not the one it swapped with), then the most rows.
             let weights = survivors.map { survivor in
-                let number = sections[survivor.new].number
-                let orderKept = before.sections[survivor.old].row.map { old in store.sectionRow(number).map { $0.order == old.order } ?? false } ?? false
-                return StayingWeight(sections: 1, orderKept: orderKept ? 1 : 0, rows: sections[survivor.new].slots.count)
+                let old = before.sections[survivor.old].row, new = store.sectionRow(sections[survivor.new].number)
+                let orderKept = old.map { old in new.map { $0.order == old.order } ?? false } ?? false
+                return StayingWeight(unchanged: old != nil && old == new ? 1 : 0, sections: 1, orderKept: orderKept ? 1 : 0,
+                                     rows: sections[survivor.new].slots.count)
             }
             stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
         } else {
@@ -232,10 +237,12 @@ extension SectionedIndex {
             batch.sectionChanges.append(SectionChange(kind: .insert, index: index, name: sections[index].name, identifier: identifier(ofSection: index)))
         }
         if isRelated {
-            // A moved section redraws its header anyway; a kept one is updated when its title changed.
+            // A moved section redraws its header anyway; a kept one is updated when its related
+            // row changed, its title or only its order (rule 11).
             for survivor in plan.survivors.sorted(by: { $0.new < $1.new }) {
                 let moved = !plan.stable.contains(survivor.old)
-                guard moved || !before.sections[survivor.old].name.utf8.elementsEqual(sections[survivor.new].name.utf8) else { continue }
+                let rowChanged = before.sections[survivor.old].row != store.sectionRow(sections[survivor.new].number)
+                guard moved || rowChanged || !before.sections[survivor.old].name.utf8.elementsEqual(sections[survivor.new].name.utf8) else { continue }
                 batch.sectionChanges.append(SectionChange(kind: moved ? .move : .update, index: survivor.old, newIndex: survivor.new,
                                                           name: sections[survivor.new].name, identifier: identifier(ofSection: survivor.new)))
             }
