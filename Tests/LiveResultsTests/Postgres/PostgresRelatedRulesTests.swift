@@ -75,9 +75,25 @@ import Testing
     func orderOnlyChange() async throws {
         let database = try await PostgresJoinTests.seeded()
         defer { Task { await database.close() } }
-        let (batch, _, _) = try await PostgresJoinTests.change(database, "UPDATE zone SET position = 10 WHERE id = 3")
-        #expect(batch.sectionChanges == [SectionChange(kind: .update, index: 2, newIndex: 2, name: "Europe", identifier: "3")])
-        #expect(batch.rowChanges.isEmpty)
+        let recorder = BatchRecorder()
+        let controller = database.controller(recorder: recorder)
+        controller.changeLogPollInterval = .zero
+        try controller.performFetch()
+        let before = controller.joinedLayout
+        try await database.run("UPDATE zone SET position = 10 WHERE id = 3")
+        // The result looks the same after it: wait for the batch, not for the result.
+        var recorded = recorder.take()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while recorded.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            try controller.refresh()
+            recorded = recorder.take()
+        }
+        try #require(recorded.count == 1, "one batch, not \(recorded.count)")
+        #expect(recorded[0].batch.sectionChanges == [SectionChange(kind: .update, index: 2, newIndex: 2, name: "Europe", identifier: "3")])
+        #expect(recorded[0].batch.rowChanges.isEmpty)
+        #expect(batchViolations(old: before, new: controller.joinedLayout, events: recorded[0].events, changedSections: ["3"]).isEmpty)
+        #expect(controller.joinedLayout == before)
     }
 
     @Test("Two zones sent past an unchanged one: the two move, never the unchanged one (rule 12)")
