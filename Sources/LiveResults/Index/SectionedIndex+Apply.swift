@@ -5,7 +5,7 @@ import Foundation
 //   2. remember where the changed rows were (`Before`);
 //   3. place them at their new places, undoing it all when a section would split;
 //   4. plan the sections: which survive in place, which are deleted and inserted (or, through
-//      a relationship, moved and updated);
+//      a relationship, moved and updated; in +Moves);
 //   5. classify the rows: inserts, deletes, moves (by relative order) and updates;
 //   6. assemble the batch in Core Data's order.
 
