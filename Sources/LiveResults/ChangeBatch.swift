@@ -10,10 +10,13 @@ public enum ChangeKind: Hashable, Sendable {
     /// The row (or section) is in the old result only.
     case delete
     /// The row changed and its order relative to the unchanged rows changed; or the section
-    /// (through a relationship) changed its order relative to the sections that did not move.
+    /// (through a relationship) had its related row changed and its order changed relative to
+    /// the sections that did not move (only such sections move, as few as possible: a section
+    /// whose related row did not change is never reported).
     case move
     /// The row changed and kept its order relative to the unchanged rows; or the section
-    /// (through a relationship) kept its identity and place, and its title or order changed.
+    /// (through a relationship) kept its identity and place, and its related row's title or
+    /// order changed (an order-only change too).
     case update
 }
 

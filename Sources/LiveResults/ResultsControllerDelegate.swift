@@ -23,7 +23,8 @@ public protocol ResultsControllerDelegate<Record>: AnyObject {
     /// (from `sectionIndex`, its old index, to `newSectionIndex`, its new one; nil for an insert
     /// or a delete). Moves and updates come only for sections through a relationship
     /// (`RelatedSections`): a moved section's rows travel with it and are not reported, and an
-    /// updated one keeps its place and changed its title. The default calls
+    /// updated one keeps its place and its related row changed (its title, or its order
+    /// only). The default calls
     /// `controller(_:didChange:atSectionIndex:for:)`.
     func controller(_ controller: ResultsController<Record>, didChange section: SectionInfo, atSectionIndex sectionIndex: Int, for type: ChangeKind,
                     newSectionIndex: Int?)

@@ -5,7 +5,7 @@ import Foundation
 //   2. remember where the changed rows were (`Before`);
 //   3. place them at their new places, undoing it all when a section would split;
 //   4. plan the sections: which survive in place, which are deleted and inserted (or, through
-//      a relationship, moved and updated);
+//      a relationship, moved and updated; in +Moves);
 //   5. classify the rows: inserts, deletes, moves (by relative order) and updates;
 //   6. assemble the batch in Core Data's order.
 
@@ -66,42 +66,6 @@ extension SectionedIndex {
         }
     }
 
-    /// What happens to the sections: identity is the section value.
-    struct SectionPlan {
-        /// Sections in both results, by old and new index.
-        var survivors: [(old: Int, new: Int)]
-        /// The old indices of the survivors that keep their place among the others.
-        var stable: Set<Int>
-        /// Old indices of deleted sections; new indices of inserted ones (through a relationship,
-        /// the survivors that are not stable are moved instead).
-        var deleted: Set<Int>
-        var inserted: Set<Int>
-    }
-
-    /// What a run of surviving sections that keep their place weighs through a relationship,
-    /// compared field by field: the most sections stay, then those whose order did not change,
-    /// then those holding the most rows. (Counts, not bits of one integer, whose high bits
-    /// overflowed once enough sections survived.)
-    struct StayingWeight: Comparable, AdditiveArithmetic {
-        var sections = 0
-        var orderKept = 0
-        var rows = 0
-
-        static let zero = StayingWeight()
-
-        static func < (a: Self, b: Self) -> Bool {
-            (a.sections, a.orderKept, a.rows) < (b.sections, b.orderKept, b.rows)
-        }
-
-        static func + (a: Self, b: Self) -> Self {
-            Self(sections: a.sections + b.sections, orderKept: a.orderKept + b.orderKept, rows: a.rows + b.rows)
-        }
-
-        static func - (a: Self, b: Self) -> Self {
-            Self(sections: a.sections - b.sections, orderKept: a.orderKept - b.orderKept, rows: a.rows - b.rows)
-        }
-    }
-
     /// The row changes of a batch, by kind.
     struct RowChanges {
         var deletes: [RowChange] = []
@@ -131,47 +95,6 @@ extension SectionedIndex {
             place(undo, oldPaths: newPaths, sectionName: sectionName)
             throw error
         }
-    }
-
-    /// Step 4: a surviving section whose order relative to the others changed is moved, its
-    /// rows with it, through a relationship (its identity is its key: rule 12; as few as
-    /// possible move, then those holding the most rows stay). Keyed by a column's value, it
-    /// cannot be expressed as a move (NSFetchedResultsController has none), so it is deleted
-    /// and inserted again, with all its rows, and the sections holding the most untouched rows
-    /// keep their place.
-    func planSections(before: Before, changed: [RecordID: RowKey?]) -> SectionPlan {
-        // A section keeps its number for as long as the store lives: found in O(1), not by a
-        // search of the old sections for each new one.
-        let oldPlace = Dictionary(uniqueKeysWithValues: before.sections.enumerated().map { ($1.number, $0) })
-        let survivors = sections.indices.compactMap { new in oldPlace[sections[new].number].map { (old: $0, new: new) } }
-        let oldIndices = survivors.map(\.old)
-        let stable: Set<Int>
-        if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
-            stable = Set(oldIndices)
-        } else if isRelated {
-            // As few moves as possible first, then those whose order did not change stay (the
-            // one reordered moves, not the one it swapped with), then the most rows.
-            let weights = survivors.map { survivor in
-                let number = sections[survivor.new].number
-                let orderKept = before.sections[survivor.old].row.map { old in store.sectionRow(number).map { $0.order == old.order } ?? false } ?? false
-                return StayingWeight(sections: 1, orderKept: orderKept ? 1 : 0, rows: sections[survivor.new].slots.count)
-            }
-            stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
-        } else {
-            // Counting untouched rows costs O(n), so only when sections did trade places (rare).
-            let weights = survivors.map { survivor in
-                sections[survivor.new].slots.reduce(0) { $0 + (changed[store.ids[Int($1)]] == nil ? 1 : 0) }
-            }
-            stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
-        }
-        var deleted = Set(before.sections.indices)
-        var inserted = Set(sections.indices)
-        // Through a relationship, a survivor out of place is moved, not deleted and inserted.
-        for survivor in survivors where isRelated || stable.contains(survivor.old) {
-            deleted.remove(survivor.old)
-            inserted.remove(survivor.new)
-        }
-        return SectionPlan(survivors: survivors, stable: stable, deleted: deleted, inserted: inserted)
     }
 
     /// Step 5: the change of each changed row, plus the unchanged rows of sections deleted and
@@ -232,10 +155,12 @@ extension SectionedIndex {
             batch.sectionChanges.append(SectionChange(kind: .insert, index: index, name: sections[index].name, identifier: identifier(ofSection: index)))
         }
         if isRelated {
-            // A moved section redraws its header anyway; a kept one is updated when its title changed.
+            // A moved section redraws its header anyway; a kept one is updated when its related
+            // row changed, its title or only its order (rule 11).
             for survivor in plan.survivors.sorted(by: { $0.new < $1.new }) {
                 let moved = !plan.stable.contains(survivor.old)
-                guard moved || !before.sections[survivor.old].name.utf8.elementsEqual(sections[survivor.new].name.utf8) else { continue }
+                let rowChanged = before.sections[survivor.old].row != store.sectionRow(sections[survivor.new].number)
+                guard moved || rowChanged || !before.sections[survivor.old].name.utf8.elementsEqual(sections[survivor.new].name.utf8) else { continue }
                 batch.sectionChanges.append(SectionChange(kind: moved ? .move : .update, index: survivor.old, newIndex: survivor.new,
                                                           name: sections[survivor.new].name, identifier: identifier(ofSection: survivor.new)))
             }

@@ -1,8 +1,91 @@
 import Foundation
 
-// Which rows a batch reports as moves: rule 2 of the semantics, by relative order.
+// Which rows a batch reports as moves: rule 2 of the semantics, by relative order; and which
+// sections (step 4 of `apply`): rule 12.
 
 extension SectionedIndex {
+    /// What happens to the sections: identity is the section value.
+    struct SectionPlan {
+        /// Sections in both results, by old and new index.
+        var survivors: [(old: Int, new: Int)]
+        /// The old indices of the survivors that keep their place among the others.
+        var stable: Set<Int>
+        /// Old indices of deleted sections; new indices of inserted ones (through a relationship,
+        /// the survivors that are not stable are moved instead).
+        var deleted: Set<Int>
+        var inserted: Set<Int>
+    }
+
+    /// What a run of surviving sections that keep their place weighs through a relationship,
+    /// compared field by field: every section whose related row did not change stays (rule 12:
+    /// only changed sections are reported moved; the unchanged ones keep their relative order,
+    /// so one run holds them all), then the most sections stay, then those whose order did not
+    /// change, then those holding the most rows. (Counts, not bits of one integer, whose high
+    /// bits overflowed once enough sections survived.)
+    struct StayingWeight: Comparable, AdditiveArithmetic {
+        var unchanged = 0
+        var sections = 0
+        var orderKept = 0
+        var rows = 0
+
+        static let zero = StayingWeight()
+
+        static func < (a: Self, b: Self) -> Bool {
+            (a.unchanged, a.sections, a.orderKept, a.rows) < (b.unchanged, b.sections, b.orderKept, b.rows)
+        }
+
+        static func + (a: Self, b: Self) -> Self {
+            Self(unchanged: a.unchanged + b.unchanged, sections: a.sections + b.sections, orderKept: a.orderKept + b.orderKept, rows: a.rows + b.rows)
+        }
+
+        static func - (a: Self, b: Self) -> Self {
+            Self(unchanged: a.unchanged - b.unchanged, sections: a.sections - b.sections, orderKept: a.orderKept - b.orderKept, rows: a.rows - b.rows)
+        }
+    }
+
+    /// Step 4: a surviving section whose order relative to the others changed is moved, its
+    /// rows with it, through a relationship (its identity is its key: rule 12; as few as
+    /// possible move, then those holding the most rows stay). Keyed by a column's value, it
+    /// cannot be expressed as a move (NSFetchedResultsController has none), so it is deleted
+    /// and inserted again, with all its rows, and the sections holding the most untouched rows
+    /// keep their place.
+    func planSections(before: Before, changed: [RecordID: RowKey?]) -> SectionPlan {
+        // A section keeps its number for as long as the store lives: found in O(1), not by a
+        // search of the old sections for each new one.
+        let oldPlace = Dictionary(uniqueKeysWithValues: before.sections.enumerated().map { ($1.number, $0) })
+        let survivors = sections.indices.compactMap { new in oldPlace[sections[new].number].map { (old: $0, new: new) } }
+        let oldIndices = survivors.map(\.old)
+        let stable: Set<Int>
+        if zip(oldIndices, oldIndices.dropFirst()).allSatisfy({ $0 < $1 }) {
+            stable = Set(oldIndices)
+        } else if isRelated {
+            // Sections whose related row did not change stay; of the others, as few moves as
+            // possible, then those whose order did not change stay (the one reordered moves,
+            // not the one it swapped with), then the most rows.
+            let weights = survivors.map { survivor in
+                let old = before.sections[survivor.old].row, new = store.sectionRow(sections[survivor.new].number)
+                let orderKept = old.map { old in new.map { $0.order == old.order } ?? false } ?? false
+                return StayingWeight(unchanged: old != nil && old == new ? 1 : 0, sections: 1, orderKept: orderKept ? 1 : 0,
+                                     rows: sections[survivor.new].slots.count)
+            }
+            stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
+        } else {
+            // Counting untouched rows costs O(n), so only when sections did trade places (rare).
+            let weights = survivors.map { survivor in
+                sections[survivor.new].slots.reduce(0) { $0 + (changed[store.ids[Int($1)]] == nil ? 1 : 0) }
+            }
+            stable = Set(Self.heaviestIncreasingRun(oldIndices, weights: weights))
+        }
+        var deleted = Set(before.sections.indices)
+        var inserted = Set(sections.indices)
+        // Through a relationship, a survivor out of place is moved, not deleted and inserted.
+        for survivor in survivors where isRelated || stable.contains(survivor.old) {
+            deleted.remove(survivor.old)
+            inserted.remove(survivor.new)
+        }
+        return SectionPlan(survivors: survivors, stable: stable, deleted: deleted, inserted: inserted)
+    }
+
     /// Of the changed rows that stay in their (surviving) section, the fewest that must be
     /// reported as moves so that a table view, keeping every other row in its relative order,
     /// ends with the new result (rule 2 of the semantics).

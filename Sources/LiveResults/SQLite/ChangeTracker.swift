@@ -20,7 +20,7 @@ extension RowKey: @unchecked Sendable {} // ColumnValue holds only values (Int64
 /// GRDB calls the observer methods on the writer's queue; the controller takes the queue
 /// from its own thread.
 final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its state is used only on the writer's queue; `queue` is behind a mutex.
-    private let query: KeyQuery
+    let query: KeyQuery
     private let notify: @Sendable () -> Void
     /// Whether `notify` is called for this connection's own commits too (`Tracking`).
     private let notifiesOwnWrites: @Sendable () -> Bool
@@ -43,7 +43,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     private let tableName: SQLNames
     private let queue = Mutex<[TrackedChange]>([])
     /// The last change log position whose changes are queued; nil when the table has no log.
-    private var logPosition: Int64? {
+    var logPosition: Int64? {
         didSet { if let logPosition { readPosition.store(logPosition, ordering: .releasing) } }
     }
     /// `logPosition`, readable from any thread: a poller compares it with the log's position
@@ -52,7 +52,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// The log positions this connection's open transaction wrote.
     private var ownLogPositions: ClosedRange<Int64>?
     /// `PRAGMA data_version` at the last poll: it changes when another connection commits.
-    private var lastDataVersion: Int64?
+    var lastDataVersion: Int64?
     /// The keys read inside the open transaction just before its commit (`liveResultsWrite`),
     /// with the number of events seen then: the commit uses them instead of a read of its own
     /// when no event came after.
@@ -71,8 +71,8 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// The related table's rowid names and key column: an update of one may move a related
     /// row to another rowid, which the update hook does not tell.
     private let relatedKeyColumns: SQLNames
-    private var relatedRows: RelatedRows?
-    private var relatedIsLogged = false
+    var relatedRows: RelatedRows?
+    private(set) var relatedIsLogged = false
     private var touchedRelated: [Int64] = []
     private var relatedNeedsFullRead = false
 
@@ -95,16 +95,6 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         self.notify = tracking.notify
         self.notifiesOwnWrites = tracking.notifiesOwnWrites
         readPosition.store(logPosition ?? 0, ordering: .releasing)
-    }
-
-    /// The columns of a table's unique indexes (every column when one holds an expression);
-    /// nil when it has none but its primary key.
-    static func uniqueColumns(of table: String, in db: Database) throws -> Set<String>? {
-        let indexes = try ChangeLog.uniqueIndexes(of: table, in: db)
-        guard !indexes.isEmpty else { return nil }
-        let parts = indexes.joined()
-        if parts.contains(where: { $0.column == nil }) { return Set(try db.columns(in: table).map(\.name)) }
-        return Set(parts.compactMap(\.column))
     }
 
     // MARK: Keys read before the commit (OwnWrites)
@@ -163,7 +153,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         }
     }
 
-    private func enqueue(_ change: TrackedChange?) {
+    func enqueue(_ change: TrackedChange?) {
         guard let change else { return }
         queue.withLock { $0.append(change) }
         if !Self.isOwn(change) || notifiesOwnWrites() { notify() }
@@ -236,6 +226,8 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         let prepared = preparedKeys?.events == eventCount ? preparedKeys : nil
         let relatedIDs: [Int64]?? = touchedRelated.isEmpty && !relatedNeedsFullRead ? .none : .some(relatedNeedsFullRead ? nil : Self.sortedDistinct(touchedRelated))
         resetTransactionState()
+        // Other connections' entries found before ours, through a relationship: read with ours.
+        var others: (ids: Set<RecordID>, related: Set<Int64>)?
         if let position = logPosition, let own = ownLogPositions {
             guard own.lowerBound > position else {
                 // Our entries came at or before what we had read: the log was dropped and made
@@ -246,9 +238,18 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
                 return
             }
             // Entries before ours come from other connections: they are queued first, as
-            // their own batch.
+            // their own batch; through a relationship, with ours as one change (their related
+            // rows can only be read as ours left them).
             let before = own.lowerBound - 1
-            if before > position {
+            if before > position, relatedRows != nil {
+                guard let entries = try? loggedRowIDs(db, after: position, through: before) else {
+                    logPosition = own.upperBound
+                    resyncRelatedRows(db)
+                    enqueue(.reset)
+                    return
+                }
+                others = entries
+            } else if before > position {
                 logPosition = before
                 enqueue(readLog(db, after: position, through: before))
             }
@@ -268,29 +269,38 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             // The log recorded nothing: every UPDATE left its rows as they were.
             ids = []
         }
-        var sections: [(id: ColumnValue, row: SectionRow?)] = []
-        var readByForeignKey = Set<RecordID>()
-        if let relatedIDs {
-            do {
-                let related = try relatedChanges(db, rowIDs: relatedIDs)
-                sections = related.sections
-                readByForeignKey = Set(related.rowIDs).subtracting(ids)
-                if !related.rowIDs.isEmpty { ids = Set(ids).union(related.rowIDs).sorted() }
-            } catch {
+        let usesPrepared = prepared.map { $0.ids == ids && !mayHaveReplaced } ?? false
+        // Through a relationship, a read after the commit is one state of the database with
+        // the related rows (`readRelatedChange`); keys read inside the transaction are that
+        // already, when no other connection's entries come with them.
+        if relatedRows != nil, others != nil || relatedIDs != nil || (logPosition != nil && !ids.isEmpty && !usesPrepared) {
+            guard complete else {
                 resyncRelatedRows(db)
                 enqueue(.refetch(touched: Set(ids), origin: .ownWrites))
                 return
             }
+            let related: Set<Int64>? // nil: every related row
+            switch relatedIDs {
+            case .some(.none): related = nil
+            case .some(.some(let touched)): related = Set(touched).union(others?.related ?? [])
+            case .none: related = others?.related ?? []
+            }
+            keyReadsAfterCommit += 1
+            do {
+                enqueue(try readRelatedChange(db, ids: Set(ids).union(others?.ids ?? []), relatedIDs: related, origin: others == nil ? .ownWrites : .elsewhere,
+                                              countingMatches: mayHaveReplaced))
+            } catch {
+                resyncRelatedRows(db)
+                enqueue(.refetch(touched: Set(ids).union(others?.ids ?? []), origin: others == nil ? .ownWrites : .elsewhere))
+            }
+            return
         }
-        guard !ids.isEmpty || !sections.isEmpty else { return }
+        guard !ids.isEmpty else { return }
         guard complete else {
             enqueue(.refetch(touched: Set(ids), origin: .ownWrites))
             return
         }
-        if !sections.isEmpty {
-            keyReadsAfterCommit += 1
-            enqueue(readKeys(db, ids: ids, sections: sections, readByForeignKey: readByForeignKey, origin: .ownWrites, countingMatches: mayHaveReplaced))
-        } else if let prepared, prepared.ids == ids, !mayHaveReplaced {
+        if usesPrepared, let prepared {
             // Read inside the transaction, after its last statement: what the commit made.
             enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition, origin: .ownWrites)))
         } else {
@@ -315,91 +325,11 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         relatedNeedsFullRead = false
     }
 
-    /// Through a relationship: the related rows of `rowIDs` (nil: all) a commit changed, and
-    /// the rowids of the rows whose foreign key names a related row that appeared or went.
-    private func relatedChanges(_ db: Database, rowIDs: [Int64]?) throws -> (sections: [(id: ColumnValue, row: SectionRow?)], rowIDs: [RecordID]) {
-        guard var known = relatedRows else { return ([], []) }
-        relatedRows = nil // changed in place, not copied
-        defer { relatedRows = known }
-        let (sections, keys) = try known.changes(db, query: query, rowIDs: rowIDs)
-        return (sections, try query.rowIDs(db, withForeignKeyIn: keys))
-    }
-
     /// Reads every related row again, after a reset or a failure (the refetch that follows
     /// catches the result up with them).
-    private func resyncRelatedRows(_ db: Database) {
+    func resyncRelatedRows(_ db: Database) {
         guard relatedRows != nil else { return }
         relatedRows = try? RelatedRows(db, query: query)
-    }
-
-    /// Queues the commits of other connections found in the change log. Cheap when there
-    /// are none: one `PRAGMA data_version`. Runs on the writer's queue.
-    func pollOtherConnections(_ db: Database) {
-        guard let position = logPosition else { return }
-        do {
-            let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
-            guard version != lastDataVersion else { return }
-            lastDataVersion = version
-            let end = try ChangeLog.position(db)
-            if end < position {
-                // The log went back: it was dropped and made again. Nothing can be known.
-                logPosition = end
-                resyncRelatedRows(db)
-                enqueue(.reset)
-                return
-            }
-            guard end > position else { return }
-            logPosition = end
-            if let change = readLog(db, after: position, through: end) { enqueue(change) }
-        } catch {
-            resyncRelatedRows(db)
-            enqueue(.reset)
-        }
-    }
-
-    /// The change of the rows the log names after `position` through `end`; nil when none.
-    private func readLog(_ db: Database, after position: Int64, through end: Int64) -> TrackedChange? {
-        do {
-            // Nil: entries were pruned and the log keeps no summary of them.
-            guard var ids = try ChangeLog.changedRowIDs(db, table: query.tableName, after: position, through: end) else {
-                resyncRelatedRows(db)
-                return .reset
-            }
-            var sections: [(id: ColumnValue, row: SectionRow?)] = []
-            var readByForeignKey = Set<RecordID>()
-            if relatedIsLogged, let table = query.related?.table {
-                guard let relatedIDs = try ChangeLog.changedRowIDs(db, table: table, after: position, through: end) else {
-                    resyncRelatedRows(db)
-                    return .reset
-                }
-                if !relatedIDs.isEmpty {
-                    let related = try relatedChanges(db, rowIDs: relatedIDs.sorted())
-                    sections = related.sections
-                    readByForeignKey = Set(related.rowIDs).subtracting(ids)
-                    ids.formUnion(related.rowIDs)
-                }
-            }
-            return ids.isEmpty && sections.isEmpty ? nil
-                : readKeys(db, ids: ids.sorted(), sections: sections, readByForeignKey: readByForeignKey, origin: .elsewhere, countingMatches: false)
-        } catch {
-            resyncRelatedRows(db)
-            return .reset
-        }
-    }
-
-    /// The keys of `ids` (ascending, distinct) now, as a change of `origin`; with
-    /// `countingMatches`, also how many rows match the request.
-    private func readKeys(_ db: Database, ids: [RecordID], sections: [(id: ColumnValue, row: SectionRow?)] = [], readByForeignKey: Set<RecordID> = [],
-                          origin: ChangeOrigin, countingMatches: Bool) -> TrackedChange {
-        do {
-            let rows = try query.fetchKeys(db, ids: ids)
-            let count = countingMatches ? try query.fetchCount(db) : nil
-            var change = CommittedChange(rows: rows, sections: sections, position: logPosition, origin: origin, check: count.map(MatchingRowCount.init))
-            change.readByForeignKey = readByForeignKey
-            return .rows(change)
-        } catch {
-            return .refetch(touched: Set(ids), origin: origin)
-        }
     }
 
     /// `ids` ascending, each once.

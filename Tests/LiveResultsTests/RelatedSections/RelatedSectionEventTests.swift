@@ -18,9 +18,11 @@ struct RelatedSectionEventTests {
     }
 
     /// Checks a batch against the fresh results before and after, with the checker.
-    static func check(_ events: [Recorder.Event], old: [Layout], fixture: ClubFixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// `changedSections`: the clubs whose row changed, when the test says (rules 11 and 12).
+    static func check(_ events: [Recorder.Event], old: [Layout], fixture: ClubFixture, changedSections: Set<String>? = nil,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
         let new = try fixture.freshLayout()
-        #expect(batchViolations(old: old, new: new, events: events) == [], "\(events)", sourceLocation: sourceLocation)
+        #expect(batchViolations(old: old, new: new, events: events, changedSections: changedSections) == [], "\(events)", sourceLocation: sourceLocation)
         #expect(fixture.controller.layout == new, sourceLocation: sourceLocation)
     }
 
@@ -54,7 +56,7 @@ struct RelatedSectionEventTests {
         #expect(fixture.reads.take() == [])
     }
 
-    @Test("The board's move renumbers positions in one transaction: one section moves, the others are not reported")
+    @Test("The board's move renumbers positions in one transaction: one section moves, the renumbered ones that kept their place are updated (rule 11)")
     func renumberingMove() throws {
         let fixture = try Self.makeFixture()
         let old = try fixture.freshLayout()
@@ -63,8 +65,10 @@ struct RelatedSectionEventTests {
             try db.execute(sql: "UPDATE club SET position = position + 1 WHERE position < 2")
             try db.execute(sql: "UPDATE club SET position = 0 WHERE id = 3")
         }
-        #expect(events == [.willChange, .sectionKept(.move, from: 2, to: 0, name: "Asia", count: 2), .didChange])
-        try Self.check(events, old: old, fixture: fixture)
+        #expect(events == [.willChange, .sectionKept(.move, from: 2, to: 0, name: "Asia", count: 2),
+                           .sectionKept(.update, from: 0, to: 1, name: "Europe", count: 2), .sectionKept(.update, from: 1, to: 2, name: "Africa", count: 1),
+                           .didChange])
+        try Self.check(events, old: old, fixture: fixture, changedSections: ["1", "2", "3"])
     }
 
     @Test("A section moved and renamed at once is one move carrying the new name")

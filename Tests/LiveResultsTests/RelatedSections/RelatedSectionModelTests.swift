@@ -25,11 +25,14 @@ struct RelatedModelCase: Sendable, CustomTestStringConvertible {
     var filter: String?
     /// Several transactions before one look (a consumer of `changes()`: merged into one batch).
     var merged = false
+    /// Each step, the other connection commits first, then this one (often deleting a club),
+    /// and this connection's commit finds the other's (`processPendingChanges`, no refresh).
+    var interleaved = false
     var operations = 150
 
     var testDescription: String {
         "seed 0x\(String(seed, radix: 16))" + (predicate ? ", predicate flag = 1" : "") + (fetchLimit > 0 ? ", fetchLimit \(fetchLimit)" : "")
-            + (filter.map { ", filter '\($0)'" } ?? "") + (merged ? ", commits merged" : "") + ", \(operations) operations"
+            + (filter.map { ", filter '\($0)'" } ?? "") + (merged ? ", commits merged" : "") + (interleaved ? ", ours after another's" : "") + ", \(operations) operations"
     }
 
     static var all: [RelatedModelCase] {
@@ -41,6 +44,8 @@ struct RelatedModelCase: Sendable, CustomTestStringConvertible {
             RelatedModelCase(seed: seed ^ 2, fetchLimit: 6),
             RelatedModelCase(seed: seed ^ 3, filter: "a"),
             RelatedModelCase(seed: seed ^ 4, predicate: true, merged: true),
+            RelatedModelCase(seed: seed ^ 5, interleaved: true),
+            RelatedModelCase(seed: seed ^ 6, fetchLimit: 6, merged: true, interleaved: true),
         ] }
     }
 }
@@ -105,11 +110,17 @@ struct ClubOperations {
             default: return "INSERT OR IGNORE INTO club (id, name, position) VALUES (\(id), '\(random.pick(Self.clubNames))', \(random.int(0...6)))"
             }
         default:
-            guard let id = clubs.pickElement(using: &random) else { return "SELECT 1" }
-            // Empty first most of the time (the board's merge), otherwise its players are left out.
-            return random.chance(0.7) ? "UPDATE member SET clubID = \(club(&random)) WHERE clubID = \(id); DELETE FROM club WHERE id = \(id)"
-                : "DELETE FROM club WHERE id = \(id)"
+            return clubDeletion(clubs: clubs)
         }
+    }
+
+    /// A club deleted: emptied into another first most of the time (the board's merge),
+    /// otherwise with its players, who leave the result.
+    mutating func clubDeletion(clubs: [Int64]) -> String {
+        guard let id = clubs.pickElement(using: &random) else { return "SELECT 1" }
+        if random.chance(0.3) { return "DELETE FROM club WHERE id = \(id)" }
+        let target = random.chance(0.9) ? random.pick(clubs) : Int64(random.int(1...8))
+        return "UPDATE member SET clubID = \(target) WHERE clubID = \(id); DELETE FROM club WHERE id = \(id)"
     }
 }
 
@@ -151,19 +162,25 @@ struct RelatedSectionModelTests {
         var history: [String] = []
         var logPosition = try fixture.database.read { try ChangeLog.position($0) }
         for step in 0..<modelCase.operations {
-            let other = operations.random.chance(0.5)
+            let other = !modelCase.interleaved && operations.random.chance(0.5)
             let commits = modelCase.merged ? operations.random.int(1...3) : 1
+            let clubsBefore = try clubRows(fixture.database)
             for _ in 0..<commits {
-                let (playerIDs, clubIDs) = try fixture.database.read { db in
-                    (try Int64.fetchAll(db, sql: "SELECT id FROM member ORDER BY id"), try Int64.fetchAll(db, sql: "SELECT id FROM club ORDER BY id"))
-                }
-                let statements = (0..<operations.random.int(1...3)).map { _ in operations.statement(players: playerIDs, clubs: clubIDs) }
-                history.append((other ? "-- other connection\n" : "") + statements.joined(separator: ";\n") + ";")
-                try (other ? fixture.otherConnection : fixture.database).write { db in
-                    for statement in statements { try db.execute(sql: statement) }
+                // Interleaved: the other connection's commit, then ours (a club deleted half the time).
+                for (connection, isOther) in modelCase.interleaved ? [(fixture.otherConnection, true), (fixture.database, false)] : [(other ? fixture.otherConnection : fixture.database, other)] {
+                    let (playerIDs, clubIDs) = try fixture.database.read { db in
+                        (try Int64.fetchAll(db, sql: "SELECT id FROM member ORDER BY id"), try Int64.fetchAll(db, sql: "SELECT id FROM club ORDER BY id"))
+                    }
+                    var statements = (0..<operations.random.int(1...3)).map { _ in operations.statement(players: playerIDs, clubs: clubIDs) }
+                    if modelCase.interleaved, !isOther, operations.random.chance(0.5) { statements.append(operations.clubDeletion(clubs: clubIDs)) }
+                    history.append((isOther ? "-- other connection\n" : "") + statements.joined(separator: ";\n") + ";")
+                    try connection.write { db in
+                        for statement in statements { try db.execute(sql: statement) }
+                    }
                 }
             }
-            if other { try fixture.controller.refresh() } else { try fixture.controller.processPendingChanges() }
+            // Interleaved, our commit finds the other's, unless ours wrote nothing: the look finds it then.
+            if other || modelCase.interleaved { try fixture.controller.refresh() } else { try fixture.controller.processPendingChanges() }
             let events = fixture.recorder.take()
             let newLayout = try fresh(fixture, modelCase)
             let newRows = try allPlayers(fixture.database)
@@ -174,8 +191,10 @@ struct RelatedSectionModelTests {
             }
             logPosition = try fixture.database.read { try ChangeLog.position($0) }
             let membership = Set(layout.flatMap(\.ids)).symmetricDifference(newLayout.flatMap(\.ids))
+            let clubsAfter = try clubRows(fixture.database)
+            let changedClubs = Set(clubsBefore.keys).union(clubsAfter.keys).filter { clubsBefore[$0] != clubsAfter[$0] }
             var problems = batchViolations(old: layout, new: newLayout, events: events, touched: written.union(membership),
-                                           dataChanged: changed)
+                                           dataChanged: changed, changedSections: changedClubs)
             if fixture.controller.layout != newLayout { problems.append("the controller holds \(fixture.controller.layout)") }
             if !events.isEmpty, let snapshot = snapshots.last {
                 let snapshotLayout = zip(snapshot.sectionIdentifiers, zip(snapshot.sectionNames, snapshot.itemIdentifiers)).map { Layout($1.0, $1.1, identifier: $0) }
@@ -207,6 +226,15 @@ struct RelatedSectionModelTests {
 
     func fresh(_ fixture: ClubFixture, _ modelCase: RelatedModelCase) throws -> [Layout] {
         try fixture.freshLayout(filter: modelCase.filter, limit: modelCase.fetchLimit)
+    }
+
+    /// Each club's name and position, by its key as a section identifier.
+    func clubRows(_ database: DatabaseQueue) throws -> [String: String] {
+        try database.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, name, position FROM club").map { row in
+                (String(row["id"] as Int64), "\(row["name"] as String) \(row["position"] as Int)")
+            })
+        }
     }
 
     func allPlayers(_ database: DatabaseQueue) throws -> [Int64: Member] {

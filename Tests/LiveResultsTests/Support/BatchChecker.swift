@@ -22,12 +22,18 @@ import Foundation
 ///   - events: the delegate calls of the commit (empty when nothing was delivered).
 ///   - touched: the rows the transaction wrote, or nil to skip rule 6.
 ///   - dataChanged: rows whose stored values changed; those in both results must be reported.
+///   - changedSections: through a relationship, the identifiers of the sections whose related
+///     row changed (title or order). Given, a kept section is reported exactly when it is one
+///     of them (an order-only change is an update, rule 11) and only they move, as few as
+///     possible among them (rule 12). Nil (not known): an update of a section whose name did
+///     not change is allowed, and only the order of the sections not moved is checked.
 func batchViolations(
     old: [Layout],
     new: [Layout],
     events: [Recorder.Event],
     touched: Set<RecordID>? = nil,
-    dataChanged: Set<RecordID> = []
+    dataChanged: Set<RecordID> = [],
+    changedSections: Set<String>? = nil
 ) -> [String] {
     var problems: [String] = []
     let oldIDs = Set(old.flatMap(\.ids))
@@ -122,8 +128,8 @@ func batchViolations(
         if section.count != new[section.to].ids.count {
             problems.append("\(text) reports \(section.count) rows, it has \(new[section.to].ids.count)")
         }
-        if section.kind == .update, Array(old[section.from].name.utf8) == Array(new[section.to].name.utf8) {
-            problems.append("\(text) is an update of a section whose name did not change")
+        if let changedSections, !changedSections.contains(new[section.to].identifier) {
+            problems.append("\(text) is reported though its related row did not change (rule 12)")
         }
     }
 
@@ -255,7 +261,16 @@ func batchViolations(
         if unmoved != unmoved.sorted() {
             problems.append("sections that are not reported moved changed their relative order (rule 12)")
         }
-        let needed = oldSurvivors.count - largestInOrderSubset(oldSurvivors.sorted { newIndexOfOld[$0]! < newIndexOfOld[$1]! }.map { ($0, fixed: false) })
+        if let changedSections {
+            for o in oldSurvivors where changedSections.contains(old[o].identifier) && !keptFrom.contains(o) {
+                problems.append("old section \(o) \(old[o]): its related row changed and it is not reported (rule 11)")
+            }
+        }
+        // Only sections whose related row changed may move, as few as possible among them; not
+        // known, they are the sections reported (every changed one is: moved or updated).
+        let changed = { (o: Int) in changedSections?.contains(old[o].identifier) ?? keptFrom.contains(o) }
+        let needed = oldSurvivors.filter(changed).count
+            - largestInOrderSubset(oldSurvivors.sorted { newIndexOfOld[$0]! < newIndexOfOld[$1]! }.map { ($0, fixed: !changed($0)) })
         if movedSections.count > needed {
             problems.append("\(movedSections.count) sections are reported moved where \(needed) suffice (rule 12)")
         }
