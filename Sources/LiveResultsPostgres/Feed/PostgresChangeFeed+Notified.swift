@@ -141,7 +141,9 @@ extension PostgresChangeFeed {
         let own = early.isHandedOver(commit.xid)
         let kept = early.applyNotified(xid: commit.xid, rows: rows)
         if !kept.isEmpty {
-            enqueue(.rows(CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)), wakes: !own || notifiesOwnWrites())
+            var change = CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)
+            change.records = read.keys.records(from: commit, ids: kept.map(\.id))
+            enqueue(.rows(change), wakes: !own || notifiesOwnWrites())
         }
         if early.count >= notifiedBeforeRead { requestRead(now: false) }
         return \.applied
