@@ -22,7 +22,7 @@ struct TapQueueEndToEndTests {
         let board = try place.board()
         try pressEnter(20, on: board)
         #expect(board.waitFor("Algeria: 20 wins."), "every Enter counted")
-        #expect(board.line(containing: "Algeria")?.contains("Wins: 20") == true, "\(board.screen)")
+        #expect(board.line(containing: "[ALG] Algeria")?.contains("Wins: 20") == true, "\(board.screen)")
         #expect(!board.screen.contains("still being saved"), "no Enter refused:\n\(board.screen)")
         #expect(try place.teams()["Algeria"]?.wins == 20)
     }
@@ -42,7 +42,7 @@ struct TapQueueEndToEndTests {
         let counted = waitUntil(seconds: 20) { (try? place.teams()["Algeria"]?.wins) == total }
         #expect(counted, "Algeria has \((try? place.teams()["Algeria"]?.wins) ?? -1) wins, not \(total)")
         for board in [first, second] {
-            let shown = waitUntil(seconds: 10) { board.line(containing: "Algeria")?.contains("Wins: \(total)") == true }
+            let shown = waitUntil(seconds: 10) { board.line(containing: "[ALG] Algeria")?.contains("Wins: \(total)") == true }
             #expect(shown, "the board shows every tap:\n\(board.screen)")
         }
     }
