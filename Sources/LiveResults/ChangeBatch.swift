@@ -81,6 +81,12 @@ public struct ChangeBatch: Hashable, Sendable {
     public var sectionChanges: [SectionChange] = []
     /// Row deletes, inserts, moves and updates.
     public var rowChanges: [RowChange] = []
+    /// What the writers of the batch's commits said of themselves, one note a commit in
+    /// commit order, when every one of them did and the note reached the controller with the
+    /// commit (on PostgreSQL, `PostgresChangeLog.noteSetting`, carried by the commit's
+    /// notification); empty otherwise (a commit read from the log, a refetch, SQLite). An
+    /// application names who made a change from it without a query.
+    public var notes: [String] = []
 
     /// True when nothing in the result changed.
     public var isEmpty: Bool { sectionChanges.isEmpty && rowChanges.isEmpty }

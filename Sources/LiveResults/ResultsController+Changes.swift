@@ -33,7 +33,9 @@ extension ResultsController {
         do {
             keepRecords(of: commit)
             let texts = result.filter == nil ? [:] : try filterTexts(of: commit.rows.filter { $0.key != nil }.map(\.id), given: commit.records)
-            deliver(try result.apply(commit.rows, sections: commit.sections, texts: texts), from: commit.origin)
+            var batch = try result.apply(commit.rows, sections: commit.sections, texts: texts)
+            batch.notes = commit.notes ?? []
+            deliver(batch, from: commit.origin)
             if let position = commit.position { appliedPosition = max(appliedPosition ?? 0, position) }
         } catch let error as LiveResultsError where error.kind == .sectionOutOfOrder {
             // The commit split a section; the result is as it was. A refetch says whether

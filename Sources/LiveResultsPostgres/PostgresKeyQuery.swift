@@ -13,7 +13,7 @@ import PostgresNIO
 /// ascending, so each term says `NULLS FIRST` ascending and `NULLS LAST` descending (SQLite's
 /// NULL-smallest, reversed with the rest).
 ///
-/// Values become GRDB's `ColumnValue`s as SQLite would hold them: int2/int4/int8 and bool
+/// Values become the core's `ColumnValue`s as SQLite would hold them: int2/int4/int8 and bool
 /// as integers, float4/float8 as reals, text and varchar as text, bytea as blobs. Columns of
 /// other types are refused, and so is NaN: their orders have no SQLite counterpart.
 ///

@@ -13,7 +13,8 @@ final class ResultsTableBinding<Record: FetchableRecord & TableRecord>: ResultsC
     /// What reaches the table.
     enum Change {
         /// One batch, from this program's own writes or from elsewhere: apply it to the table.
-        case batch(TableUpdate, from: ChangeOrigin)
+        /// `notes`: what its commits' writers said of themselves (`ChangeBatch.notes`).
+        case batch(TableUpdate, from: ChangeOrigin, notes: [String])
         /// The controller could not tell what changed: reload the table.
         case reset
     }
@@ -58,7 +59,7 @@ final class ResultsTableBinding<Record: FetchableRecord & TableRecord>: ResultsC
     }
 
     func controller(_ controller: ResultsController<Record>, didChangeContentWith batch: ChangeBatch, from origin: ChangeOrigin) {
-        onChange(.batch(Self.tableUpdate(batch), from: origin))
+        onChange(.batch(Self.tableUpdate(batch), from: origin, notes: batch.notes))
     }
 
     func controllerDidResetContent(_ controller: ResultsController<Record>) {

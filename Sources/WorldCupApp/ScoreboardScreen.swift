@@ -222,12 +222,19 @@ public final class ScoreboardScreen {
 
     /// Shows one change of the result, as the binding hands it over. Here, and only here, the
     /// screen knows whose commits a batch holds: another program's are named on the status
-    /// line briefly, by author, once `nameOthers()` has read who made them.
+    /// line briefly, by author: from the notes their commits carried, or once `nameOthers()`
+    /// has read who made them.
     private func show(_ change: ResultsTableBinding<Team>.Change) {
         switch change {
-        case let .batch(update, origin):
+        case let .batch(update, origin, notes):
             send(.batch(update, selection: selectionBeforeChanges))
-            if origin == .elsewhere { othersToName = true }
+            guard origin == .elsewhere else { break }
+            // Named from what the commits carried when they could say; else from the history.
+            if let entries = othersChanges.entries(fromNotes: notes) {
+                if !entries.isEmpty { send(.changedBy(entries)) }
+            } else {
+                othersToName = true
+            }
         case .reset:
             send(.reset(selection: selectionBeforeChanges))
         }

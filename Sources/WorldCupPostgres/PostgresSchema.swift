@@ -1,3 +1,4 @@
+import LiveResultsPostgres
 import WorldCup
 
 /// The scoreboard's schema on PostgreSQL: the SQLite schema's tables and columns (quoted
@@ -8,7 +9,7 @@ import WorldCup
 /// build the same table and index from these statements.
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
-    public static let version = 6
+    public static let version = 7
     /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
     /// (13) and `CREATE OR REPLACE TRIGGER` (14).
     public static let oldestServer = 140_000
@@ -195,7 +196,30 @@ public enum PostgresSchema {
                     ADD COLUMN IF NOT EXISTS "intoZoneID" bigint, ADD COLUMN IF NOT EXISTS "intoName" text, ADD COLUMN IF NOT EXISTS "teamIDs" text
                 """),
         ],
+        // A change names its author to every board in its notification: the history's new
+        // entries go in the transaction's note (`historyNote`), which the change log's
+        // notification carries, so a board names another's change without reading the history.
+        7: [
+            .sql(historyNote),
+            .sql("CREATE OR REPLACE TRIGGER history_note AFTER INSERT ON history FOR EACH ROW EXECUTE FUNCTION worldcup_history_note()"),
+        ],
     ]
+
+    /// Adds the new history entry to its transaction's note (`PostgresChangeLog.noteSetting`),
+    /// one JSON object a line, as `HistoryRow.entries(inNote:)` reads it: the row's columns
+    /// but its write id, its time as `HistoryDate` reads it.
+    static let historyNote = """
+        CREATE OR REPLACE FUNCTION worldcup_history_note() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            note text := coalesce(current_setting('\(PostgresChangeLog.noteSetting)', true), '');
+        BEGIN
+            PERFORM set_config('\(PostgresChangeLog.noteSetting)',
+                CASE WHEN note = '' THEN '' ELSE note || chr(10) END
+                || ((to_jsonb(NEW) - 'writeID') || jsonb_build_object('at', to_char(NEW.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')))::text,
+                true);
+            RETURN NULL;
+        END $$
+        """
 
     /// The team table of versions 1 to 5, its zone a text column (version 6 makes the zones).
     static let teamTableBeforeZones = """

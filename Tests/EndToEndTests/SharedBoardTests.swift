@@ -248,13 +248,28 @@ final class SharedServer: Sendable {
         try wins().values.reduce(0, +)
     }
 
-    /// Runs SQL with psql as the superuser; returns its unaligned output.
+    /// Runs SQL with psql as `user` (the superuser unless named), each text a command of one
+    /// session; returns its unaligned output.
     @discardableResult
-    func sql(_ text: String, database: String? = nil) throws -> String {
+    func sql(_ texts: String..., database: String? = nil, user: String = "postgres") throws -> String {
         let psql = URL(fileURLWithPath: "\(ThrowawayPostgres.binaries)/psql")
-        let result = try Executable.run(["-h", cluster.socketDirectory, "-p", "\(cluster.port)", "-U", "postgres", "-d", database ?? self.database, "-tAc", text], executable: psql)
+        let commands = texts.flatMap { ["-c", $0] }
+        let result = try Executable.run(["-h", cluster.socketDirectory, "-p", "\(cluster.port)", "-U", user, "-d", database ?? self.database, "-tA"] + commands,
+                                        executable: psql)
         guard result.status == 0 else { throw SharedServerError("psql: \(result.err)") }
         return result.out
+    }
+
+    /// The README's watcher: a role that may connect and read the board, and nothing more.
+    func makeWatcher() throws -> String {
+        let name = "watcher"
+        for statement in [
+            "CREATE ROLE \(name) LOGIN PASSWORD 'watching'",
+            "GRANT CONNECT ON DATABASE \(database) TO \(name)",
+            "GRANT USAGE ON SCHEMA public TO \(name)",
+            "GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(name)",
+        ] { try sql(statement) }
+        return name
     }
 }
 

@@ -10,18 +10,6 @@ import ThrowawayPostgres
 /// hears nothing, says so and still converges at its heartbeat.
 @Suite("Spectators and poolers", .serialized)
 struct SpectatorAndPoolerTests {
-    /// The README's watcher: a role that may connect and read the board, and nothing more.
-    private func makeWatcher(_ server: SharedServer) throws -> String {
-        let name = "watcher"
-        for statement in [
-            "CREATE ROLE \(name) LOGIN PASSWORD 'watching'",
-            "GRANT CONNECT ON DATABASE \(server.database) TO \(name)",
-            "GRANT USAGE ON SCHEMA public TO \(name)",
-            "GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(name)",
-        ] { try server.sql(statement) }
-        return name
-    }
-
     /// A URL on the cluster's socket (or PgBouncer's, with its port) as `user`.
     private func url(_ server: SharedServer, user: String = "postgres", port: Int? = nil) -> String {
         "postgres://\(user)@/\(server.database)?host=\(server.cluster.socketDirectory)" + (port.map { "&port=\($0)" } ?? "")
@@ -35,7 +23,7 @@ struct SpectatorAndPoolerTests {
     @Test("A watcher role's board shows others' taps live, says read-only, and refuses Enter, + and d in one sentence, changing nothing")
     func watcherBoard() throws {
         let server = try SharedServer()
-        let watcher = try makeWatcher(server)
+        let watcher = try server.makeWatcher()
         let board = try TmuxTerminal(command: [Executable.worldcup.path, "--database", url(server, user: watcher)], width: 100, height: 50)
         #expect(board.waitFor("32 teams"))
         #expect(board.screen.contains("World Cup · \(server.shownLocation) · read-only"), "\(board.screen)")
@@ -58,7 +46,7 @@ struct SpectatorAndPoolerTests {
     @Test("The watcher's tap, add, delete and reset are refused in one sentence with a non-zero exit, changing nothing")
     func watcherCommandLine() throws {
         let server = try SharedServer()
-        let watcher = try makeWatcher(server)
+        let watcher = try server.makeWatcher()
         let before = try server.wins()
         let database = ["--database", url(server, user: watcher)]
         for arguments in [["tap", "Ghana"], ["add", "Atlantis", "--zone", "Ocean"], ["delete", "Ghana"], ["reset", "--yes"]] {

@@ -14,7 +14,8 @@ extension Collection where Element == TrackedChange {
     /// refetch makes the whole a refetch that reports every row any of them touched. A commit
     /// with a check (rows `REPLACE` may have removed without naming them) can only end a
     /// merged commit: its check holds after it, not after later ones, so an earlier one makes
-    /// the whole a refetch. The whole is of this controller's own writes when every part is.
+    /// the whole a refetch. The whole is of this controller's own writes when every part is, and
+    /// has the notes of every part when every part has some.
     ///
     /// - Complexity: O(k log k) for k touched rows.
     func mergedIntoOne() -> [TrackedChange] {
@@ -30,6 +31,7 @@ extension Collection where Element == TrackedChange {
         var position: Int64?
         var needsRefetch = false
         var origin = ChangeOrigin.ownWrites
+        var notes: [String]? = []
         for (offset, change) in changes.enumerated() {
             switch change {
             case .reset:
@@ -57,6 +59,7 @@ extension Collection where Element == TrackedChange {
                 if let committed = commit.position { position = Swift.max(position ?? committed, committed) }
                 if commit.check != nil && offset != changes.count - 1 { needsRefetch = true }
                 if commit.origin != .ownWrites { origin = .elsewhere }
+                notes = commit.notes.flatMap { own in notes.map { $0 + own } }
             }
         }
         guard !needsRefetch, case .rows(let last) = changes[changes.count - 1] else { return [.refetch(touched: touched, origin: origin)] }
@@ -64,6 +67,7 @@ extension Collection where Element == TrackedChange {
         var merged = CommittedChange(rows: rows, sections: latestSectionRows, position: position, origin: origin, check: last.check)
         merged.readByForeignKey = readByForeignKey.subtracting(written)
         merged.records = latestRecords
+        merged.notes = notes
         return [.rows(merged)]
     }
 }

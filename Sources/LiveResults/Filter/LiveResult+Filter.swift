@@ -118,9 +118,9 @@ extension LiveResult {
 
     /// The view of the rows in `matches` (nil when every row of the index matches), made
     /// from the index or from `previous` (a view that holds every matching row), whichever
-    /// costs less: a slot of the index in a run costs about a tenth of one decided alone
-    /// (`SectionedIndex.view(keepingSlotsIn:)`), so a view of a million rows in runs is made
-    /// from the index rather than from the 468,560 rows of the view before it.
+    /// costs less: a slot of the index in a run costs far less than one decided alone
+    /// (`SectionedIndex.view(keepingSlotsIn:)`), so a large view whose matches come in runs
+    /// is made from the index rather than from the many rows of the view before it.
     private func view(of matches: Matches, narrowing previous: SectionedIndex?) -> SectionedIndex? {
         guard matches.count < index.count else { return nil }
         guard let previous else { return index.view(keepingSlotsIn: matches.bits) }

@@ -57,6 +57,9 @@ package struct CommittedChange: Sendable {
     /// write's answer): the controller keeps them decoded (`RecordDecoder`) instead of reading
     /// them again when they are drawn. Empty when the store has none.
     package var records: [RecordID: RecordColumns] = [:]
+    /// What the writers of the commits said of themselves, one note a commit, when each
+    /// said one (`ChangeBatch.notes`); nil otherwise.
+    package var notes: [String]?
 
     package init(rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)] = [], position: Int64? = nil,
                  origin: ChangeOrigin = .elsewhere, check: (any CommitCheck)? = nil) {

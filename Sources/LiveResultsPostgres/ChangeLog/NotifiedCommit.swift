@@ -39,6 +39,9 @@ package struct NotifiedCommit: Equatable, Sendable {
     package var isCut: Bool
     /// Whether the transaction wrote another tracked table too.
     package var wroteOtherTables: Bool
+    /// What the writing transaction said of itself (`PostgresChangeLog.noteSetting`), when it
+    /// fits the notification.
+    package var note: String?
 
     package init(xid: UInt64, table: String, columns: [String], entries: [Entry], isCut: Bool = false, wroteOtherTables: Bool = false) {
         (self.xid, self.table, self.columns, self.entries, self.isCut) = (xid, table, columns, entries, isCut)
@@ -48,39 +51,55 @@ package struct NotifiedCommit: Equatable, Sendable {
     /// The notification `text`; nil when it is not in this layout (a bare transaction id, a
     /// log installed by an older version, or text another sender made).
     package init?(text: String) {
-        var scanner = Scanner(text.unicodeScalars)
-        let version = scanner.word()
-        guard version == Layout.version || version == Layout.versionWithoutOtherTables, let xid = scanner.word().flatMap({ UInt64($0) }),
+        var text = text
+        guard let commit = text.withUTF8({ NotifiedCommit.parse($0) }) else { return nil }
+        self = commit
+    }
+
+    /// Parses the notification's UTF-8 bytes in place: no copy of the text but the names and
+    /// values it holds.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> NotifiedCommit? {
+        var scanner = Scanner(bytes: bytes)
+        guard let version = Layout.Version(scanner.word()), let xid = scanner.integer(UInt64.self),
               let table = scanner.text() else { return nil }
-        let saysOtherTables = version == Layout.version
-        guard let count = scanner.word().flatMap({ Int($0) }), count >= 0 else { return nil }
+        guard let count = scanner.integer(Int.self), count >= 0, count <= bytes.count else { return nil }
         var columns: [String] = []
+        columns.reserveCapacity(count)
         for _ in 0..<count {
             guard let column = scanner.text() else { return nil }
             columns.append(column)
         }
-        var ahead = scanner
-        if ahead.word() == "cut" {
-            let others = ahead.isAtEnd ? false : ahead.word() == Layout.otherTables
-            guard ahead.isAtEnd else { return nil }
-            self.init(xid: xid, table: table, columns: columns, entries: [], isCut: true, wroteOtherTables: others || !saysOtherTables)
-            return
-        }
         var entries: [Entry] = []
         var others = false
+        var isCut = false
+        var note: String?
+        // Entries (or `cut`), then the layout's optional ends in order: `+`, then the note.
         while !scanner.isAtEnd {
-            ahead = scanner
-            if ahead.word() == Layout.otherTables, ahead.isAtEnd {
+            var ahead = scanner
+            let word = ahead.word()
+            if word == Layout.otherTables, !others, note == nil {
                 others = true
+                scanner = ahead
+                continue
+            }
+            if word == Layout.noteMark, version.hasNote, note == nil {
+                guard let text = ahead.text(), ahead.isAtEnd else { return nil }
+                note = text
                 break
             }
-            guard let position = scanner.word().flatMap({ Int64($0) }), let kind = scanner.word(),
-                  let id = scanner.word().flatMap({ RecordID($0) }) else { return nil }
+            if word == Layout.cut, entries.isEmpty, !isCut, !others {
+                isCut = true
+                scanner = ahead
+                continue
+            }
+            guard !others, !isCut, let position = scanner.integer(Int64.self), let kind = scanner.word(),
+                  let id = scanner.integer(RecordID.self) else { return nil }
             switch kind {
-            case "d":
+            case Layout.deleted:
                 entries.append(Entry(position: position, id: id, values: nil))
-            case "v":
+            case Layout.valued:
                 var values: [String?] = []
+                values.reserveCapacity(count)
                 for _ in 0..<count {
                     guard let value = scanner.value() else { return nil }
                     values.append(value)
@@ -90,14 +109,18 @@ package struct NotifiedCommit: Equatable, Sendable {
                 return nil
             }
         }
-        self.init(xid: xid, table: table, columns: columns, entries: entries, wroteOtherTables: others || !saysOtherTables)
+        var commit = NotifiedCommit(xid: xid, table: table, columns: columns, entries: entries, isCut: isCut,
+                                    wroteOtherTables: others || !version.saysOtherTables)
+        commit.note = note
+        return commit
     }
 
     /// The text of this commit's notification, as the triggers write it (for tests).
     package var text: String {
-        var text = Layout.version + " \(xid) " + Layout.encode(table)
+        var text = Layout.Version.current.rawValue + " \(xid) " + Layout.encode(table)
         text += " \(columns.count)" + columns.map { " " + Layout.encode($0) }.joined()
-        let trailer = wroteOtherTables ? " " + Layout.otherTables : ""
+        var trailer = wroteOtherTables ? " " + Layout.otherTables : ""
+        if let note { trailer += " " + Layout.noteMark + " " + Layout.encode(note) }
         if isCut { return text + " cut" + trailer }
         for entry in entries {
             if let values = entry.values {
@@ -111,10 +134,31 @@ package struct NotifiedCommit: Equatable, Sendable {
 
     /// Where the notification's parts come from on the server.
     package struct Layout {
-        /// The first word of a notification in this layout.
-        static let version = "lr2"
-        /// The first word of the layout before `otherTables`, which never says it.
-        static let versionWithoutOtherTables = "lr1"
+        /// The first word of a notification: which layout it is in.
+        enum Version: String {
+            /// Before `otherTables`, which it never says.
+            case withoutOtherTables = "lr1"
+            /// With `otherTables`, without a note.
+            case withoutNote = "lr2"
+            /// With `otherTables` and the note.
+            case current = "lr3"
+
+            init?(_ word: String?) {
+                guard let word, let version = Version(rawValue: word) else { return nil }
+                self = version
+            }
+
+            var saysOtherTables: Bool { self != .withoutOtherTables }
+            var hasNote: Bool { self == .current }
+        }
+
+        /// The word of a commit too large for one notification.
+        static let cut = "cut"
+        /// The word of an entry whose row is gone, and of one with the row's values.
+        static let deleted = "d"
+        static let valued = "v"
+        /// The word before the note the writing transaction left (`PostgresChangeLog.noteSetting`).
+        static let noteMark = "#"
         /// The transaction-local setting where the row trigger of a table keeps the header and
         /// entries until the commit sends them: this, then the md5 of the table's name (a
         /// setting's name must be an identifier).
@@ -131,8 +175,8 @@ package struct NotifiedCommit: Equatable, Sendable {
 
         init(table: String, columns: [String]) {
             header = Layout.encode(table) + " \(columns.count)" + columns.map { " " + Layout.encode($0) }.joined()
-            // "lr2 ", a 20-digit xid and a space before the header; " +" after the entries.
-            pendingLimit = Layout.payloadLimit - (Layout.version.utf8.count + 22 + 1 + Layout.otherTables.utf8.count)
+            // "lr3 ", a 20-digit xid and a space before the header; " +" after the entries.
+            pendingLimit = Layout.payloadLimit - (Version.current.rawValue.utf8.count + 22 + 1 + Layout.otherTables.utf8.count)
         }
 
         /// A name or value: its length in characters, a colon, its text.
@@ -147,49 +191,83 @@ package struct NotifiedCommit: Equatable, Sendable {
         }
     }
 
-    /// Reads words and length-prefixed texts, counting characters as PostgreSQL's `length`
-    /// does (code points).
+    /// Reads words and length-prefixed texts from UTF-8 bytes, counting a text's length in
+    /// characters as PostgreSQL's `length` does (code points: bytes that do not continue one).
     private struct Scanner {
-        let scalars: [Unicode.Scalar]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
-        init(_ scalars: String.UnicodeScalarView) {
-            self.scalars = Array(scalars)
-        }
+        static let space = UInt8(ascii: " ")
 
         var isAtEnd: Bool {
             var at = index
-            while at < scalars.count, scalars[at] == " " { at += 1 }
-            return at == scalars.count
+            while at < bytes.count, bytes[at] == Self.space { at += 1 }
+            return at == bytes.count
         }
 
-        /// The next run of characters up to a space.
-        mutating func word() -> String? {
-            while index < scalars.count, scalars[index] == " " { index += 1 }
+        private mutating func skipSpaces() {
+            while index < bytes.count, bytes[index] == Self.space { index += 1 }
+        }
+
+        /// The bytes of the next run up to a space.
+        private mutating func wordBytes() -> Range<Int>? {
+            skipSpaces()
             let start = index
-            while index < scalars.count, scalars[index] != " " { index += 1 }
-            return index > start ? String(String.UnicodeScalarView(scalars[start..<index])) : nil
+            while index < bytes.count, bytes[index] != Self.space { index += 1 }
+            return index > start ? start..<index : nil
+        }
+
+        mutating func word() -> String? {
+            wordBytes().map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        }
+
+        /// The next word as a decimal integer.
+        mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+            guard let range = wordBytes() else { return nil }
+            var value: T = 0
+            var negative = false
+            for (offset, byte) in bytes[range].enumerated() {
+                if offset == 0, byte == UInt8(ascii: "-"), T.isSigned, range.count > 1 {
+                    negative = true
+                    continue
+                }
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                let (times, overflowA) = value.multipliedReportingOverflow(by: 10)
+                let digit = T(byte - UInt8(ascii: "0"))
+                let (sum, overflowB) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+                guard !overflowA, !overflowB else { return nil }
+                value = sum
+            }
+            return value
         }
 
         /// The next `<length>:<text>`.
         mutating func text() -> String? {
-            while index < scalars.count, scalars[index] == " " { index += 1 }
+            skipSpaces()
+            var length = 0
             let start = index
-            while index < scalars.count, scalars[index] != ":" {
-                guard ("0"..."9").contains(scalars[index]) else { return nil }
+            while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]), index - start < 9 else { return nil }
+                length = length * 10 + Int(bytes[index] - UInt8(ascii: "0"))
                 index += 1
             }
-            guard index < scalars.count, index > start, let length = Int(String(String.UnicodeScalarView(scalars[start..<index]))),
-                  index + 1 + length <= scalars.count else { return nil }
-            let text = String(String.UnicodeScalarView(scalars[(index + 1)..<(index + 1 + length)]))
-            index += 1 + length
-            return text
+            guard index < bytes.count, index > start else { return nil }
+            index += 1
+            let body = index
+            var characters = 0
+            while characters < length {
+                guard index < bytes.count else { return nil }
+                index += 1
+                while index < bytes.count, bytes[index] & 0b1100_0000 == 0b1000_0000 { index += 1 }
+                characters += 1
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[body..<index]), as: UTF8.self)
         }
 
         /// The next value: `~` (NULL) or a text.
         mutating func value() -> String?? {
-            while index < scalars.count, scalars[index] == " " { index += 1 }
-            if index < scalars.count, scalars[index] == "~" {
+            skipSpaces()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "~") {
                 index += 1
                 return .some(nil)
             }

@@ -101,6 +101,13 @@ public enum PostgresChangeLog {
         return columns
     }
 
+    /// The setting a writing transaction may set (`set_config(noteSetting, text, true)`) to
+    /// say something of itself to every listener: its notification carries it when it fits
+    /// (`ChangeBatch.notes`). An application tells who made a change this way, so a listener
+    /// names it without a query. Any role that may write the table may set it: a listener
+    /// believes it as much as the change.
+    public static let noteSetting = "liveresults.note"
+
     /// The setting a write handed over (`PostgresWriter`) turns on for its transaction, from
     /// its RETURNING clause (evaluated before the row triggers run).
     static let handedOverSetting = "liveresults.handed_over"
@@ -248,13 +255,18 @@ public enum PostgresChangeLog {
             DECLARE
                 setting text := \(PostgresSQL.literal(NotifiedCommit.Layout.pendingSetting)) || md5(NEW.table_name);
                 pending text := current_setting(setting, true);
+                note text := current_setting(\(PostgresSQL.literal(noteSetting)), true);
                 payload text;
             BEGIN
                 IF pending IS NULL OR pending = '' THEN RETURN NULL; END IF;
                 PERFORM set_config(setting, '', true);
-                payload := \(PostgresSQL.literal(NotifiedCommit.Layout.version + " ")) || pg_current_xact_id() || ' ' || pending;
+                payload := \(PostgresSQL.literal(NotifiedCommit.Layout.Version.current.rawValue + " ")) || pg_current_xact_id() || ' ' || pending;
                 IF EXISTS (SELECT 1 FROM \(log) WHERE xid = pg_current_xact_id() AND table_name <> NEW.table_name) THEN
                     payload := payload || \(PostgresSQL.literal(" " + NotifiedCommit.Layout.otherTables));
+                END IF;
+                -- The note goes where it fits, and only there: a listener without it reads as before.
+                IF note <> '' AND octet_length(payload) + octet_length(note) + 16 <= \(NotifiedCommit.Layout.payloadLimit) THEN
+                    payload := payload || \(PostgresSQL.literal(" " + NotifiedCommit.Layout.noteMark + " ")) || length(note) || ':' || note;
                 END IF;
                 IF octet_length(payload) > \(NotifiedCommit.Layout.payloadLimit) THEN payload := pg_current_xact_id()::text; END IF;
                 PERFORM pg_notify('liveresults_' || NEW.table_name, payload);

@@ -39,17 +39,17 @@ extension PostgresChangeFeed {
             let probe = NotificationProbe(on: self.eventLoop)
             for listener in self.listeners { listener.stop() }
             self.listeners = [
-                connection.addListener(channel: self.channel) { [weak self] _, notification in
-                    self?.notified(notification.payload)
+                connection.addListener(channel: self.channel) { [weak self, table = self.table] _, notification in
+                    self?.notified(HeardNotification(notification, table: table))
                 },
                 connection.addListener(channel: probe.channel) { [weak self] _, notification in
                     self?.probeReturned(notification.payload, generation: generation)
                 },
             ]
             // Joined: the related table's commits wake a read as the table's do.
-            if let relatedChannel = self.relatedChannel {
+            if let relatedChannel = self.relatedChannel, let relatedTable = self.read.keys.related?.sections.table {
                 self.listeners.append(connection.addListener(channel: relatedChannel) { [weak self] _, notification in
-                    self?.notified(notification.payload)
+                    self?.notified(HeardNotification(notification, table: relatedTable))
                 })
             }
             let logger = self.database.logger
@@ -79,6 +79,7 @@ extension PostgresChangeFeed {
                 self.live.withLockedValue { $0 = true }
                 self.notify()
                 self.requestRead(now: true)
+                self.lookForWriters(on: connection)
                 self.send(probe, generation: generation)
                 return probe.verdict.futureResult
             }.flatMapError { error in

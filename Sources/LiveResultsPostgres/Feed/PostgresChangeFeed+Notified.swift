@@ -29,6 +29,9 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
     package var notFollowing = 0
     /// Held while a read was owed, then taken as any other once it was done.
     package var waited = 0
+    /// Not believed: its sender's role may not write the table, or was not known yet
+    /// (`SenderTrust`). A hint to read the log, within `HintBudget`.
+    package var untrusted = 0
 
     package init() {}
 
@@ -44,11 +47,12 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
         sum.relatedChange += other.relatedChange
         sum.notFollowing += other.notFollowing
         sum.waited += other.waited
+        sum.untrusted += other.untrusted
         return sum
     }
 
     package var description: String {
-        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited)"
+        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited), untrusted \(untrusted)"
     }
 }
 
@@ -92,21 +96,26 @@ extension PostgresChangeFeed {
     /// from a range, so that a thousand viewers of one server do not all read at the same tap.
     static func notifiedBeforeRead() -> Int { Int.random(in: 192...320) }
 
-    /// A notification on the table's channel.
-    func notified(_ text: String) {
+    /// A notification on the table's channel (or the related table's). Only a writer's is
+    /// taken at its word (`SenderTrust`); any other is a hint to read the log (`+Trust`).
+    func notified(_ heard: HeardNotification) {
+        let sender = SenderTrust.Sender(pid: heard.sender, table: heard.table)
+        let verdict = trust.verdict(of: sender, now: .now())
+        if !trust.toAsk.isEmpty { askAboutSenders() }
+        guard verdict == .writer else { return hinted(heard.text) }
         guard writesInFlight.withLockedValue({ $0 }) == 0 else {
-            heldNotifications.append(text)
+            heldNotifications.append(heard)
             return
         }
-        let commit = NotifiedCommit(text: text)
-        let transaction = commit?.xid ?? UInt64(text)
+        let commit = NotifiedCommit(text: heard.text)
+        let transaction = commit?.xid ?? UInt64(heard.text)
         guard let cursor else { return requestRead(now: false) }
         if let transaction, cursor.hasRead(transaction: transaction) {
             return count(\.alreadyRead)
         }
         if reading != nil || readRequested {
             count(\.waited)
-            waitingNotifications.append(text)
+            waitingNotifications.append(heard)
             return
         }
         let outcome = commit.map(apply) ?? \.unusable
@@ -122,7 +131,7 @@ extension PostgresChangeFeed {
     func takeWaitingNotifications() {
         let waiting = waitingNotifications
         waitingNotifications = []
-        for text in waiting { notified(text) }
+        for heard in waiting { notified(heard) }
     }
 
     /// Applies `commit` when it follows what the feed has read; returns what became of it.
@@ -143,6 +152,7 @@ extension PostgresChangeFeed {
         if !kept.isEmpty {
             var change = CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)
             change.records = read.keys.records(from: commit, ids: kept.map(\.id))
+            change.notes = commit.note.map { [$0] }
             enqueue(.rows(change), wakes: !own || notifiesOwnWrites())
         }
         if early.count >= notifiedBeforeRead { requestRead(now: false) }
@@ -174,7 +184,7 @@ extension PostgresChangeFeed {
         return joined
     }
 
-    private func count(_ outcome: WritableKeyPath<NotifiedOutcomes, Int>) {
+    func count(_ outcome: WritableKeyPath<NotifiedOutcomes, Int>) {
         notifiedOutcomes.withLockedValue { $0[keyPath: outcome] += 1 }
     }
 }

@@ -59,7 +59,7 @@ extension PostgresChangeFeed {
             if stillInFlight == 0 {
                 let held = self.heldNotifications
                 self.heldNotifications = []
-                for text in held { self.notified(text) }
+                for heard in held { self.notified(heard) }
             }
         }
         try? done.waitWithin(database.statementDeadline())

@@ -83,10 +83,18 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     var relatedKeys = RelatedKeys()
     var early = EarlyWrites()
     /// The notifications that came while writes were in flight, in order.
-    var heldNotifications: [String] = []
+    var heldNotifications: [HeardNotification] = []
     /// The notifications that came while a read was owed, in order: applied, or dropped as
     /// read, once it is done (`+Notified`).
-    var waitingNotifications: [String] = []
+    var waitingNotifications: [HeardNotification] = []
+    /// Whose notifications are believed (`+Trust`).
+    var trust = SenderTrust()
+    /// What notifications that are not believed may cost in reads (`+Trust`).
+    var hints = HintBudget()
+    var hintedReadScheduled = false
+    /// Whether a question about senders is out or due (`+Trust`).
+    var asking = false
+    var lastQuestion = NIODeadline.uptimeNanoseconds(0)
     /// The highest log position this feed has applied or read since its connection listens;
     /// nil: none yet (`+Notified`).
     var lastPosition: Int64?

@@ -1,3 +1,4 @@
+import Synchronization
 import WorldCup
 
 /// Other programs' changes to name on the status line: `fan@laptop: Brazil +1 win.` for one,
@@ -81,16 +82,32 @@ extension BoardModel {
 /// however many commits came since the last: in a storm the newest are named, and the
 /// sentence says there were more. Used where the store's work runs (`StoreWork`), one look
 /// at a time.
-final class OthersChangesReader {
+final class OthersChangesReader: Sendable {
     private let store: any TeamStore
-    /// The newest history entry looked at.
-    private var lastSeen: Int64
+    /// The newest history entry looked at or named from a note (`entries(fromNotes:)`, on the
+    /// board's loop, while a look may run where the store's work runs).
+    private let lastSeen: Mutex<Int64>
     /// The most entries read at one look.
     static let limit = 32
 
     init(store: any TeamStore) {
         self.store = store
-        lastSeen = (try? store.history(limit: 1).first?.id) ?? 0
+        lastSeen = Mutex((try? store.history(limit: 1).first?.id) ?? 0)
+    }
+
+    /// The entries of others that the notes of a batch from elsewhere list, oldest first (none
+    /// when every one was this board's own), without a read; nil when the notes cannot say
+    /// (a commit without one, a store whose notifications carry none): the history is read.
+    func entries(fromNotes notes: [String]) -> [HistoryEntry]? {
+        guard !notes.isEmpty else { return nil }
+        var entries: [HistoryEntry] = []
+        for note in notes {
+            guard let listed = HistoryRow.entries(inNote: note) else { return nil }
+            entries += listed
+        }
+        // Named now: a later look does not name them again.
+        if let newest = entries.map(\.id).max() { lastSeen.withLock { $0 = max($0, newest) } }
+        return entries.filter { !store.ownEntries.contains($0.id) }
     }
 
     /// The event for changes from elsewhere just shown: named when the history says who made
@@ -99,10 +116,11 @@ final class OthersChangesReader {
     /// does: the board said what it did already).
     func event() -> BoardEvent? {
         guard let newest = try? store.history(limit: Self.limit) else { return .changedElsewhere }
-        let unseen = newest.prefix { $0.id > lastSeen }
+        let seen = lastSeen.withLock { $0 }
+        let unseen = newest.prefix { $0.id > seen }
         // Every entry since the last look was read when the look reached back to it.
-        let more = unseen.count == Self.limit && unseen.last.map { $0.id > lastSeen + 1 } == true
-        if let first = unseen.first?.id { lastSeen = first }
+        let more = unseen.count == Self.limit && unseen.last.map { $0.id > seen + 1 } == true
+        if let first = unseen.first?.id { lastSeen.withLock { $0 = max($0, first) } }
         let others = unseen.reversed().filter { !store.ownEntries.contains($0.id) }
         if others.isEmpty { return unseen.isEmpty ? .changedElsewhere : nil }
         return .changedBy(others, more: more)

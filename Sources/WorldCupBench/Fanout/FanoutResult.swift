@@ -149,12 +149,19 @@ struct FanoutResult: Equatable {
             ("raw_server_cpu_ms_per_tap", rawServerCPUMsPerTap.map { Report.format($0, decimals: 1) }),
             ("viewers_cpu_ms_per_tap", Report.format(viewersCPUMsPerTap, decimals: 1)),
             ("raw_listeners_cpu_ms_per_tap", Report.format(rawListenersCPUMsPerTap, decimals: 1)),
+            ("viewer_cpu_us_per_tap", Report.format(perViewerMicroseconds(viewersCPUMsPerTap), decimals: 1)),
+            ("raw_cpu_us_per_tap", Report.format(perViewerMicroseconds(rawListenersCPUMsPerTap), decimals: 1)),
             ("server_queries_per_tap_viewer", serverQueriesPerTapViewer.map { Report.format($0, decimals: 3) }),
             ("server_idle_cpu_percent", serverIdleCPUPercent.map { Report.format($0, decimals: 1) }),
             ("server_pss_mb", serverMemoryMB.map { Report.format($0, decimals: 0) }),
             ("backends_per_viewer", backendsPerViewer.map { Report.format($0, decimals: 2) }),
             ("viewers_rss_mb", Report.format(viewersMemoryMB, decimals: 0)),
         ]
+    }
+
+    /// Processes' CPU in milliseconds a tap, in microseconds a tap and viewer (or listener).
+    private func perViewerMicroseconds(_ milliseconds: Double) -> Double {
+        1000 * milliseconds / Double(max(viewers, 1))
     }
 
     /// One line for the progress output.

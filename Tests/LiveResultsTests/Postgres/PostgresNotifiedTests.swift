@@ -160,6 +160,19 @@ import Testing
         #expect(NotifiedCommit(text: "lr1 42 4:team 0 7 d 3")?.wroteOtherTables == true, "an older log's, which cannot say")
         #expect(NotifiedCommit(text: "lr1 42 4:team 0 7 d 3")?.entries.count == 1)
         #expect(NotifiedCommit(text: "1234") == nil, "a bare transaction id")
+        var noted = both
+        noted.note = "fan@laptop: Ghana +1 win.\n🇬🇭 é"
+        #expect(noted.text.hasPrefix("lr3 ") && noted.text.hasSuffix(" + # 30:fan@laptop: Ghana +1 win.\n🇬🇭 é"), "\(noted.text)")
+        #expect(NotifiedCommit(text: noted.text) == noted, "the note the writing transaction left, after the +")
+        var cutNoted = cut
+        cutNoted.note = "a b"
+        #expect(NotifiedCommit(text: cutNoted.text) == cutNoted)
+        #expect(NotifiedCommit(text: "lr3 42 4:team 0 7 d 3 # 3:a b")?.note == "a b")
+        #expect(NotifiedCommit(text: "lr3 42 4:team 0 7 d 3 # 3:a b 8 d 4") == nil, "the note ends the notification")
+        #expect(NotifiedCommit(text: "lr2 42 4:team 0 7 d 3 # 1:a") == nil, "lr2 has no note")
+        #expect(NotifiedCommit(text: "lr3 42 4:team 99999999999 7 d 3") == nil, "more columns than the text could name")
+        #expect(NotifiedCommit(text: "lr3 -1 4:team 0") == nil, "a transaction id is not negative")
+        #expect(NotifiedCommit(text: "lr3 42 4:team 0 -7 d -3")?.entries.first?.id == -3, "ids may be negative")
         #expect(NotifiedCommit(text: "lr1 42 4:team 1 4:zone 7 v 3 9:Europe") == nil, "a length past the end")
     }
 }

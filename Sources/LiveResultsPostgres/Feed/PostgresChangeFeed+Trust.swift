@@ -1,0 +1,114 @@
+import NIOCore
+import PostgresNIO
+
+/// A notification as the feed's connection heard it: its text, the backend process that sent
+/// it, and the table whose channel it came on (the channel, not the text, says which table:
+/// the text is the sender's to choose).
+struct HeardNotification: Sendable {
+    var text: String
+    var sender: Int32
+    var table: String
+
+    init(_ notification: PostgresMessage.NotificationResponse, table: String) {
+        (text, sender, self.table) = (notification.payload, notification.backendPID, table)
+    }
+
+    init(text: String, sender: Int32, table: String) {
+        (self.text, self.sender, self.table) = (text, sender, table)
+    }
+}
+
+// Notifications the feed does not take at its word (see `SenderTrust`): each is only a hint
+// that the log may have changed, read within `HintBudget`; and the questions that learn which
+// senders are writers, asked in the background, one at a time, at most one an interval.
+extension PostgresChangeFeed {
+    /// A notification whose sender is not known to be a writer: the log is read, as for a
+    /// notification that says nothing, within the budget. Its text is not looked at.
+    func hinted(_ text: String) {
+        count(\.untrusted)
+        readWithinBudget()
+    }
+
+    /// Reads the log for a hint, unless a read is owed already (which covers it); past the
+    /// budget, once, when it allows.
+    private func readWithinBudget() {
+        guard !readRequested, !hintedReadScheduled else { return }
+        if let later = hints.take(now: .now()) {
+            hintedReadScheduled = true
+            eventLoop.scheduleTask(deadline: later) { [weak self] in
+                guard let self else { return }
+                self.hintedReadScheduled = false
+                self.readWithinBudget()
+            }
+            return
+        }
+        lastPosition = nil
+        requestRead(now: false)
+    }
+
+    /// Asks the server which senders heard since the last question are writers, unless a
+    /// question is out; no sooner than `HintBudget.interval` after the last one.
+    func askAboutSenders() {
+        guard !asking, connection != nil else { return }
+        asking = true
+        let due = lastQuestion + HintBudget.interval
+        guard NIODeadline.now() >= due else {
+            eventLoop.scheduleTask(deadline: due) { [weak self] in self?.sendQuestion() }
+            return
+        }
+        sendQuestion()
+    }
+
+    /// Learns which backends of the database are writers as the feed begins to listen on
+    /// `connection`, in the background: the boards and programs already open are believed
+    /// from their first notification.
+    func lookForWriters(on connection: PostgresConnection) {
+        let tables = [table] + (read.keys.related.map { [$0.sections.table] } ?? [])
+        let names = tables.map { PostgresSQL.identifier($0) }
+        var binds = PostgresBindings()
+        binds.append(names)
+        let logger = database.logger
+        let asked = NIODeadline.now()
+        database.gate.whenOpen(on: eventLoop).flatMap {
+            connection.query(PostgresQuery(unsafeSQL: SenderTrust.writersSQL, binds: binds), logger: logger)
+        }.flatMapThrowing { result -> Set<SenderTrust.Sender> in
+            var writers = Set<SenderTrust.Sender>()
+            for row in result {
+                let (pid, name) = try row.decode((Int32, String).self)
+                if let index = names.firstIndex(of: name) { writers.insert(SenderTrust.Sender(pid: pid, table: tables[index])) }
+            }
+            return writers
+        }.hop(to: eventLoop).whenSuccess { [weak self] writers in
+            self?.trust.learned(writers: writers, at: asked)
+        }
+    }
+
+    private func sendQuestion() {
+        let question = trust.takeQuestion()
+        guard let connection, !question.isEmpty else {
+            asking = false
+            return
+        }
+        lastQuestion = .now()
+        var binds = PostgresBindings()
+        binds.append(question.map(\.pid))
+        binds.append(question.map { PostgresSQL.identifier($0.table) })
+        let logger = database.logger
+        database.gate.whenOpen(on: eventLoop).flatMap {
+            connection.query(PostgresQuery(unsafeSQL: SenderTrust.questionSQL, binds: binds), logger: logger)
+        }.flatMapThrowing { result -> Set<SenderTrust.Sender> in
+            var writers = Set<SenderTrust.Sender>()
+            for row in result {
+                let (pid, name) = try row.decode((Int32, String).self)
+                if let asked = question.first(where: { $0.pid == pid && PostgresSQL.identifier($0.table) == name }) { writers.insert(asked) }
+            }
+            return writers
+        }.hop(to: eventLoop).whenComplete { [weak self] result in
+            guard let self else { return }
+            self.asking = false
+            // A failed question teaches nothing: its senders are asked about when next heard.
+            if case .success(let writers) = result { self.trust.learned(asked: question, writers: writers, at: .now()) }
+            if !self.trust.toAsk.isEmpty { self.askAboutSenders() }
+        }
+    }
+}
