@@ -31,8 +31,8 @@ extension ResultsController {
             return
         }
         do {
-            for id in ids { records[id] = nil }
-            let texts = result.filter == nil ? [:] : try filterTexts(of: commit.rows.filter { $0.key != nil }.map(\.id))
+            keepRecords(of: commit)
+            let texts = result.filter == nil ? [:] : try filterTexts(of: commit.rows.filter { $0.key != nil }.map(\.id), given: commit.records)
             var batch = try result.apply(commit.rows, sections: commit.sections, texts: texts)
             batch.notes = commit.notes ?? []
             deliver(batch, from: commit.origin)
@@ -42,6 +42,16 @@ extension ResultsController {
             // the database really is out of order (then the error stands) or not.
             recovery.unreportedIDs.formUnion(ids)
             try refetch(origin: commit.origin)
+        }
+    }
+
+    /// Forgets the records the commit changed; a row it brought whole that was in memory (a
+    /// row being drawn) stays, as the commit left it, so that drawing it reads nothing.
+    private func keepRecords(of commit: CommittedChange) {
+        for row in commit.rows {
+            let wasLoaded = records.removeValue(forKey: row.id) != nil
+            guard wasLoaded, row.key != nil, let decodeRecord, let columns = commit.records[row.id] else { continue }
+            records[row.id] = try? decodeRecord(columns) // one it cannot decode is read when drawn
         }
     }
 

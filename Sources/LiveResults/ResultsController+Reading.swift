@@ -109,7 +109,9 @@ extension ResultsController {
 
     /// Reads whole records by id.
     private func load(_ ids: [RecordID]) throws -> [RecordID: Record] {
-        try loadRecords(ids)
+        guard !ids.isEmpty else { return [:] }
+        recordReadCount += 1
+        return try loadRecords(ids)
     }
 
     // MARK: - Section index

@@ -35,6 +35,9 @@ public final class ResultsController<Record> {
     /// Reads the whole records of those of some ids that still exist, by id: the store's
     /// decoding of its own rows into `Record`.
     let loadRecords: RecordLoader<Record>
+    /// Decodes a row a commit brought whole (`CommittedChange.records`), as `loadRecords`
+    /// would have read it; nil where the store brings none.
+    let decodeRecord: RecordDecoder<Record>?
     /// What to fetch. A change takes effect at the next `performFetch()`.
     public var fetchRequest: ResultsRequest<Record>
     /// The column whose value splits the result into sections; nil for one unnamed section,
@@ -109,6 +112,9 @@ public final class ResultsController<Record> {
     /// How many times the result was fetched again to catch up: a fallback that still reports
     /// exact events, so only this count shows (in tests) that the row-by-row path was missed.
     var refetchCount = 0
+    /// How many times whole records were read from the store (tests: a row a commit brought
+    /// whole is not read again).
+    var recordReadCount = 0
     /// The async sequences iterating the controller (`changes()`, `snapshots()`).
     let streams = ChangeStreams()
     /// The thread the async sequences run their steps on, off Swift's cooperative pool.
@@ -118,11 +124,13 @@ public final class ResultsController<Record> {
     /// reading `tableName` and decoding its records with `loadRecords`. `cacheName` and
     /// `cacheDirectory` only say what the store was given. With `relatedSections`,
     /// `sectionNameKeyPath` is ignored.
-    package init(store: any ResultsStore, tableName: String, loadRecords: @escaping RecordLoader<Record>, fetchRequest: ResultsRequest<Record>,
-                 sectionNameKeyPath: String? = nil, relatedSections: RelatedSections? = nil, cacheName: String? = nil, cacheDirectory: URL? = nil) {
+    package init(store: any ResultsStore, tableName: String, loadRecords: @escaping RecordLoader<Record>, decodeRecord: RecordDecoder<Record>? = nil,
+                 fetchRequest: ResultsRequest<Record>, sectionNameKeyPath: String? = nil, relatedSections: RelatedSections? = nil,
+                 cacheName: String? = nil, cacheDirectory: URL? = nil) {
         self.store = store
         self.tableName = tableName
         self.loadRecords = loadRecords
+        self.decodeRecord = decodeRecord
         self.fetchRequest = fetchRequest
         self.sectionNameKeyPath = relatedSections == nil ? sectionNameKeyPath : nil
         self.relatedSections = relatedSections
@@ -254,6 +262,10 @@ public final class ResultsController<Record> {
 /// Reads the whole records of those of `ids` that still exist, by id: how a store decodes its
 /// rows into a controller's `Record`.
 package typealias RecordLoader<Record> = (_ ids: [RecordID]) throws -> [RecordID: Record]
+
+/// Decodes one row the store already holds (`CommittedChange.records`) into a controller's
+/// `Record`, as its `RecordLoader` would have read it.
+package typealias RecordDecoder<Record> = (_ columns: RecordColumns) throws -> Record
 
 /// A controller's `onChangesAvailable` and `notifiesOwnWrites`, shared with its feed, which asks
 /// for them on its own thread at each commit.

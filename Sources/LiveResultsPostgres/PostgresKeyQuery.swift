@@ -74,6 +74,10 @@ package struct PostgresKeyQuery: Sendable {
         let keyColumns: [String]
         /// Which sort columns are text.
         let textColumns: Set<String>
+        /// The table's columns in order, each with its type's name as the key query reads it
+        /// (`supportedTypes`'), nil for a column a record reads as text: `recordColumns`, for a
+        /// write's RETURNING (`recordSelection(from:)`) and a notification's values.
+        var recordCells: [(name: String, type: String?)] = []
         /// The related table's part, when the rows are sectioned through it.
         let related: PostgresRelatedQuery?
         /// The type of each sort column, then of the section column (`supportedTypes`' names).
@@ -188,6 +192,7 @@ package struct PostgresKeyQuery: Sendable {
         }
         let keyColumns = ([idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).map(PostgresSQL.identifier)
         var statements = Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
+        statements.recordCells = columns.map { ($0.name, Self.supportedTypes[$0.oid]?.name) }
         statements.keyTypes = (sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).compactMap { types[$0].flatMap { Self.supportedTypes[$0]?.name } }
         return statements
     }

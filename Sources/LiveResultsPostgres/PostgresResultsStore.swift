@@ -16,7 +16,7 @@ extension ResultsController where Record: FetchableRecord & TableRecord {
                             idColumn: String = "id") {
         let store = PostgresResultsStore(database: database, idColumn: idColumn)
         self.init(store: store, tableName: Record.databaseTableName, loadRecords: store.recordLoader(Record.self, table: Record.databaseTableName),
-                  fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
+                  decodeRecord: store.recordDecoder(Record.self), fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
     }
 
     /// A controller over a table of a PostgreSQL database whose sections are the rows of a
@@ -28,7 +28,7 @@ extension ResultsController where Record: FetchableRecord & TableRecord {
     public convenience init(database: PostgresReader, fetchRequest: ResultsRequest<Record>, sections: RelatedSections, idColumn: String = "id") {
         let store = PostgresResultsStore(database: database, idColumn: idColumn)
         self.init(store: store, tableName: Record.databaseTableName, loadRecords: store.recordLoader(Record.self, table: Record.databaseTableName),
-                  fetchRequest: fetchRequest, relatedSections: sections)
+                  decodeRecord: store.recordDecoder(Record.self), fetchRequest: fetchRequest, relatedSections: sections)
     }
 }
 
@@ -120,14 +120,9 @@ final class PostgresResultsStore: ResultsStore {
                         try connection.rowsWithinDeadline(statements.selectRecords(ids: chunk), logger: logger)
                     }
                     for row in rows {
-                        var values: [String: (any DatabaseValueConvertible)?] = [:]
-                        var id: RecordID?
-                        for cell in row {
-                            let value = try Self.recordValue(cell)
-                            values[cell.columnName] = value
-                            if cell.columnName == idColumn, case .integer(let int) = value { id = int }
-                        }
-                        if let id { loaded[id] = try Record(row: Row(values)) }
+                        var columns = RecordColumns()
+                        for cell in row { columns[cell.columnName] = try PostgresKeyQuery.recordValue(cell) }
+                        if case .integer(let id)? = columns[idColumn] { loaded[id] = try PostgresKeyQuery.record(Record.self, from: columns) }
                     }
                     start += 1000
                 }
@@ -136,10 +131,8 @@ final class PostgresResultsStore: ResultsStore {
         }
     }
 
-    /// A record's cell as GRDB would read it from SQLite: the key types as the key query
-    /// reads them, anything else as the text the query cast it to.
-    private static func recordValue(_ cell: PostgresCell) throws -> ColumnValue {
-        if PostgresKeyQuery.supportedTypes[cell.dataType.rawValue] != nil { return try PostgresKeyQuery.value(cell) }
-        return try cell.decode(String?.self).columnValue
+    /// Decodes a row a write returned whole, as `recordLoader` reads it.
+    func recordDecoder<Record: FetchableRecord>(_ type: Record.Type) -> RecordDecoder<Record> {
+        { columns in try PostgresKeyQuery.record(Record.self, from: columns) }
     }
 }

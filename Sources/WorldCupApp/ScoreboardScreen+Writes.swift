@@ -10,8 +10,8 @@ extension ScoreboardScreen {
 
     /// Asks the store for a write. While the server is away it is refused at once, not left
     /// to time out; while another change of its team is being saved, it is refused in one
-    /// sentence (`u` and Ctrl-R wait for every change, in the model). Otherwise the board
-    /// says it is being saved, and goes on.
+    /// sentence (`u` and Ctrl-R wait for every change, in the model), but for a tap behind
+    /// taps, which queues. Otherwise the board says it is being saved, and goes on.
     func ask(_ effect: BoardEffect) {
         if model.connection?.isLive == false {
             if case .add = effect { return send(.addRefused(Self.awaySentence)) }
@@ -42,12 +42,14 @@ extension ScoreboardScreen {
     /// Handles the keys that wait, in order, but for one that would change a team while a
     /// change of this board is being saved: that key and those after it wait for its outcome
     /// (`deliverFinishedWork()` hands them on), or until `keyWait` is over (`tick()`), when it
-    /// goes anyway and a second change of the same team is refused. The keys around it are
-    /// never held longer: the board goes on while a write waits on a lock or a server.
+    /// goes anyway and a second change of the same team is refused. A tap never waits: it
+    /// queues behind its team's taps (`BoardModel.queuesATap`), and its row shows it at once.
+    /// The keys around it are never held longer: the board goes on while a write waits on a
+    /// lock or a server.
     func handleWaitingKeys() {
         var ready: [Key] = []
         while let key = waitingKeys.first {
-            if isSaving, model.mayAskForWrite(key) {
+            if isSaving, model.mayAskForWrite(key), !model.queuesATap(key, data: data) {
                 let since = keyWaitStart ?? clock()
                 keyWaitStart = since
                 if clock() < since + Self.keyWait { break }
@@ -98,7 +100,7 @@ extension ScoreboardScreen {
                 if scoreboard.damage(in: error) != nil { report(error) } else { send(.finished(effect, effect.outcome(of: error))) }
             case .named(let event):
                 namingOthers = false
-                send(event)
+                if let event { send(event) }
                 nameOthers()
             }
         }

@@ -19,8 +19,9 @@ final class StoreWork: Sendable {
     enum Outcome {
         /// A write the board asked for: the event of what it saved, or its error.
         case written(BoardEffect, Result<BoardEvent, any Error>)
-        /// Who made the changes other programs committed, as the event that says so.
-        case named(BoardEvent)
+        /// Who made the changes other programs committed, as the event that says so (nil:
+        /// they were this board's own).
+        case named(BoardEvent?)
     }
 
     /// The thread's queue (serial); nil runs every job at once, on the caller's thread.

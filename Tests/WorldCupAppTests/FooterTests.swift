@@ -36,7 +36,7 @@ struct FooterTests {
         board.model.beginWrite(effects[0], data: board.data)
         var text = lines(board.render().grid)
         #expect(text[22] == " Saving Algeria…")
-        #expect(text[2].contains("Algeria") && text[2].hasSuffix(" saving…  Wins: 0  As"), "\(text[2])")
+        #expect(text[2].contains("Algeria") && text[2].hasSuffix(" saving…  Wins: 1  As"), "the tap shows at once: \(text[2])")
         _ = board.model.update(.failed("Something else."), data: board.data, now: 0)
         text = lines(board.render().grid)
         #expect(text[22] == " Something else.")

@@ -25,6 +25,7 @@ extension Collection where Element == TrackedChange {
         var latestKeys: [RecordID: RowKey?] = [:]
         var readByForeignKey = Set<RecordID>()
         var written = Set<RecordID>()
+        var latestRecords: [RecordID: RecordColumns] = [:] // a later commit without one makes it stale
         var latestSectionRows: [(id: ColumnValue, row: SectionRow?)] = []
         var sectionPlaces: [ColumnValue: Int] = [:] // in latestSectionRows, by key
         var position: Int64?
@@ -43,6 +44,7 @@ extension Collection where Element == TrackedChange {
                 for row in commit.rows {
                     touched.insert(row.id)
                     latestKeys[row.id] = row.key
+                    latestRecords[row.id] = commit.records[row.id]
                     if !commit.readByForeignKey.contains(row.id) { written.insert(row.id) }
                 }
                 readByForeignKey.formUnion(commit.readByForeignKey)
@@ -64,6 +66,7 @@ extension Collection where Element == TrackedChange {
         let rows = latestKeys.keys.sorted().map { (id: $0, key: latestKeys[$0]!) }
         var merged = CommittedChange(rows: rows, sections: latestSectionRows, position: position, origin: origin, check: last.check)
         merged.readByForeignKey = readByForeignKey.subtracting(written)
+        merged.records = latestRecords
         merged.notes = notes
         return [.rows(merged)]
     }

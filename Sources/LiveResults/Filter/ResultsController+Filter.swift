@@ -137,6 +137,23 @@ extension ResultsController {
         return try texts(inColumn: filter.column, of: ids)
     }
 
+    /// `filterTexts(of:)`, taking the values of the rows a commit brought whole from them
+    /// (a write's answer, a notification), so that only the others are read.
+    func filterTexts(of ids: [RecordID], given records: [RecordID: RecordColumns]) throws -> [RecordID: [UInt8]] {
+        guard let filter else { return [:] }
+        guard !records.isEmpty else { return try texts(inColumn: filter.column, of: ids) }
+        var found: [RecordID: [UInt8]] = [:]
+        var unread: [RecordID] = []
+        for id in ids {
+            switch records[id]?[filter.column] {
+            case .text(let text)?: found[id] = Array(text.utf8)
+            case .null?: break
+            default: unread.append(id)
+            }
+        }
+        return found.merging(try texts(inColumn: filter.column, of: unread)) { _, read in read }
+    }
+
     /// The values of `column` in the rows `ids` (absent: NULL or no such row).
     private func texts(inColumn column: String, of ids: some Collection<RecordID>) throws -> [RecordID: [UInt8]] {
         guard !ids.isEmpty else { return [:] }

@@ -53,6 +53,10 @@ package struct CommittedChange: Sendable {
     /// A test of the commit against the result before it is applied, when the store cannot
     /// be sure `rows` names every row the commit removed; nil when it can.
     package var check: (any CommitCheck)?
+    /// Whole rows of `rows` as the commit left them, where the store has them already (a
+    /// write's answer): the controller keeps them decoded (`RecordDecoder`) instead of reading
+    /// them again when they are drawn. Empty when the store has none.
+    package var records: [RecordID: RecordColumns] = [:]
     /// What the writers of the commits said of themselves, one note a commit, when each
     /// said one (`ChangeBatch.notes`); nil otherwise.
     package var notes: [String]?
@@ -66,6 +70,10 @@ package struct CommittedChange: Sendable {
         self.check = check
     }
 }
+
+/// A row's columns by name, each value as the store reads it for a record: what a store's
+/// `RecordDecoder` makes a controller's record of.
+package typealias RecordColumns = [String: ColumnValue]
 
 /// A test a store attaches to a commit whose rows may not name every row it removed: the
 /// controller runs it against its result before applying the commit, and fetches again and

@@ -40,6 +40,35 @@ extension PostgresKeyQuery.Statements {
         return rows
     }
 
+    /// The rows of `ids` whole, as `commit` left them, where it carries every column of a
+    /// record and each in a text that reads exactly (`recordCells`): what the controller keeps
+    /// instead of reading them again. A row it cannot say is left out (read when drawn).
+    func records(from commit: NotifiedCommit, ids: [RecordID]) -> [RecordID: RecordColumns] {
+        guard !commit.isCut, commit.table == query.tableName, !recordCells.isEmpty else { return [:] }
+        var places: [Int] = []
+        for cell in recordCells {
+            guard let place = commit.columns.firstIndex(of: cell.name) else { return [:] }
+            places.append(place)
+        }
+        let wanted = Set(ids)
+        var last: [RecordID: [String?]] = [:]
+        for entry in commit.entries where wanted.contains(entry.id) { last[entry.id] = entry.values }
+        var records: [RecordID: RecordColumns] = [:]
+        rows: for (id, values) in last {
+            var columns = RecordColumns(minimumCapacity: recordCells.count)
+            for (cell, place) in zip(recordCells, places) {
+                guard let type = cell.type else {
+                    columns[cell.name] = values[place].map { $0.columnValue } ?? .null
+                    continue
+                }
+                guard let value = Self.value(values[place], type: type) else { continue rows }
+                columns[cell.name] = value
+            }
+            records[id] = columns
+        }
+        return records
+    }
+
     /// A value's text form (`::text`) as the key query reads the value; nil for a type whose
     /// text is not exact, or text that does not read as its type.
     private static func value(_ text: String?, type: String) -> ColumnValue? {

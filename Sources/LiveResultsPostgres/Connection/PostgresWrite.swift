@@ -42,6 +42,9 @@ struct WrittenRows {
     /// written, whose sections they are in; or, for a write of that related table, the related
     /// rows it wrote (and no row). Empty for other feeds.
     var sections: [[(id: ColumnValue, row: SectionRow?)]]
+    /// Per feed, in the order given: each row written and kept (not deleted), whole, for the
+    /// controller's record cache (drawing the row reads nothing).
+    var records: [[RecordID: RecordColumns]]
 
     /// `write`'s statement with a RETURNING clause of the caller's columns, then ours:
     /// the transaction, each feed's keys and match.
@@ -62,6 +65,7 @@ struct WrittenRows {
                 let (matches, predicate) = try feed.keys.matches(firstParameter: bindings.count + 1)
                 predicate?.bind(into: &bindings)
                 columns += [feed.keys.selection(from: table), matches] + (feed.keys.related?.returning(from: table) ?? [])
+                if !feed.keys.recordCells.isEmpty { columns.append(feed.keys.recordSelection(from: table)) }
             }
         }
         guard !columns.isEmpty else { return write.statement }
@@ -73,11 +77,12 @@ struct WrittenRows {
     init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], table: String, deletes: Bool) throws {
         let related = feeds.map { $0.relatedWritten(byTable: table) }
         let ours = 2 + zip(feeds, related).reduce(0) { count, pair in
-            count + (pair.1?.cellCount ?? (pair.0.keys.keyColumns.count + 1 + (pair.0.keys.related?.cellCount ?? 0)))
+            count + (pair.1?.cellCount ?? (pair.0.keys.keyColumns.count + 1 + (pair.0.keys.related?.cellCount ?? 0) + pair.0.keys.recordCells.count))
         }
         var xid: UInt64?
         rows = Array(repeating: [], count: feeds.count)
         sections = Array(repeating: [], count: feeds.count)
+        records = Array(repeating: [:], count: feeds.count)
         for row in result {
             var cells = row.makeIterator()
             for _ in 0...(row.count - ours) { _ = cells.next() } // the caller's columns, then the no-op mark
@@ -100,6 +105,8 @@ struct WrittenRows {
                         sections[index].append((section.key, section.row))
                     }
                 }
+                let record = try feed.keys.decodeRecord(&cells)
+                if matches && !deletes { records[index][id] = record }
                 rows[index].append((id, matches && !deletes ? key : nil))
             }
         }

@@ -151,6 +151,7 @@ extension PostgresChangeFeed {
         let kept = early.applyNotified(xid: commit.xid, rows: rows)
         if !kept.isEmpty {
             var change = CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)
+            change.records = read.keys.records(from: commit, ids: kept.map(\.id))
             change.notes = commit.note.map { [$0] }
             enqueue(.rows(change), wakes: !own || notifiesOwnWrites())
         }

@@ -67,6 +67,8 @@ struct BoardModel {
     var ownChanges = OwnChanges()
     /// The changes asked of the store whose outcome has not come back, oldest first.
     var pendingWrites: [PendingWrite] = []
+    /// The runs of taps queued on one team (`TapRun`), by the team's id, until the last is answered.
+    var tapRuns: [RecordID: TapRun] = [:]
     /// Other programs' changes not yet named on the status line, because an error or a
     /// question holds it: they are named once it is free.
     var othersWaiting: OthersNotice?

@@ -40,6 +40,10 @@ extension BoardModel {
             showOthersChanges(OthersNotice(entries, more: more), now: now)
         case let .finished(effect, outcome):
             endWrite(effect)
+            if case .tap(let id) = effect {
+                finishTap(of: id, outcome, now: now)
+                return []
+            }
             if let message = refusalOfClosedDialog(outcome) {
                 // The dialog was closed while its values were being saved: the status line says why they were not.
                 say(message, isError: true, for: Self.errorSeconds, now: now)

@@ -32,7 +32,9 @@ struct BoardView {
         let (table, statusLines) = model.tableAsDrawn(width: width, height: height)
         table.draw(into: &grid, theme: theme.table, now: now) { position in
             let team = data.team(at: position)
-            return cell(team, filter: model.filter, saving: team?.id.map(model.isSaving(teamID:)) ?? false)
+            // Taps being saved show at once, added to the wins the result holds.
+            return cell(team, filter: model.filter, saving: team?.id.map(model.isSaving(teamID:)) ?? false,
+                        tapsSaving: team?.id.map(model.pendingTaps(teamID:)) ?? 0)
         }
         if model.table.rowCount == 0 {
             let empty = !(model.filter?.keepsEverything ?? true)
@@ -227,14 +229,14 @@ struct BoardView {
     static let savingMark = "saving…"
 
     /// A team's row: its badge, its name (what the filter found in it highlighted) and its
-    /// wins (and `savingMark` while `saving`).
-    private func cell(_ team: Team?, filter: NameFilter?, saving: Bool) -> TableCell {
+    /// wins with the `tapsSaving` not yet answered (and `savingMark` while `saving`).
+    private func cell(_ team: Team?, filter: NameFilter?, saving: Bool, tapsSaving: Int) -> TableCell {
         guard let team else { return TableCell(title: "…") }
         let badge = badges.spans(of: FlagBadge.forTeam(imageName: team.imageName, teamName: team.teamName)) {
             $0.spans(colors: theme.colors, style: flagStyle)
         }
         // What the filter found in the name, highlighted where it is.
-        return TableCell(badge: badge, title: team.teamName, detail: (saving ? Self.savingMark + "  " : "") + "Wins: \(team.wins)",
+        return TableCell(badge: badge, title: team.teamName, detail: (saving ? Self.savingMark + "  " : "") + "Wins: \(team.wins + tapsSaving)",
                          emphasis: filter?.match(in: team.teamName))
     }
 }

@@ -111,8 +111,10 @@ final class OthersChangesReader: Sendable {
     }
 
     /// The event for changes from elsewhere just shown: named when the history says who made
-    /// them, else the plain note.
-    func event() -> BoardEvent {
+    /// them, else the plain note; nil when every entry since the last look is this board's
+    /// own (its change came back through the change log, as a zone's change on PostgreSQL
+    /// does: the board said what it did already).
+    func event() -> BoardEvent? {
         guard let newest = try? store.history(limit: Self.limit) else { return .changedElsewhere }
         let seen = lastSeen.withLock { $0 }
         let unseen = newest.prefix { $0.id > seen }
@@ -120,6 +122,7 @@ final class OthersChangesReader: Sendable {
         let more = unseen.count == Self.limit && unseen.last.map { $0.id > seen + 1 } == true
         if let first = unseen.first?.id { lastSeen.withLock { $0 = max($0, first) } }
         let others = unseen.reversed().filter { !store.ownEntries.contains($0.id) }
-        return others.isEmpty ? .changedElsewhere : .changedBy(others, more: more)
+        if others.isEmpty { return unseen.isEmpty ? .changedElsewhere : nil }
+        return .changedBy(others, more: more)
     }
 }
