@@ -8,7 +8,7 @@ import WorldCup
 /// build the same table and index from these statements.
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
-    public static let version = 6
+    public static let version = 7
     /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
     /// (13) and `CREATE OR REPLACE TRIGGER` (14).
     public static let oldestServer = 140_000
@@ -193,6 +193,13 @@ public enum PostgresSchema {
                     ADD CONSTRAINT history_action_check CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone')),
                     ADD COLUMN IF NOT EXISTS "oldPosition" int4, ADD COLUMN IF NOT EXISTS "newPosition" int4,
                     ADD COLUMN IF NOT EXISTS "intoZoneID" bigint, ADD COLUMN IF NOT EXISTS "intoName" text, ADD COLUMN IF NOT EXISTS "teamIDs" text
+                """),
+        ],
+        // A reset is recorded like any other change: its entry names who reset the board.
+        7: [
+            .sql("""
+                ALTER TABLE history DROP CONSTRAINT IF EXISTS history_action_check,
+                    ADD CONSTRAINT history_action_check CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone', 'reset'))
                 """),
         ],
     ]

@@ -66,7 +66,7 @@ import WorldCupPostgres
             try PostgresTeamStore(location: database.location, seed: nil, readOnly: true)
         }
         let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled(), author: "fan@laptop")
-        #expect(try await database.integer("SELECT version FROM worldcup_schema") == 6)
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == Int64(PostgresSchema.version))
         #expect(try store.zones().map(\.zone.name) == ["Africa", "Asia", "Europe", "North, Central America & Caribbean", "Oceania", "South America", "Zeta"])
         #expect(try store.zones().map(\.teamCount) == [4, 5, 13, 4, 2, 6, 1])
         #expect(try store.zones().map(\.zone.position) == Array(0..<7))
