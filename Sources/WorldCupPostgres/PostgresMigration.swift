@@ -96,14 +96,27 @@ struct PostgresMigration {
         try PostgresSchema.checkServer(versionNumber: Int(text) ?? 0, server: location.server)
     }
 
+    /// The tables every board reads, a watcher's too, as a list of SQL strings.
+    private static let boardTables = [PostgresSchema.versionTable, "seedImport", "team", "zone", "history", PostgresChangeLog.tableName, PostgresChangeLog.prunedTableName]
+        .map { "'\($0)'" }.joined(separator: ", ")
+
     /// What the database holds.
     func state() throws -> State {
+        // With it, in the same round trip: the tables of the board's schema this user may not
+        // read (a grant covers only the tables there when it was made), the user and the schema.
         let row = try query("""
             SELECT to_regclass(\(PostgresSchema.versionTable)) IS NOT NULL,
-                   EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema())
-            """).first?.decode((Bool, Bool).self)
-        let (isOurs, hasTables) = row ?? (false, false)
+                   EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema()),
+                   (SELECT string_agg(c.relname::text, ', ' ORDER BY c.relname) FROM pg_catalog.pg_class c
+                    WHERE c.relnamespace = to_regnamespace(current_schema()) AND c.relkind IN ('r', 'p')
+                    AND c.relname IN (\(unescaped: Self.boardTables)) AND NOT has_table_privilege(c.oid, 'SELECT')),
+                   current_user::text, quote_ident(current_user), coalesce(quote_ident(current_schema()), 'public')
+            """).first?.decode((Bool, Bool, String?, String, String, String).self)
+        let (isOurs, hasTables, unreadable, user, userIdentifier, schema) = row ?? (false, false, nil, location.url.user, location.url.user, "public")
         guard isOurs else { return State(version: nil, hasOtherTables: hasTables, isSeeded: false) }
+        if let unreadable {
+            throw WorldCupError("The user “\(WorldCupError.quotable(user))” may not read the board's tables \(unreadable) in \(location.databaseAndServer): as the board's owner, run GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(userIdentifier) (a grant covers only the tables there when it was made).")
+        }
         let (version, seeded) = try query("""
             SELECT version, EXISTS (SELECT 1 FROM "seedImport") OR EXISTS (SELECT 1 FROM team)
             FROM \(unescaped: PostgresSchema.versionTable)
