@@ -181,28 +181,25 @@ extension TeamStore {
         return try undo(entryID: entryID)
     }
 
-    /// Adds one win to the team with this name (case ignored). Returns the team as saved.
+    /// Adds one win to the team a person means by `name` (`team(meant:)`). Returns the team as saved.
     @discardableResult
     public func tap(named name: String) throws -> Team {
         try refuseIfReadOnly()
-        guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
-        return try tap(teamID: id)
+        return try tap(teamID: team(meant: name).id ?? 0)
     }
 
-    /// Deletes the team with this name (case ignored). Returns the team as it was.
+    /// Deletes the team a person means by `name` (`team(meant:)`). Returns the team as it was.
     @discardableResult
     public func delete(named name: String) throws -> Team {
         try refuseIfReadOnly()
-        guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
-        return try delete(teamID: id)
+        return try delete(teamID: team(meant: name).id ?? 0)
     }
 
-    /// Edits the team with this name (case ignored). Returns the change.
+    /// Edits the team a person means by `name` (`team(meant:)`). Returns the change.
     @discardableResult
     public func edit(named name: String, newName: String?, zone: String?, wins: Int?) throws -> TeamChange {
         try refuseIfReadOnly()
-        guard let id = try team(named: name)?.id else { throw noTeam(named: name) }
-        return try edit(teamID: id, name: newName, zone: zone, wins: wins)
+        return try edit(teamID: team(meant: name).id ?? 0, name: newName, zone: zone, wins: wins)
     }
 
     /// Renames the zone with this name (case ignored): `renameZone(zoneID:to:)`.

@@ -8,6 +8,10 @@ public struct WorldCupError: Error, Equatable, CustomStringConvertible, Sendable
     /// ends on such an error instead of showing it and going on.
     public var isDamage = false
 
+    /// Whether the sentence says a database file could be read but not written: a command
+    /// that only reads would open it with `--read-only` (`suggestingReadOnly`).
+    public var readableOnly = false
+
     public init(_ description: String) {
         self.description = description
     }
@@ -17,6 +21,15 @@ public struct WorldCupError: Error, Equatable, CustomStringConvertible, Sendable
         var error = WorldCupError(description)
         error.isDamage = true
         return error
+    }
+
+    /// For a command that only reads: the sentence of a file it may read but not write, with
+    /// the option that opens it (`readableOnly`); any other error as it is.
+    public static func suggestingReadOnly(_ error: any Error) -> any Error {
+        guard let error = error as? WorldCupError, error.readableOnly, error.description.hasSuffix(".") else { return error }
+        var suggested = WorldCupError(String(error.description.dropLast()) + "; add --read-only to watch it without changing it.")
+        suggested.isDamage = error.isDamage
+        return suggested
     }
 
     /// Text from outside (a name, a path) made safe to quote in a message: characters a

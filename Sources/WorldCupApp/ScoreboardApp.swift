@@ -26,6 +26,12 @@ public enum ScoreboardApp {
         let background = color ? theme.background(colorFGBG: environment["COLORFGBG"]) : .dark
         let session = try TerminalSession(color: color)
         defer { session.end() }
+        // A board on a server reads its first rows over the network (a slow link takes seconds):
+        // until they come, the screen says what it waits for instead of staying blank.
+        if let server = scoreboard.server {
+            let size = session.size
+            session.present(connectingFrame(to: server, width: size.width, height: size.height))
+        }
         let screen = try ScoreboardScreen(scoreboard: scoreboard, colors: session.colorDepth, background: background, flags: flags,
                                           onChangesAvailable: session.wakeUp, onWorkFinished: session.wakeUp,
                                           cacheName: ScoreboardScreen.cacheName(for: scoreboard))
@@ -103,5 +109,13 @@ public enum ScoreboardApp {
         }
         if let damage = screen.damage { throw damage }
         return status
+    }
+
+    /// The frame shown while a board on `server` reads its first rows: the title, and what it waits for.
+    static func connectingFrame(to server: String, width: Int, height: Int) -> Grid {
+        var grid = Grid(width: width, height: height)
+        let end = grid.write("World Cup", x: 1, y: 0, style: Style(bold: true))
+        _ = grid.write(DisplayText.truncate(" · connecting to \(server)…", toWidth: max(0, width - end - 1)), x: end, y: 0, style: Style(dim: true))
+        return grid
     }
 }

@@ -62,7 +62,7 @@ struct PostgresMigration {
     func firstLook() throws -> (state: State, access: ReadOnlyBoard?) {
         let row = try query("""
             SELECT current_setting('server_version_num'), \(unescaped: Self.tablesFound),
-                current_setting('transaction_read_only') = 'on', current_user::text,
+                current_setting('transaction_read_only') = 'on',
                 CASE WHEN to_regclass('team') IS NULL
                     -- No schema yet (one named in `options` is made first): the database's CREATE.
                     THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), has_database_privilege(current_database(), 'CREATE'))
@@ -75,15 +75,16 @@ struct PostgresMigration {
                     AND coalesce(has_table_privilege(to_regclass('history'), 'UPDATE'), has_schema_privilege(current_schema(), 'CREATE'))
                     AND coalesce(has_table_privilege(to_regclass('\(unescaped: PostgresChangeLog.tableName)'), 'INSERT'), false)
                 END
-            """).first?.decode((String, Bool, Bool, Bool, String, Bool?).self)
-        let (version, isOurs, hasTables, readOnlySession, user, mayWrite) = row ?? ("0", false, false, false, location.url.user, true)
+            """).first?.decode((String, Bool, Bool, String?, String, String, String, Bool, Bool?).self)
+        let (version, isOurs, hasTables, unreadable, user, userIdentifier, schema, readOnlySession, mayWrite) = row
+            ?? ("0", false, false, nil, location.url.user, location.url.user, "public", false, true)
         try PostgresSchema.checkServer(versionNumber: Int(version) ?? 0, server: location.server)
         // What this session may do, asked of the server (never by trying a write): nil when it
         // may make every change a board makes (every change writes `team`, the history and
         // the change log; a history not made yet, the user must be able to make), or, before
         // there is a scoreboard, create its tables; otherwise why the board is read-only.
         let access: ReadOnlyBoard? = readOnlySession ? .server : mayWrite == false ? .role(user: user) : nil
-        return (try state(isOurs: isOurs, hasTables: hasTables), access)
+        return (try state(Found((isOurs, hasTables, unreadable, user, userIdentifier, schema))), access)
     }
 
     /// The sentence for a database a read-only session cannot open as it is.
@@ -101,18 +102,40 @@ struct PostgresMigration {
 
     /// What the database holds.
     func state() throws -> State {
-        let (isOurs, hasTables) = try query("SELECT \(unescaped: Self.tablesFound)").first?.decode((Bool, Bool).self) ?? (false, false)
-        return try state(isOurs: isOurs, hasTables: hasTables)
+        let row = try query("SELECT \(unescaped: Self.tablesFound)").first?.decode((Bool, Bool, String?, String, String, String).self)
+        return try state(Found(row ?? (false, false, nil, location.url.user, location.url.user, "public")))
     }
 
-    /// Whether the database has a worldcup schema, and tables of any kind.
+    /// The tables every board reads, a watcher's too, as a list of SQL strings.
+    private static let boardTables = [PostgresSchema.versionTable, "seedImport", "team", "zone", "history", PostgresChangeLog.tableName, PostgresChangeLog.prunedTableName]
+        .map { "'\($0)'" }.joined(separator: ", ")
+
+    /// Whether the database has a worldcup schema, and tables of any kind; the tables of the
+    /// board's schema this user may not read (a grant covers only the tables there when it
+    /// was made); the user, as text and as an identifier, and the schema as an identifier.
     private static let tablesFound = """
-        to_regclass('\(PostgresSchema.versionTable)') IS NOT NULL, EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema())
+        to_regclass('\(PostgresSchema.versionTable)') IS NOT NULL, EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema()),
+        (SELECT string_agg(c.relname::text, ', ' ORDER BY c.relname) FROM pg_catalog.pg_class c
+         WHERE c.relnamespace = to_regnamespace(current_schema()) AND c.relkind IN ('r', 'p')
+         AND c.relname IN (\(boardTables)) AND NOT has_table_privilege(c.oid, 'SELECT')),
+        current_user::text, quote_ident(current_user), coalesce(quote_ident(current_schema()), 'public')
         """
 
-    /// What the database holds, given whether it has a worldcup schema (`isOurs`) and tables.
-    private func state(isOurs: Bool, hasTables: Bool) throws -> State {
-        guard isOurs else { return State(version: nil, hasOtherTables: hasTables, isSeeded: false) }
+    /// What `tablesFound` says.
+    private struct Found {
+        var isOurs: Bool, hasTables: Bool, unreadable: String?, user: String, userIdentifier: String, schema: String
+
+        init(_ row: (Bool, Bool, String?, String, String, String)) {
+            (isOurs, hasTables, unreadable, user, userIdentifier, schema) = row
+        }
+    }
+
+    /// What the database holds, given what `tablesFound` says.
+    private func state(_ found: Found) throws -> State {
+        guard found.isOurs else { return State(version: nil, hasOtherTables: found.hasTables, isSeeded: false) }
+        if let unreadable = found.unreadable {
+            throw WorldCupError("The user “\(WorldCupError.quotable(found.user))” may not read the board's tables \(unreadable) in \(location.databaseAndServer): as the board's owner, run GRANT SELECT ON ALL TABLES IN SCHEMA \(found.schema) TO \(found.userIdentifier) (a grant covers only the tables there when it was made).")
+        }
         let (version, seeded) = try query("""
             SELECT version, EXISTS (SELECT 1 FROM "seedImport") OR EXISTS (SELECT 1 FROM team)
             FROM \(unescaped: PostgresSchema.versionTable)

@@ -199,9 +199,14 @@ public enum PostgresSchema {
         // A change names its author to every board in its notification: the history's new
         // entries go in the transaction's note (`historyNote`), which the change log's
         // notification carries, so a board names another's change without reading the history.
+        // A reset is recorded like any other change: its entry names who reset the board.
         7: [
             .sql(historyNote),
             .sql("CREATE OR REPLACE TRIGGER history_note AFTER INSERT ON history FOR EACH ROW EXECUTE FUNCTION worldcup_history_note()"),
+            .sql("""
+                ALTER TABLE history DROP CONSTRAINT IF EXISTS history_action_check,
+                    ADD CONSTRAINT history_action_check CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone', 'reset'))
+                """),
         ],
     ]
 

@@ -77,10 +77,12 @@ extension PostgresTeamStore {
 
     /// Replaces every team of the database at `location` with `teams` (already checked, such
     /// as `Seed.bundled()`) in one transaction, creating the schema first if needed: every
-    /// open scoreboard sees the whole board change at once. Returns the number of teams.
+    /// open scoreboard sees the whole board change at once, and the history's entry of the
+    /// reset names `author`. Returns the number of teams.
     @discardableResult
-    public static func reset(location: PostgresLocation, seed teams: [SeedTeam], deadline: Duration = defaultDeadline) throws -> Int {
-        let store = try PostgresTeamStore(location: location, seed: nil, deadline: deadline)
+    public static func reset(location: PostgresLocation, seed teams: [SeedTeam], author: String = Author.machineDefault(),
+                             deadline: Duration = defaultDeadline) throws -> Int {
+        let store = try PostgresTeamStore(location: location, seed: nil, deadline: deadline, author: author)
         try store.refuseIfReadOnly()
         return try store.change { connection in
             try transaction(connection) {
@@ -91,6 +93,10 @@ extension PostgresTeamStore {
                 try lockZones(connection)
                 try query(connection, "DELETE FROM zone")
                 try PostgresMigration.importSeed(teams, connection)
+                try query(connection, """
+                    INSERT INTO history ("writeID", author, action, "teamID", "teamName")
+                    VALUES (\(UUID()), \(author), \(TeamChange.Action.reset.rawValue), 0, '')
+                    """)
                 return Int(try query(connection, "SELECT count(*) FROM team").single(Int64.self) ?? 0)
             }
         }

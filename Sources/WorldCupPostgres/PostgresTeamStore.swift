@@ -205,10 +205,16 @@ public final class PostgresTeamStore: TeamStore {
     }
 
     /// Adds one win to the team with this name (case ignored), its lookup and its write in one
-    /// statement. Returns the team as saved.
+    /// statement; when no team has that name, to the one a person means (`team(meant:)`, folded
+    /// as the board folds names). Returns the team as saved.
     @discardableResult
     public func tap(named name: String) throws -> Team {
-        try recordedTap(.named(key: Team.nameKey(TeamValidation.trimmed(name))), tapID: UUID(), missing: noTeam(named: name)).team
+        let missing = noTeam(named: name)
+        do {
+            return try recordedTap(.named(key: Team.nameKey(TeamValidation.trimmed(name))), tapID: UUID(), missing: missing).team
+        } catch let error as WorldCupError where error == missing {
+            return try tap(teamID: team(meant: name).id ?? 0)
+        }
     }
 
     /// A tap of the team `guarded` finds, exactly once for `tapID`; `missing` when there is none.

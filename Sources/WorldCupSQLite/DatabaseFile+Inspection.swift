@@ -47,7 +47,9 @@ extension DatabaseFile {
         let shown = WorldCupError.quotable(path)
         if FileManager.default.fileExists(atPath: path), access(path, forWriting ? R_OK | W_OK : R_OK) != 0 {
             let purpose = forWriting ? "reading and writing" : "reading"
-            throw WorldCupError("Cannot open the database \(shown) for \(purpose): \(WorldCupError.phrase(errno: errno)).")
+            var error = WorldCupError("Cannot open the database \(shown) for \(purpose): \(WorldCupError.phrase(errno: errno)).")
+            error.readableOnly = forWriting && access(path, R_OK) == 0
+            throw error
         }
         let locks = FileLocks.current()
         var reason: DatabaseInspection.FullCheckReason? = thorough ? .asked : nil

@@ -33,9 +33,11 @@ extension SQLiteTeamStore {
                 oldPosition, newPosition, intoZoneID, intoName, teamIDs)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        // A zone's change: its id and name where a team's are, its names before and after.
+        // A zone's change: its id and name where a team's are, its names before and after. A
+        // reset's entry has no team: its id is 0, as no team's is.
+        let teamID: Int64 = change.zone?.zoneID ?? change.teamID ?? 0
         try statement.execute(arguments: [
-            author, change.action.rawValue, change.zone?.zoneID ?? change.teamID, change.teamName,
+            author, change.action.rawValue, teamID, change.teamName,
             old?.teamName ?? change.zone?.before?.name, old?.qualifyingZone, old?.imageName, old?.wins,
             new?.teamName ?? change.zone?.after?.name, new?.qualifyingZone, new?.imageName, new?.wins, change.undid?.rawValue, reverts,
             zone.oldPosition, zone.newPosition, zone.intoZoneID, zone.intoName, zone.teamIDs,

@@ -82,14 +82,19 @@ public final class SQLiteTeamStore: TeamStore {
         try DatabaseFile.readable {
             try database.write { db in
                 guard try !Self.isSeeded(db) else { return false }
-                try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
-                for seed in teams {
-                    var team = Team(teamName: TeamValidation.trimmed(seed.teamName), qualifyingZone: TeamValidation.trimmed(seed.qualifyingZone), imageName: seed.imageName, wins: seed.wins)
-                    try Self.placeInZone(&team, db)
-                    try team.insert(db)
-                }
+                try Self.insertSeed(teams, db)
                 return true
             }
+        }
+    }
+
+    /// Records the seed's import and inserts its teams (and their zones), in the caller's transaction.
+    static func insertSeed(_ teams: [SeedTeam], _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
+        for seed in teams {
+            var team = Team(teamName: TeamValidation.trimmed(seed.teamName), qualifyingZone: TeamValidation.trimmed(seed.qualifyingZone), imageName: seed.imageName, wins: seed.wins)
+            try placeInZone(&team, db)
+            try team.insert(db)
         }
     }
 

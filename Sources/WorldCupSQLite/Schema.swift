@@ -5,7 +5,7 @@ import WorldCup
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v9"
+    public static let version = "v10"
 
     /// The index that holds the teams in `Team.boardOrder`.
     static let boardIndexName = "team_in_scoreboard_order"
@@ -140,7 +140,42 @@ public enum Schema {
         migrator.registerMigration("v9") { db in
             try migrateToZones(db)
         }
+        // A reset is a change done in place, recorded like any other: the history's actions
+        // take `reset` (its entry names who reset the board, for every board open on it).
+        migrator.registerMigration("v10") { db in
+            try recordResets(db)
+        }
         return migrator
+    }
+
+    /// Migration v10 (see `migrator`): the history made again with `reset` among its actions,
+    /// every entry and id kept.
+    private static func recordResets(_ db: Database) throws {
+        // Another process opening the file at the same moment may have done it (see v9).
+        let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'history'") ?? ""
+        guard !sql.contains("'reset'") else { return }
+        try db.execute(sql: """
+            CREATE TABLE history_v10 (
+                id INTEGER PRIMARY KEY,
+                at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+                author TEXT NOT NULL,
+                action TEXT NOT NULL CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone', 'reset')),
+                teamID INTEGER NOT NULL,
+                teamName TEXT NOT NULL,
+                oldName TEXT, oldZone TEXT, oldImage TEXT, oldWins INTEGER,
+                newName TEXT, newZone TEXT, newImage TEXT, newWins INTEGER,
+                undid TEXT,
+                undoneBy INTEGER,
+                reverts INTEGER,
+                refused INTEGER NOT NULL DEFAULT 0,
+                oldPosition INTEGER, newPosition INTEGER, intoZoneID INTEGER, intoName TEXT, teamIDs TEXT);
+            INSERT INTO history_v10 SELECT id, at, author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins,
+                newName, newZone, newImage, newWins, undid, undoneBy, reverts, refused,
+                oldPosition, newPosition, intoZoneID, intoName, teamIDs FROM history;
+            DROP TABLE history;
+            ALTER TABLE history_v10 RENAME TO history;
+            CREATE INDEX history_by_author ON history (author, id);
+            """)
     }
 
     /// Migration v9 (see `migrator`).

@@ -51,8 +51,13 @@ public enum StoreLocation: Sendable {
     /// Opens the store, importing `seed` on first use (already read and checked). A
     /// `readOnly` store writes nothing, not even on first use: a file is opened with
     /// SQLite's read-only connections, and a database not set up yet is refused.
-    public func open(seed: [SeedTeam], readOnly: Bool = false, author: String = Author.machineDefault()) throws -> any TeamStore {
+    ///
+    /// - Parameter creating: whether a file given by hand that does not exist yet is made (a
+    ///   board's first run); when false it is refused, naming the command that makes one, so
+    ///   that a mistyped path never becomes a new board.
+    public func open(seed: [SeedTeam], readOnly: Bool = false, author: String = Author.machineDefault(), creating: Bool = true) throws -> any TeamStore {
         try checkFolder()
+        if !creating { try refuseIfMissing() }
         return switch self {
         case .defaultFile(let url) where readOnly, .file(let url) where readOnly: try SQLiteTeamStore(readOnlyDatabaseURL: url)
         case .defaultFile(let url), .file(let url): try SQLiteTeamStore(databaseURL: url, seed: seed, author: author)
@@ -64,6 +69,14 @@ public enum StoreLocation: Sendable {
     /// worldcup makes no folder but its own default one.
     public func checkFolder() throws {
         if case .file(let url) = self { try DatabaseFile.requireFolder(of: url) }
+    }
+
+    /// Refuses a file given by hand (`--database`, `WORLDCUP_DATABASE`) that does not exist,
+    /// in one sentence naming the board command that makes it. The default file and a server
+    /// pass: the default is made on first use, and a server's database is checked when opened.
+    public func refuseIfMissing() throws {
+        guard case .file(let url) = self, !FileManager.default.fileExists(atPath: url.path) else { return }
+        throw WorldCupError("There is no database at “\(WorldCupError.quotable(url.path))”; \(WorldCupError.shellCommand("worldcup --database", url.path)) opens a new board there.")
     }
 
     /// The place as messages show it, quoted (a server's password masked).

@@ -39,7 +39,7 @@ extension WorldCupCommand {
 
         func run() throws {
             guard let file else {
-                let text = String(decoding: try TeamExport.data(store.open().teams(), as: format), as: UTF8.self)
+                let text = String(decoding: try TeamExport.data(store.open(reading: true).teams(), as: format), as: UTF8.self)
                 FileHandle.standardOutput.write(Data((isatty(STDOUT_FILENO) == 1 ? Self.escapedLines(text) : text).utf8))
                 return
             }
@@ -47,7 +47,7 @@ extension WorldCupCommand {
             // The file's place is checked before the board is opened.
             try NewFile.write(to: URL(fileURLWithPath: file), what: "the export", replacing: force,
                               advice: "give the name of a new file, or --force to replace it") {
-                let teams = try store.open().teams()
+                let teams = try store.open(reading: true).teams()
                 count = teams.count
                 return try TeamExport.data(teams, as: format)
             }

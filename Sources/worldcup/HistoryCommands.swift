@@ -76,7 +76,7 @@ extension WorldCupCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Flag(help: "Print a JSON array: id (what worldcup undo ID names), at (ISO 8601, UTC), by, action (tap, add, delete, edit, undo; a redo has the action it makes again), team, and old and new values (name, zone, wins) where there are some; undid for an undo, reverts for an undo or a redo (the entry it took back), undone and undoneBy for a change taken back (an undo made again).")
+        @Flag(help: "Print a JSON array: id (what worldcup undo ID names), at (ISO 8601, UTC), by, action (tap, add, delete, edit, undo, renameZone, moveZone, mergeZone or reset; a redo has the action it makes again), team, and old and new values (name, zone, wins) where there are some; undid for an undo, reverts for an undo or a redo (the entry it took back), undone and undoneBy for a change taken back (an undo made again).")
         var json = false
 
         @Option(parsing: .unconditional, help: "How many changes to print, newest first.")
@@ -84,7 +84,7 @@ extension WorldCupCommand {
 
         func run() throws {
             guard limit > 0 else { throw WorldCupError("--limit takes a number of changes, 1 or more.") }
-            let entries = try store.open().history(limit: limit)
+            let entries = try store.open(reading: true).history(limit: limit)
             if json {
                 FileHandle.standardOutput.write(try HistoryEntry.json(entries))
                 return

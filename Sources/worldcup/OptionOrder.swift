@@ -34,4 +34,19 @@ enum OptionOrder {
         }
         return arguments
     }
+
+    /// The word that stands where a command's name would, after the leading shared options,
+    /// when it names no command (`worldcup frobnicate`); nil otherwise. The board takes no
+    /// words, so without this the parser would answer with the board's usage.
+    static func unknownCommand(in arguments: [String], commands: Set<String>) -> String? {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if commands.contains(argument) { return nil }
+            let name = String(argument.prefix { $0 != "=" })
+            guard let takesValue = leading[name] else { return argument.hasPrefix("-") ? nil : argument }
+            index += takesValue && !argument.contains("=") ? 2 : 1
+        }
+        return nil
+    }
 }

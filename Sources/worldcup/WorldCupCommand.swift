@@ -54,8 +54,15 @@ struct WorldCupCommand: ParsableCommand {
     /// Parses the arguments with the shared options before a command's name moved after it
     /// (`OptionOrder`), then runs the command.
     static func main() {
-        let commands = Set(configuration.subcommands.map { $0._commandName } + ["help"])
-        main(OptionOrder.arranged(Array(CommandLine.arguments.dropFirst()), commands: commands))
+        let names = configuration.subcommands.map { $0._commandName }
+        let commands = Set(names + ["help"])
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let unknown = OptionOrder.unknownCommand(in: arguments, commands: commands) {
+            let sentence = "Error: “\(WorldCupError.quotable(unknown))” is not a worldcup command; the commands are \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "") (worldcup help COMMAND explains one).\n"
+            FileHandle.standardError.write(Data(sentence.utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        main(OptionOrder.arranged(arguments, commands: commands))
     }
 
     /// What `worldcup --version` prints. Raise it with each release.
@@ -97,12 +104,30 @@ struct StoreOptions: ParsableArguments {
         try seed.map { try Seed.load(from: URL(fileURLWithPath: $0)) } ?? Seed.bundled()
     }
 
-    /// Opens the scoreboard, importing the seed on first use (read and checked first);
-    /// read-only when asked (`--read-only`).
-    func open() throws -> any TeamStore {
+    /// Opens the scoreboard for a command other than the board; read-only when asked
+    /// (`--read-only`). A file given by hand must exist: only the board makes a new one
+    /// (`openBoard`), so that a mistyped path is refused instead of becoming a new board.
+    /// `reading`: the command only reads, so a file it may read but not write is refused
+    /// with the option that would open it (`--read-only`).
+    func open(reading: Bool = false) throws -> any TeamStore {
+        try open(creating: false, reading: reading)
+    }
+
+    /// Opens the scoreboard for the board, importing the seed on first use (read and checked
+    /// first); read-only when asked (`--read-only`).
+    func openBoard() throws -> any TeamStore {
+        try open(creating: true, reading: true)
+    }
+
+    private func open(creating: Bool, reading: Bool) throws -> any TeamStore {
+        let location = try location()
         let seed = try seedTeams()
         let author = try Author.chosen(author)
-        return try location().open(seed: seed, readOnly: readOnly, author: author)
+        do {
+            return try location.open(seed: seed, readOnly: readOnly, author: author, creating: creating)
+        } catch {
+            throw reading ? WorldCupError.suggestingReadOnly(error) : error
+        }
     }
 }
 
@@ -146,7 +171,7 @@ extension WorldCupCommand {
             // Checked before the database is opened: a bad value changes nothing.
             let theme = try themeChoice(environment)
             HeapTuning.keepFreedPages()
-            let scoreboard = try store.open()
+            let scoreboard = try store.openBoard()
             let noColorEnvironment = !(environment["NO_COLOR"] ?? "").isEmpty
             let status = try ScoreboardApp.run(scoreboard: scoreboard, color: !(noColor || noColorEnvironment), theme: theme,
                                                environment: environment, flags: flags)
@@ -164,7 +189,7 @@ extension WorldCupCommand {
         var json = false
 
         func run() throws {
-            let teams = try store.open().teams()
+            let teams = try store.open(reading: true).teams()
             if json {
                 FileHandle.standardOutput.write(try TeamExport.json(teams))
                 return

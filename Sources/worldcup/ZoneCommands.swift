@@ -15,13 +15,15 @@ extension WorldCupCommand {
         var json = false
 
         func run() throws {
-            let zones = try store.open().zones()
+            let zones = try store.open(reading: true).zones()
             if json {
                 FileHandle.standardOutput.write(try ZoneListing.json(zones))
                 return
             }
             for listing in zones {
-                print("\(listing.zone.position + 1)  \(escapedForTerminal(listing.zone.name))  \(listing.teamCount) \(listing.teamCount == 1 ? "team" : "teams")")
+                // The board shows no section for an empty zone: said here, so the two agree.
+                let empty = listing.teamCount == 0 ? " (no section on the board until a team joins it)" : ""
+                print("\(listing.zone.position + 1)  \(escapedForTerminal(listing.zone.name))  \(listing.teamCount) \(listing.teamCount == 1 ? "team" : "teams")\(empty)")
             }
         }
     }

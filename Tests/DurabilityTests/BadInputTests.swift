@@ -92,7 +92,7 @@ struct BadInputTests {
     func badSeedWithDatabase(_ bad: Case) throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.database.path
+        let database = emptyFile(folder.database).path
         #expect(try Executable.run(["tap", "Brazil", "--database", database]).status == 0)
         let seed = try bad.prepare(folder)
         let before = folder.snapshot()
@@ -118,7 +118,7 @@ struct BadInputTests {
 
     /// A seeded database, made by the binary, at `name` in the folder.
     static func seededDatabase(_ name: String, in folder: TemporaryFolder) throws -> URL {
-        let url = folder.file(name)
+        let url = emptyFile(folder.file(name))
         let made = try Executable.run(["list", "--database", url.path])
         #expect(made.status == 0, "\(made.err)")
         return url

@@ -77,7 +77,7 @@ struct CrashTests {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
         for round in 0..<40 {
-            let database = folder.file("race-\(round).sqlite").path
+            let database = emptyFile(folder.file("race-\(round).sqlite")).path
             let failures = Mutex<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 6) { _ in
                 let result = Result { try Executable.run(["tap", "Brazil", "--database", database]) }
@@ -93,7 +93,7 @@ struct CrashTests {
     func fourCommandLines() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.database.path
+        let database = emptyFile(folder.database).path
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<25 {

@@ -39,8 +39,10 @@ struct DatabaseLocationTests {
             expectError(result, mentions: ["does not exist", #"mkdir -p '\#(folder.url.path)/boards/it'\''s mine'"#], command[0])
             #expect(folder.snapshot().isEmpty, "\(command[0]): files made")
         }
-        // Made as the sentence says, the folder takes the board.
+        // Made as the sentence says, the folder takes the board (an empty file: only the board
+        // makes one that does not exist).
         try FileManager.default.createDirectory(at: folder.file("boards/it's mine"), withIntermediateDirectories: true)
+        emptyFile(folder.file("boards/it's mine/WorldCup.sqlite"))
         #expect(try worldcup(["list", "--database", "boards/it's mine/WorldCup.sqlite"], in: folder).status == 0)
         #expect(FileManager.default.fileExists(atPath: folder.file("boards/it's mine/WorldCup.sqlite").path))
     }

@@ -57,7 +57,7 @@ struct ExportBackupTests {
     func exportFormats() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.database.path
+        let database = emptyFile(folder.database).path
         #expect(try Executable.run(["add", #"Côte d'Ivoire, "Les Éléphants""#, "--zone", "Africa", "--database", database]).status == 0)
         let csv = try Executable.run(["export", "--database", database])
         #expect(csv.status == 0 && csv.err.isEmpty, "\(csv.err)")
@@ -97,7 +97,7 @@ struct ExportBackupTests {
     func backupRefusals() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.database
+        let database = emptyFile(folder.database)
         #expect(try Executable.run(["tap", "Brazil", "--database", database.path]).status == 0)
         try Data("keep me".utf8).write(to: folder.file("old.sqlite"))
         let existing = try Executable.run(["backup", folder.file("old.sqlite").path, "--database", database.path])

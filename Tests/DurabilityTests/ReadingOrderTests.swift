@@ -10,7 +10,7 @@ struct ReadingOrderTests {
     func listAndAdd() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let database = folder.database.path
+        let database = emptyFile(folder.database).path
         // Switzerland, of the seed, moves to the new zone with the others.
         #expect(try Executable.run(["delete", "Switzerland", "--database", database]).status == 0)
         for name in ["Switzerland", "Émoji", "alpha", "Åland"] {

@@ -21,7 +21,7 @@ struct ResetTests {
 
     /// A database damaged beyond opening: its first page is text.
     static func damagedDatabase(in folder: TemporaryFolder) throws -> URL {
-        let url = folder.database
+        let url = emptyFile(folder.database)
         let made = try Executable.run(["tap", "Brazil", "--database", url.path])
         try #require(made.status == 0, "\(made.err)")
         let handle = try FileHandle(forWritingTo: url)
@@ -79,7 +79,7 @@ struct ResetTests {
     func terminalNo(answer: String) throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let url = folder.database
+        let url = emptyFile(folder.database)
         #expect(try Executable.run(["tap", "Brazil", "--database", url.path]).status == 0)
         let before = folder.snapshot()
         let result = try Self.runOnTerminal(["reset", "--database", url.path], answer: answer)
@@ -93,7 +93,7 @@ struct ResetTests {
     func saysWhatItReplaces() throws {
         let folder = try TemporaryFolder(prefix: "DurabilityTests")
         defer { folder.remove() }
-        let url = folder.file("WorldCup.sqlite")
+        let url = emptyFile(folder.file("WorldCup.sqlite"))
         #expect(try Executable.run(["tap", "Brazil", "--database", url.path]).status == 0)
         let sound = try Self.runOnTerminal(["reset", "--database", url.path], answer: "n\n")
         #expect(sound.err.hasPrefix("The database \(url.path) passed its check and holds 32 teams.\nReplace "), "\(sound.err)")

@@ -11,6 +11,14 @@ func isOneSentenceError(_ stderr: String) -> Bool {
     stderr.hasPrefix("Error: ") && stderr.hasSuffix("\n") && isOneSentence(stderr.dropFirst("Error: ".count).dropLast())
 }
 
+/// `url` with an empty file there, which every command takes for a new database (only the
+/// board makes a file that does not exist).
+@discardableResult
+func emptyFile(_ url: URL) -> URL {
+    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+    return url
+}
+
 /// Starts tap-loop tapping Brazil `taps` times on `database`, its standard output and error
 /// piped: it prints each acknowledged tap's win count on a line of its own.
 func startTapLoop(on database: URL, taps: Int) throws -> (process: Process, out: Pipe, err: Pipe) {

@@ -13,6 +13,27 @@ struct CommandLineEndToEndTests {
         #expect(printed.split(separator: ".").count == 3 && printed.split(separator: ".").allSatisfy { Int($0) != nil }, "“\(printed)”")
     }
 
+    @Test("An unknown command is named as such, with the commands there are, not answered with the board's usage",
+          arguments: [["frobnicate"], ["--database", "/nowhere/x.sqlite", "frobnicate", "--yes"]])
+    func unknownCommand(arguments: [String]) throws {
+        let result = try Executable.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.out.isEmpty)
+        #expect(result.err == "Error: “frobnicate” is not a worldcup command; the commands are board, list, tap, add, delete, edit, zones, zone, undo, redo, history, export, backup, reset and check (worldcup help COMMAND explains one).\n")
+    }
+
+    @Test("zones says of an empty zone that the board shows no section for it")
+    func emptyZone() throws {
+        let database = temporaryDatabase()
+        for command in [["add", "Atlantis", "--zone", "Atlantic"], ["delete", "Atlantis"]] {
+            let result = try Executable.run(command + ["--database", database])
+            try #require(result.status == 0, "\(command): \(result.err)")
+        }
+        let zones = try Executable.run(["zones", "--database", database])
+        #expect(zones.out.split(separator: "\n").contains("3  Atlantic  0 teams (no section on the board until a team joins it)"), "\(zones.out)")
+        #expect(zones.out.contains("1  Africa  5 teams\n"))
+    }
+
     @Test("list --json prints each team's keys in one sorted order, the same on every run")
     func jsonKeysSorted() throws {
         let database = temporaryDatabase()
@@ -48,6 +69,7 @@ struct ThemeEndToEndTests {
     @Test("A WORLDCUP_THEME that is not light, dark or auto is refused in one sentence, before the database is made")
     func badVariable() throws {
         let database = temporaryDatabase()
+        try FileManager.default.removeItem(atPath: database)
         let terminal = try TmuxTerminal(command: ["env", "WORLDCUP_THEME=purple", Executable.worldcup.path, "--database", database])
         #expect(terminal.waitFor("WORLDCUP_THEME is “purple”; it takes light, dark or auto."))
         #expect(terminal.waitFor("[exited 1]"))

@@ -163,6 +163,7 @@ struct ScoreboardEndToEndTests {
 
     @Test func withoutATerminalItSaysSoAndFails() throws {
         let database = temporaryDatabase()
+        try FileManager.default.removeItem(atPath: database)
         let result = try Executable.run(["--database", database])
         #expect(result.status != 0)
         #expect(result.err.contains("interactive terminal"))
@@ -191,6 +192,8 @@ struct ScoreboardEndToEndTests {
         let binary = folder.appendingPathComponent("worldcup")
         try FileManager.default.copyItem(at: Executable.worldcup, to: binary)
         let database = folder.appendingPathComponent("new.sqlite").path
+        // An empty file, a new board to every command (only the board makes a missing one).
+        _ = FileManager.default.createFile(atPath: database, contents: nil)
         let root = URL(fileURLWithPath: "/")
         // Where it can (root, with unshare), the checkout is hidden under an empty tmpfs in a
         // mount namespace of the binary's own, so not even an absolute path into it can work.
@@ -220,6 +223,7 @@ struct ScoreboardEndToEndTests {
         let seed = folder.appendingPathComponent("one.json")
         try Data(#"[{"teamName": "Atlantis", "qualifyingZone": "Oceania", "imageName": "x", "wins": 3}]"#.utf8).write(to: seed)
         let other = folder.appendingPathComponent("other.sqlite").path
+        _ = FileManager.default.createFile(atPath: other, contents: nil)
         let seeded = try Executable.run(["list", "--database", other, "--seed", seed.path], executable: binary, workingDirectory: root)
         #expect(seeded.status == 0, "\(seeded.err)")
         #expect(seeded.out == "Oceania\n  Atlantis\tWins: 3\n")

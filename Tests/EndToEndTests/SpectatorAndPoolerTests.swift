@@ -91,6 +91,8 @@ struct SpectatorAndPoolerTests {
     func readOnlyOnSQLite() throws {
         let folder = try TemporaryFolder(prefix: "worldcup-read-only-e2e")
         defer { folder.remove() }
+        // An empty file: the commands make a new board of it (only the board makes a missing one).
+        _ = FileManager.default.createFile(atPath: folder.database.path, contents: nil)
         let database = ["--database", folder.database.path]
         #expect(try worldcup(["list"] + database).status == 0)
         let board = try TmuxTerminal(command: [Executable.worldcup.path, "--read-only"] + database, width: 100, height: 50)

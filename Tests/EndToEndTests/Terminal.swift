@@ -126,9 +126,13 @@ final class TmuxTerminal {
     }
 }
 
-/// A fresh database path in a temporary folder.
+/// A fresh database path in a temporary folder, with an empty file there: every command
+/// seeds an empty file as a new board, as the board does a missing one (only the board makes
+/// a file that does not exist).
 func temporaryDatabase() -> String {
     // A folder that cannot be made leaves a path whose opening fails with its own sentence.
     let folder = try? TemporaryFolder(prefix: "worldcup-e2e")
-    return (folder?.database ?? FileManager.default.temporaryDirectory.appendingPathComponent("WorldCup.sqlite")).path
+    let path = (folder?.database ?? FileManager.default.temporaryDirectory.appendingPathComponent("WorldCup.sqlite")).path
+    if folder != nil { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+    return path
 }

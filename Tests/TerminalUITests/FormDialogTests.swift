@@ -160,6 +160,19 @@ struct FormDialogEditingTests {
         #expect(form.message == "Team Name is limited to 64 characters.")
     }
 
+    @Test("A text cut at the maximum is not saved without a word: the first Enter says so, the next saves it")
+    func cutTextNeedsASecondEnter() {
+        var form = FormDialog(title: "Team", fields: [FormDialog.Field(label: "Team Name", maxLength: 64), FormDialog.Field(label: "Zone")])
+        type(String(repeating: "x", count: 200), into: &form)
+        _ = form.handle(.tab)
+        type("Europe", into: &form)
+        #expect(form.handle(.enter) == .editing)
+        #expect(form.message == "Team Name was cut to its first 64 characters: Enter saves it so.")
+        #expect(form.focus == 0)
+        #expect(form.handle(.enter) == .submitted)
+        #expect(form.values == [String(repeating: "x", count: 64), "Europe"])
+    }
+
     @Test("Emoji and CJK are typed as single characters")
     func wideCharacters() {
         var form = teamForm()

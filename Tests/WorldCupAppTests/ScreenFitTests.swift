@@ -88,7 +88,7 @@ struct ScreenFitTests {
         #expect(board.render(width: 40, height: 10).caret == nil)
     }
 
-    @Test("The help's descriptions take the frame's width; a key too long for its column has a line of its own")
+    @Test("The help's descriptions take the frame's width; a key too long for its column has a line of its own, its short description after it")
     func helpUsesItsFrame() throws {
         var board = PureBoard()
         board.press(.character("?"))
@@ -100,6 +100,7 @@ struct ScreenFitTests {
             let ends = text.filter { $0.contains("│") }.map { line in line.trimmingCharacters(in: .whitespaces).dropLast().trimmingCharacters(in: .whitespaces).utf16.count }
             #expect((ends.max() ?? 0) >= frame - 12, "at \(width) columns the text reaches toward the frame (\(ends.max() ?? 0) of \(frame))")
             #expect(text.contains { $0.contains("│ PgUp PgDn  Ctrl-B Ctrl-F") }, "the long key whole, on its line")
+            #expect(text.contains { $0.contains("│ PgUp PgDn  Ctrl-B Ctrl-F  page ") }, "at \(width) columns “page” beside its keys, not alone on the next line")
             #expect(!text.joined().contains("…"))
         }
     }

@@ -43,6 +43,16 @@ struct SmallerThingsTests {
         #expect(narrow.hasSuffix("5 teams"))
     }
 
+    @Test("Tied leaders in little room (the title reconnecting): never a cut “and 1 oth…”, the number of leaders instead", arguments: Array(4...30))
+    func leadersInLittleRoom(room: Int) {
+        let two = [Team(id: 1, teamName: "Cameroon", qualifyingZone: "Africa", imageName: "", wins: 2),
+                   Team(id: 2, teamName: "Costa Rica", qualifyingZone: "North", imageName: "", wins: 2)]
+        let text = BoardView.leaderSpans(two, room: room).map { $0.glyphs.map(\.text).joined() }.joined()
+        #expect(DisplayText.width(text) <= room)
+        #expect(text == "Cameroon and Costa Rica" || text.contains(" and 1 other") || !text.contains(" and"), "at \(room) cells: “\(text)”")
+        #expect(!text.hasPrefix("C…") && !text.hasPrefix("Ca…"), "at \(room) cells: “\(text)”")
+    }
+
     @Test("The footer keeps “? help  q quit” at every width the board draws", arguments: Array(BoardModel.minimumSize.width...100))
     func footer(width: Int) {
         var board = PureBoard()

@@ -11,7 +11,7 @@ import WorldCup
     func optionsBeforeTheCommand() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let database = folder.database.path
+        let database = newBoardFile(in: folder)
         let after = try Executable.run(["list", "--database", database])
         try #require(after.status == 0, "\(after.err)")
         for arguments in [["--database", database, "list"], ["--database=\(database)", "list"],
@@ -35,7 +35,7 @@ import WorldCup
     func negativeNumbers() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let database = folder.database.path
+        let database = newBoardFile(in: folder)
         let rule = "The wins must be a whole number from 0 to \(Seed.maximumWins)."
         for arguments in [["edit", "Ghana", "--wins", "-1"], ["edit", "Ghana", "--wins=-1"], ["edit", "--wins", "-1", "Ghana"]] {
             #expect(refused(try worldcup(arguments, on: database)) == rule, "\(arguments)")
@@ -49,7 +49,7 @@ import WorldCup
         defer { folder.remove() }
         let server = store == "postgres" ? try await FreshDatabase.make() : nil
         defer { if let server { Task { await server.drop() } } }
-        let database = server?.urlString ?? folder.database.path
+        let database = server?.urlString ?? newBoardFile(in: folder)
 
         for arguments in [["tap", "Ghana"], ["tap", "Ghana"], ["edit", "Ghana", "--wins", "5"], ["undo"], ["add", "Atlantis", "--zone", "Europe"], ["delete", "Atlantis"]] {
             let result = try worldcup(arguments, on: database)

@@ -35,7 +35,7 @@ import WorldCupSQLite
         #expect(list.status == 0)
         let file = try TemporaryFolder()
         defer { try? FileManager.default.removeItem(at: file.url) }
-        #expect(list.out == (try worldcup(["list", "--database", file.database.path])).out)
+        #expect(list.out == (try worldcup(["list", "--database", newBoardFile(in: file)])).out)
         #expect(list.out.split(separator: "\n").count == 32 + Set(try Seed.bundled().map(\.qualifyingZone)).count)
 
         // WORLDCUP_DATABASE instead of --database.

@@ -13,7 +13,7 @@ import WorldCup
         defer { folder.remove() }
         let server = store == "postgres" ? try await FreshDatabase.make() : nil
         defer { if let server { Task { await server.drop() } } }
-        let database = server?.urlString ?? folder.database.path
+        let database = server?.urlString ?? newBoardFile(in: folder)
 
         #expect(try worldcup(["tap", "Brazil"], on: database).status == 0)
         #expect(try worldcup(["add", "Gahna", "--zone", "Afirca"], on: database, author: "guest@pc").status == 0)

@@ -222,10 +222,14 @@ import WorldCupSQLite
         try store.tap(named: "Brazil")
         try store.add(name: "Secret", zone: "UEFA")
         #expect(PostgresTeamStore.condition(of: database.location) == "The database \(database.location.databaseAndServer) passed its check and holds 33 teams.")
-        #expect(try PostgresTeamStore.reset(location: database.location, seed: Seed.bundled()) == 32)
+        #expect(try PostgresTeamStore.reset(location: database.location, seed: Seed.bundled(), author: "resetter@test") == 32)
         #expect(try store.team(named: "Secret") == nil)
         #expect(try store.teamCount() == 32)
         #expect(try store.team(named: "Brazil")?.wins == (try Seed.bundled().first { $0.teamName == "Brazil" }?.wins))
+        // The history names who reset the board, as boards open on it read it.
+        let entry = try #require(try store.history(limit: 1).first)
+        #expect(entry.by == "resetter@test" && entry.change.action == .reset)
+        #expect(entry.change.summary == "Reset the board to the seed's teams.")
     }
 
     @Test func checkSaysWhatIsThere() async throws {

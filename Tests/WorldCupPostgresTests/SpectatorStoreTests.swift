@@ -48,6 +48,21 @@ import WorldCupPostgres
         #expect(try await database.integer("SELECT count(*) FROM history WHERE action = 'tap'") == 0, "not even the history was pruned")
     }
 
+    @Test func aWatcherGrantedBeforeTheBoardsFirstOpeningIsToldWhatToGrant() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        // The README's grants, made before there is any table: they cover none of the board's.
+        let watcher = try await role(database, grants: watcherGrants)
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let user = watcher.url.user
+        let refusal = #expect(throws: WorldCupError.self) { try PostgresTeamStore(location: watcher, seed: Seed.bundled()) }
+        let sentence = refusal?.description ?? ""
+        #expect(sentence.hasPrefix("The user “\(user)” may not read the board's tables history, liveresults_change, "), "\(sentence)")
+        #expect(sentence.hasSuffix(" in \(watcher.databaseAndServer): as the board's owner, run GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(user) (a grant covers only the tables there when it was made)."), "\(sentence)")
+        try await database.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(user)")
+        #expect(try PostgresTeamStore(location: watcher, seed: Seed.bundled()).readOnly == .role(user: user))
+    }
+
     @Test func theOwnerMayWrite() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }

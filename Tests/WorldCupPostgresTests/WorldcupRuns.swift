@@ -17,3 +17,10 @@ func refused(_ result: (status: Int32, out: String, err: String)) -> String? {
           result.err.dropLast().split(separator: "\n").count == 1 else { return nil }
     return String(result.err.dropFirst("Error: ".count).dropLast())
 }
+
+/// The path of a new SQLite board in `folder`, an empty file there: every command makes a new
+/// board of an empty file (only the board makes one that does not exist).
+func newBoardFile(in folder: TemporaryFolder) -> String {
+    _ = FileManager.default.createFile(atPath: folder.database.path, contents: nil)
+    return folder.database.path
+}

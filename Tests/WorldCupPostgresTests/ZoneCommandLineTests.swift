@@ -14,7 +14,7 @@ import WorldCup
         defer { folder.remove() }
         let server = store == "postgres" ? try await FreshDatabase.make() : nil
         defer { if let server { Task { await server.drop() } } }
-        let database = server?.urlString ?? folder.database.path
+        let database = server?.urlString ?? newBoardFile(in: folder)
 
         let zones = try worldcup(["zones"], on: database)
         #expect(zones.status == 0 && zones.out == """

@@ -329,7 +329,7 @@ struct StoreTests {
         let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: nil)
         try scoreboard.database.read { db in
             #expect(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'liveresults_change'")?.contains("AUTOINCREMENT") == false)
-            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier").last == Schema.version)
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").contains(Schema.version))
             let entries = try Row.fetchAll(db, sql: "SELECT position, tableName, changedRowID FROM liveresults_change ORDER BY position")
                 .map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int64)" }
             // v6 fills every name's sort key without logging it.

@@ -55,6 +55,10 @@ public struct FormDialog: Sendable {
     public var message: String?
     /// Whether `message` is a hint (drawn in the frame's style) rather than an error.
     public var messageIsHint = false
+    /// The fields whose typed text (a paste, usually) was cut at their most characters, and not
+    /// yet said at an Enter: the first Enter after a cut says so instead of submitting, so that
+    /// a cut text is never saved without a word.
+    public private(set) var cutFields: Set<Int> = []
 
     public init(title: String, subtitle: String = "", fields: [Field]) {
         precondition(!fields.isEmpty, "a form needs at least one field")
@@ -74,7 +78,12 @@ public struct FormDialog: Sendable {
         if fields[focus].isSelected, handleSelected(key) { return .editing }
         switch key {
         case .escape: return .cancelled
-        case .enter: return .submitted
+        case .enter:
+            guard let cut = cutFields.min() else { return .submitted }
+            cutFields = []
+            focus = cut
+            message = "\(fields[cut].label) was cut to its first \(fields[cut].maxLength) characters: Enter saves it so."
+            messageIsHint = false
         case .tab, .down: focus = (focus + 1) % fields.count
         case .backTab, .up: focus = (focus + fields.count - 1) % fields.count
         case .left: fields[focus].caret = max(0, fields[focus].caret - 1)
@@ -126,6 +135,7 @@ public struct FormDialog: Sendable {
         if fields[focus].isSelected { fields[focus].clear() }
         guard fields[focus].text.count < fields[focus].maxLength else {
             message = "\(fields[focus].label) is limited to \(fields[focus].maxLength) characters."
+            cutFields.insert(focus)
             return
         }
         // A combining mark or a flag half can merge with the character before the caret,

@@ -37,13 +37,14 @@ public struct KeyHelpPanel: Sendable {
     }
 
     /// Where things go in an area: the framed box, the column of the descriptions, and the
-    /// lines (keys, or blank on a continuation line; a piece of description).
+    /// lines (keys, or blank on a continuation line; a piece of description; where the
+    /// description starts, after the keys, when they are too long for their column).
     struct Layout {
         var box: Rect
         var keysWidth: Int
         var textX: Int
         var textWidth: Int
-        var lines: [(keys: String, text: String)]
+        var lines: [(keys: String, text: String, after: Int?)]
         /// How many lines fit inside the frame.
         var visibleRows: Int
 
@@ -63,11 +64,17 @@ public struct KeyHelpPanel: Sendable {
         let keysWidth = min(keyWidths.filter { $0 <= max(8, inner / 4) }.max() ?? min(longestKeys, max(8, inner / 4)),
                             max(1, inner - 2 - min(12, longestAction)))
         let textWidth = max(1, inner - keysWidth - 2)
-        var lines: [(keys: String, text: String)] = []
+        var lines: [(keys: String, text: String, after: Int?)] = []
         for (entry, keyWidth) in zip(entries, keyWidths) {
+            // Keys too long for their column keep a short description beside them, after them,
+            // rather than one word alone on the next line.
+            if keyWidth > keysWidth, keyWidth + 2 + DisplayText.width(entry.action) <= inner {
+                lines.append((entry.keys, entry.action, keyWidth + 2))
+                continue
+            }
             let pieces = DisplayText.wrap(entry.action, toWidth: textWidth)
-            if keyWidth > keysWidth { lines.append((entry.keys, "")) }
-            for (index, piece) in pieces.enumerated() { lines.append((index == 0 && keyWidth <= keysWidth ? entry.keys : "", piece)) }
+            if keyWidth > keysWidth { lines.append((entry.keys, "", nil)) }
+            for (index, piece) in pieces.enumerated() { lines.append((index == 0 && keyWidth <= keysWidth ? entry.keys : "", piece, nil)) }
         }
         // Frame, a blank line, the lines, a blank line, frame; at most the area less the margin.
         let height = max(0, min(area.height - 2, lines.count + 4))
@@ -114,9 +121,11 @@ public struct KeyHelpPanel: Sendable {
         for row in 0..<layout.visibleRows where offset + row < layout.lines.count {
             let line = layout.lines[offset + row]
             let y = box.y + 2 + row
-            // Keys with a line of their own may take the whole line.
-            grid.write(DisplayText.truncate(line.keys, toWidth: line.text.isEmpty ? box.width - 4 : layout.keysWidth), x: box.x + 2, y: y, style: keysStyle)
-            grid.write(DisplayText.truncate(line.text, toWidth: layout.textWidth), x: layout.textX, y: y, style: frame)
+            // Keys with a line of their own may take the whole line; a description after them, the rest.
+            let keysWidth = line.after ?? (line.text.isEmpty ? box.width - 4 : layout.keysWidth)
+            grid.write(DisplayText.truncate(line.keys, toWidth: keysWidth), x: box.x + 2, y: y, style: keysStyle)
+            let textX = line.after.map { box.x + 2 + $0 } ?? layout.textX
+            grid.write(DisplayText.truncate(line.text, toWidth: box.x + box.width - 2 - textX), x: textX, y: y, style: frame)
         }
         // Where the lines shown are, when not all fit; and how to close.
         var hint = " any key closes "

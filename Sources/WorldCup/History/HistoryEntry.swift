@@ -97,6 +97,8 @@ extension HistoryEntry {
             if let into = zone.into { object["into"] = into.name }
             if !zone.teamIDs.isEmpty { object["teams"] = zone.teamIDs }
         }
+        // A reset changes no one team: it has none of a team's keys.
+        if change.action == .reset { ["team", "old", "new"].forEach { object.removeValue(forKey: $0) } }
         if let undid = change.undid { object["undid"] = undid.rawValue }
         if let reverts { object["reverts"] = reverts }
         if let undoneBy {

@@ -10,6 +10,9 @@ public struct TeamChange: Hashable, Sendable {
         case tap, add, delete, edit, undo
         /// A zone renamed, moved, or merged into another (`zone` says how).
         case renameZone, moveZone, mergeZone
+        /// The whole board put back to the seed (`worldcup reset`): no team of its own, and
+        /// never taken back (the teams before it are gone).
+        case reset
 
         /// Whether the action changes a zone rather than a team.
         public var isZone: Bool { [.renameZone, .moveZone, .mergeZone].contains(self) }
@@ -42,6 +45,9 @@ public struct TeamChange: Hashable, Sendable {
         self.init(action: action, before: nil, after: nil, undid: undid, entryID: entryID)
         self.zone = zone
     }
+
+    /// The entry of a reset: every team and zone replaced by the seed's (`Action.reset`).
+    public static var reset: TeamChange { TeamChange(action: .reset, before: nil, after: nil) }
 
     /// Whether the change is a zone's (or the undo of one).
     public var isZoneChange: Bool { zone != nil }
@@ -88,10 +94,12 @@ public struct TeamChange: Hashable, Sendable {
             case .tap: return "\(name) −1 win (undo)."
             case .add: return "Took back the add of \(name)."
             case .delete: return "Brought back \(name)."
-            case .edit, .undo, .renameZone, .moveZone, .mergeZone, nil: return "Edited \(name) back: " + editedFields.joined(separator: ", ") + "."
+            case .edit, .undo, .renameZone, .moveZone, .mergeZone, .reset, nil: return "Edited \(name) back: " + editedFields.joined(separator: ", ") + "."
             }
         case .renameZone, .moveZone, .mergeZone:
             return "Changed the zone \(name)."
+        case .reset:
+            return "Reset the board to the seed's teams."
         }
     }
 

@@ -98,6 +98,8 @@ extension TeamChange {
             throw Refusal("An undo is not taken back by another undo: redo it instead.")
         case .renameZone, .moveZone, .mergeZone:
             throw Refusal("A zone's change is taken back by its zone's rules (ZonePlan).")
+        case .reset:
+            throw Refusal("A reset is not taken back: the teams before it are gone.")
         }
     }
 
@@ -131,7 +133,7 @@ extension TeamChange {
             return .restore(try Self.fields(of: current, from: after, to: before) { how in
                 Refusal("\(WorldCupError.quotable(current.teamName)) has been \(how) since the undo, so the edit was not made again.")
             })
-        case .undo:
+        case .undo, .reset:
             throw Refusal("An undo is not made again: undo the change instead.")
         case .renameZone, .moveZone, .mergeZone:
             throw Refusal("A zone's change is made again by its zone's rules (ZonePlan).")

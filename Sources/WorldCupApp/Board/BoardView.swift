@@ -189,6 +189,9 @@ struct BoardView {
     /// The most cells the leaders' names take in the title.
     static let leadersWidth = 40
 
+    /// The fewest cells a leader's name is cut to before the title gives their number instead.
+    static let shortestCutName = 4
+
     /// The leaders' names for the title, in bold, joined by plain words: "Ghana and Japan",
     /// "Cameroon, Ghana and Japan", "…, Japan and others" past `BoardModel.leadersNamed`;
     /// when that does not fit `room`, "Ghana and 2 others", cut to the room if need be.
@@ -204,8 +207,14 @@ struct BoardView {
         if spans.reduce(0, { $0 + DisplayText.width($1.0) }) > room, leaders.count > 1 {
             let others = more ? "others" : "\(leaders.count - 1) \(leaders.count == 2 ? "other" : "others")"
             let tail = " and \(others)"
-            let first = DisplayText.truncate(named[0].teamName, toWidth: max(1, room - DisplayText.width(tail)))
-            return [(first, true), (DisplayText.truncate(tail, toWidth: max(0, room - first.reduce(0) { $0 + $1.width })), false)]
+            let nameRoom = room - DisplayText.width(tail)
+            // A cut tail ("and 1 oth…") or a name cut to a letter or two reads as nothing: where
+            // they do not fit, the title says how many lead.
+            guard nameRoom >= shortestCutName else {
+                let count = more ? "\(leaders.count)+ teams" : "\(leaders.count) teams"
+                return [(DisplayText.truncate(DisplayText.width(count) <= room ? count : String(count.prefix { $0 != " " }), toWidth: room), true)]
+            }
+            return [(DisplayText.truncate(named[0].teamName, toWidth: nameRoom), true), (DisplayText.truncate(tail, toWidth: .max), false)]
         }
         var left = room
         return spans.map { text, bold in
