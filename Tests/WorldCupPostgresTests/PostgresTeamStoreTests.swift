@@ -205,10 +205,12 @@ import WorldCupSQLite
         #expect(batches.take() == [["delete \(added.id!)"]])
         // A team in a zone its add makes: the zone's commit (which renumbers the zones after
         // it) comes first, so the log brings both, the section in its place among the others.
+        // The renumbering is an order-only change of South America's zone row (rule 11: a
+        // section update, its section keeping its place while Oceania has no team).
         let tahiti = try store.add(name: "Tahiti", zone: "Oceania")
         try controller.processPendingChanges()
         try controller.refresh()
-        #expect(batches.take() == [["section insert Oceania 4→-", "insert \(tahiti.id!)"]])
+        #expect(batches.take() == [["section update South America 4→4"], ["section insert Oceania 4→-", "insert \(tahiti.id!)"]])
         // The log brings the same commits: nothing more.
         try controller.refresh()
         #expect(batches.take() == [])
