@@ -64,21 +64,10 @@ extension PostgresChangeFeed {
     /// from their first notification.
     func lookForWriters(on connection: PostgresConnection) {
         let tables = [table] + (read.keys.related.map { [$0.sections.table] } ?? [])
-        let names = tables.map { PostgresSQL.identifier($0) }
         var binds = PostgresBindings()
-        binds.append(names)
-        let logger = database.logger
+        binds.append(tables.map { PostgresSQL.identifier($0) })
         let asked = NIODeadline.now()
-        database.gate.whenOpen(on: eventLoop).flatMap {
-            connection.query(PostgresQuery(unsafeSQL: SenderTrust.writersSQL, binds: binds), logger: logger)
-        }.flatMapThrowing { result -> Set<SenderTrust.Sender> in
-            var writers = Set<SenderTrust.Sender>()
-            for row in result {
-                let (pid, name) = try row.decode((Int32, String).self)
-                if let index = names.firstIndex(of: name) { writers.insert(SenderTrust.Sender(pid: pid, table: tables[index])) }
-            }
-            return writers
-        }.hop(to: eventLoop).whenSuccess { [weak self] writers in
+        writers(SenderTrust.writersSQL, binds, among: tables, on: connection).whenSuccess { [weak self] writers in
             self?.trust.learned(writers: writers, at: asked)
         }
     }
@@ -93,22 +82,31 @@ extension PostgresChangeFeed {
         var binds = PostgresBindings()
         binds.append(question.map(\.pid))
         binds.append(question.map { PostgresSQL.identifier($0.table) })
-        let logger = database.logger
-        database.gate.whenOpen(on: eventLoop).flatMap {
-            connection.query(PostgresQuery(unsafeSQL: SenderTrust.questionSQL, binds: binds), logger: logger)
-        }.flatMapThrowing { result -> Set<SenderTrust.Sender> in
-            var writers = Set<SenderTrust.Sender>()
-            for row in result {
-                let (pid, name) = try row.decode((Int32, String).self)
-                if let asked = question.first(where: { $0.pid == pid && PostgresSQL.identifier($0.table) == name }) { writers.insert(asked) }
-            }
-            return writers
-        }.hop(to: eventLoop).whenComplete { [weak self] result in
+        let tables = Array(Set(question.map(\.table)))
+        writers(SenderTrust.questionSQL, binds, among: tables, on: connection).whenComplete { [weak self] result in
             guard let self else { return }
             self.asking = false
             // A failed question teaches nothing: its senders are asked about when next heard.
             if case .success(let writers) = result { self.trust.learned(asked: question, writers: writers, at: .now()) }
             if !self.trust.toAsk.isEmpty { self.askAboutSenders() }
         }
+    }
+
+    /// The writers `sql` finds (rows of a backend's pid and a table's quoted name, one of
+    /// `tables`), once the controller's reads leave the connection free; on the feed's loop.
+    private func writers(_ sql: String, _ binds: PostgresBindings, among tables: [String],
+                         on connection: PostgresConnection) -> EventLoopFuture<Set<SenderTrust.Sender>> {
+        let quoted = Dictionary(tables.map { (PostgresSQL.identifier($0), $0) }, uniquingKeysWith: { first, _ in first })
+        let logger = database.logger
+        return database.gate.whenOpen(on: eventLoop).flatMap {
+            connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        }.flatMapThrowing { result -> Set<SenderTrust.Sender> in
+            var writers = Set<SenderTrust.Sender>()
+            for row in result {
+                let (pid, name) = try row.decode((Int32, String).self)
+                if let table = quoted[name] { writers.insert(SenderTrust.Sender(pid: pid, table: table)) }
+            }
+            return writers
+        }.hop(to: eventLoop)
     }
 }
