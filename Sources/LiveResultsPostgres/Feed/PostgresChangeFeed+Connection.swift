@@ -5,8 +5,9 @@ import PostgresNIO
 // Listening on the reader's connection, and listening again once it is lost.
 extension PostgresChangeFeed {
     /// Listens on the reader's connection (connecting when there is none): adds the handlers,
-    /// LISTENs, then reads, and sends the connection's probe; the future ends with the probe's
-    /// verdict, so that a fetch after it never runs while the probe is out.
+    /// LISTENs, then reads, looks for the database's writers and sends the connection's probe;
+    /// the future ends with the probe's verdict and the look, so that a fetch after it never
+    /// runs while the probe is out.
     ///
     /// Given up when it does not listen within the reader's deadlines (to connect, then to
     /// LISTEN): the connection is closed and the attempt's callbacks ignored, so that a LISTEN
@@ -79,9 +80,12 @@ extension PostgresChangeFeed {
                 self.live.withLockedValue { $0 = true }
                 self.notify()
                 self.requestRead(now: true)
-                self.lookForWriters(on: connection)
+                // Both ride beside the probe, which takes a connection of its own: waiting for
+                // the writers too costs no round trip, and a fetch after it never takes an open
+                // board's first notification for a stranger's.
+                let looked = self.lookForWriters(on: connection)
                 self.send(probe, generation: generation)
-                return probe.verdict.futureResult
+                return probe.verdict.futureResult.and(looked).map { _ in }
             }.flatMapError { error in
                 probe.verdict.succeed()
                 return connection.close().flatMapThrowing { throw error }

@@ -60,16 +60,17 @@ extension PostgresChangeFeed {
     }
 
     /// Learns which backends of the database are writers as the feed begins to listen on
-    /// `connection`, in the background: the boards and programs already open are believed
-    /// from their first notification.
-    func lookForWriters(on connection: PostgresConnection) {
+    /// `connection`, so that the boards and programs already open are believed from their
+    /// first notification. Succeeds once it knows, or once it failed (a failed look teaches
+    /// nothing: its senders are asked about when heard).
+    func lookForWriters(on connection: PostgresConnection) -> EventLoopFuture<Void> {
         let tables = [table] + (read.keys.related.map { [$0.sections.table] } ?? [])
         var binds = PostgresBindings()
         binds.append(tables.map { PostgresSQL.identifier($0) })
         let asked = NIODeadline.now()
-        writers(SenderTrust.writersSQL, binds, among: tables, on: connection).whenSuccess { [weak self] writers in
+        return writers(SenderTrust.writersSQL, binds, among: tables, on: connection).map { [weak self] writers in
             self?.trust.learned(writers: writers, at: asked)
-        }
+        }.recover { _ in }
     }
 
     private func sendQuestion() {
