@@ -33,8 +33,8 @@ struct SenderTrust {
         var table: String
     }
 
-    static let trustedFor = TimeAmount.seconds(20)
-    static let askAgainAfter = TimeAmount.seconds(10)
+    static let trustedFor = TimeAmount.seconds(60)
+    static let askAgainAfter = TimeAmount.seconds(30)
     /// The most senders one question names: a flood from many new connections is asked about
     /// in parts, one a `HintBudget` interval.
     static let mostPerQuestion = 256

@@ -118,7 +118,9 @@ import Testing
             // The members' entries come first, and their notification first: it must not be applied
             // alone (member 1 would join Asia, which the same commit deletes).
             try await change(database, controller, recorder, "BEGIN", "UPDATE member SET zone_id = 2 WHERE id = 1", "DELETE FROM zone WHERE id = 2", "COMMIT")
-            #expect(try await notified(feed) { $0.relatedChange >= 3 }, "\(outcomes(feed))")
+            // Read from the log (a writer silent past its verdict's time is a stranger again,
+            // which is read from the log too: a loaded machine may take that long).
+            #expect(try await notified(feed) { $0.relatedChange + $0.untrusted >= 3 }, "\(outcomes(feed))")
             #expect(outcomes(feed).applied == 1)
         }
     }
