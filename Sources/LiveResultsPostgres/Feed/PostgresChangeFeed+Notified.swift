@@ -32,6 +32,8 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
     /// Not believed: its sender's role may not write the table, or was not known yet
     /// (`SenderTrust`). A hint to read the log, within `HintBudget`.
     package var untrusted = 0
+    /// Of `untrusted`: read later than heard, the budget spent (`HintBudget`).
+    package var deferred = 0
 
     package init() {}
 
@@ -48,11 +50,12 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
         sum.notFollowing += other.notFollowing
         sum.waited += other.waited
         sum.untrusted += other.untrusted
+        sum.deferred += other.deferred
         return sum
     }
 
     package var description: String {
-        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited), untrusted \(untrusted)"
+        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited), untrusted \(untrusted), deferred \(deferred)"
     }
 }
 

@@ -34,6 +34,7 @@ extension PostgresChangeFeed {
     private func readWithinBudget() {
         guard !readRequested, !hintedReadScheduled else { return }
         if let later = hints.take(now: .now()) {
+            count(\.deferred)
             hintedReadScheduled = true
             eventLoop.scheduleTask(deadline: later) { [weak self] in
                 guard let self else { return }

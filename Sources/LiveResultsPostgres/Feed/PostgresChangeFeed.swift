@@ -299,6 +299,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         } catch {
             return enqueue(.refetch(touched: []))
         }
+        if let last = found.lastPosition, last > cursor.position { hints.refund() }
         let next = cursor.after(found.lastPosition, snapshot: found.snapshot)
         let missed = found.pruned.map { cursor.mayHaveMissedEntries(prunedThrough: $0) } ?? false
         self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress, unfinishedFrom: next.unfinishedFrom) } ?? next

@@ -106,9 +106,12 @@ struct SenderTrust {
 }
 
 /// How many log reads notifications the feed does not believe may cause: a few at once, then
-/// one an `interval`, however many arrive. A flood of forged notifications then costs each
-/// listener at most one read an interval, and a writer the feed does not know yet (a command
-/// that connects, writes and leaves) is still read at once.
+/// one an `interval`, however many arrive. A read that finds the log moved gives its read back
+/// (`refund()`): the hint was true, and a true hint costs what any commit cost before payloads
+/// were believed. So a flood of forged notifications costs each listener at most one read an
+/// interval beyond the commits it would read anyway, while writers the feed cannot know in
+/// advance (commands that connect, write and leave, each a new backend) are read at once, one
+/// after another.
 struct HintBudget {
     static let interval = TimeAmount.seconds(1)
     static let burst = 3
@@ -132,5 +135,10 @@ struct HintBudget {
             return nil
         }
         return refilled + Self.interval
+    }
+
+    /// Gives back a read: one the log proved worth making.
+    mutating func refund() {
+        tokens = min(Self.burst, tokens + 1)
     }
 }

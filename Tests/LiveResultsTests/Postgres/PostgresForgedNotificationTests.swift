@@ -170,6 +170,21 @@ import Testing
         }
     }
 
+    /// A command that connects, writes and leaves is a new backend each time, gone before it
+    /// could be asked about: its notification is only a hint, but a true one, read at once
+    /// however many come (CI once saw a board fall a second behind such taps).
+    @Test func commandsThatConnectWriteAndLeaveAreEachReadAtOnce() async throws {
+        try await withAttack { attack in
+            for round in 0..<(HintBudget.burst * 3) {
+                let command = try await TestServer.connect(attack.database.configuration)
+                try await command.query("UPDATE item SET score = score + 1 WHERE id = \(attack.ids[round % attack.ids.count])", logger: TestServer.logger)
+                try await command.close()
+                #expect(try await attack.controller.processChanges { attack.controller.layout == expectedLayout(try await attack.database.allRows()) }, "round \(round)")
+            }
+            #expect(outcomes(attack.feed).deferred == 0, "\(outcomes(attack.feed))")
+        }
+    }
+
     @Test func aSenderIsBelievedOnlyWhileItsVerdictIsFresh() {
         var trust = SenderTrust()
         let sender = SenderTrust.Sender(pid: 42, table: "item")
@@ -198,6 +213,14 @@ import Testing
         #expect(budget.take(now: start + HintBudget.interval) == nil)
         #expect(budget.take(now: start + HintBudget.interval) != nil)
         #expect(budget.take(now: start + HintBudget.interval * 10) == nil, "refilled, up to the burst")
+        var spent = HintBudget(now: start)
+        for _ in 0..<HintBudget.burst { _ = spent.take(now: start) }
+        spent.refund()
+        #expect(spent.take(now: start) == nil, "a read the log proved worth making is given back")
+        #expect(spent.take(now: start) != nil)
+        for _ in 0..<(HintBudget.burst * 2) { spent.refund() }
+        for _ in 0..<HintBudget.burst { #expect(spent.take(now: start) == nil) }
+        #expect(spent.take(now: start) != nil, "given back up to the burst, no more")
     }
 }
 
