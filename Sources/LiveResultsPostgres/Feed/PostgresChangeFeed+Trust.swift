@@ -62,8 +62,9 @@ extension PostgresChangeFeed {
 
     /// Learns which backends of the database are writers as the feed begins to listen on
     /// `connection`, so that the boards and programs already open are believed from their
-    /// first notification. Succeeds once it knows, or once it failed (a failed look teaches
-    /// nothing: its senders are asked about when heard).
+    /// first notification. Succeeds once it knows, or once the server refused it (a failed
+    /// look teaches nothing: its senders are asked about when heard); fails only when the
+    /// connection closed first.
     func lookForWriters(on connection: PostgresConnection) -> EventLoopFuture<Void> {
         let tables = [table] + (read.keys.related.map { [$0.sections.table] } ?? [])
         var binds = PostgresBindings()
@@ -71,7 +72,9 @@ extension PostgresChangeFeed {
         let asked = NIODeadline.now()
         return writers(SenderTrust.writersSQL, binds, among: tables, on: connection).map { [weak self] writers in
             self?.trust.learned(writers: writers, at: asked)
-        }.recover { _ in }
+        }.flatMapError { error in
+            connection.isClosed ? connection.eventLoop.makeFailedFuture(error).hop(to: self.eventLoop) : self.eventLoop.makeSucceededVoidFuture()
+        }
     }
 
     private func sendQuestion() {
