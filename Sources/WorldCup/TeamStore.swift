@@ -117,6 +117,15 @@ public protocol TeamStore: AnyObject, Sendable {
     @discardableResult
     func redoLast() throws -> TeamChange
 
+    /// Takes back (`.undo`) or makes again (`.redo`) the history entry `entryID`: what
+    /// `undo(entryID:)` and `redo(entryID:)` call (a store gives it by the rules both share,
+    /// `RevertingStore`).
+    func revert(_ revert: Revert, entryID: Int64) throws -> TeamChange
+
+    /// Takes back or makes again the author's latest entry: what `undoLast()` and
+    /// `redoLast()` call.
+    func revertLatest(_ revert: Revert) throws -> TeamChange
+
     /// The history's latest `limit` entries, newest first.
     func history(limit: Int) throws -> [HistoryEntry]
 
@@ -173,6 +182,18 @@ extension TeamStore {
     public func delete(teamID: Int64) throws -> Team {
         try recordedDelete(teamID: teamID).team
     }
+
+    @discardableResult
+    public func undo(entryID: Int64) throws -> TeamChange { try revert(.undo, entryID: entryID) }
+
+    @discardableResult
+    public func redo(entryID: Int64) throws -> TeamChange { try revert(.redo, entryID: entryID) }
+
+    @discardableResult
+    public func undoLast() throws -> TeamChange { try revertLatest(.undo) }
+
+    @discardableResult
+    public func redoLast() throws -> TeamChange { try revertLatest(.redo) }
 
     /// Takes `change` back by its history entry (`undo(entryID:)`).
     @discardableResult
