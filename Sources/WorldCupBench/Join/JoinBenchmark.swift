@@ -122,4 +122,23 @@ extension JoinTables {
             throw BenchError("The controller fetched \(teams) teams in \(zones) zones instead of \(rows) in \(zoneCount).")
         }
     }
+
+    /// The peer's times, in microseconds: each statement written (`write`, which returns once
+    /// the peer would know of it), then the joined board refetched (`fetch`) and diffed against
+    /// the last; the first of each is a warm-up.
+    static func peerTimes(rows: Int, renames: [String], moves: [String], write: (String) throws -> Void,
+                          fetch: () throws -> JoinedPeerState) throws -> JoinTimes {
+        var previous = try fetch()
+        func change(_ sql: String) throws -> Double {
+            let start = Monotonic.now()
+            try write(sql)
+            let state = try fetch()
+            let changes = state.changes(from: previous)
+            let end = Monotonic.now()
+            guard state.ids.count == rows, changes > 0 else { throw BenchError("The peer found \(state.ids.count) teams and no change after “\(sql)”.") }
+            previous = state
+            return Monotonic.microseconds(from: start, to: end)
+        }
+        return (Array(try renames.map(change).dropFirst()), Array(try moves.map(change).dropFirst()))
+    }
 }

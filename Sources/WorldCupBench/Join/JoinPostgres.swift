@@ -166,20 +166,11 @@ struct JoinPostgres: JoinStore {
             }.waitWithin(.long(.minutes(30)))
             return collected.state
         }
-        var previous = try fetch()
-        func change(_ sql: String) throws -> Double {
-            let start = Monotonic.now()
+        func write(_ sql: String) throws {
             try PG.execute(writer, sql)
             guard notified.wait(timeout: .now() + 120) == .success else { throw BenchError("The peer was not notified of “\(sql)”.") }
-            let state = try fetch()
-            let changes = state.changes(from: previous)
-            let end = Monotonic.now()
-            guard state.ids.count == rows, changes > 0 else { throw BenchError("The peer found \(state.ids.count) teams and no change after “\(sql)”.") }
-            previous = state
-            return Monotonic.microseconds(from: start, to: end)
         }
-        // The first of each is a warm-up.
-        return (Array(try renames.map(change).dropFirst()), Array(try moves.map(change).dropFirst()))
+        return try JoinTables.peerTimes(rows: rows, renames: renames, moves: moves, write: write, fetch: fetch)
     }
 
     /// The bare UPDATE round trips, with the zone table's triggers dropped (last: it leaves them so).

@@ -104,18 +104,8 @@ struct JoinSQLite: JoinStore {
                 return state
             }
         }
-        var previous = try fetch()
-        func change(_ sql: String) throws -> Double {
-            let start = Monotonic.now()
-            try pool.write { db in try db.execute(sql: sql) }
-            let state = try fetch()
-            let changes = state.changes(from: previous)
-            let end = Monotonic.now()
-            guard state.ids.count == rows, changes > 0 else { throw BenchError("The peer found \(state.ids.count) teams and no change after “\(sql)”.") }
-            previous = state
-            return Monotonic.microseconds(from: start, to: end)
-        }
-        return (Array(try renames.map(change).dropFirst()), Array(try moves.map(change).dropFirst()))
+        return try JoinTables.peerTimes(rows: rows, renames: renames, moves: moves, write: { sql in try pool.write { db in try db.execute(sql: sql) } },
+                                        fetch: fetch)
     }
 
     /// The bare UPDATE of the zone rows, with the zone table's triggers dropped (last).
