@@ -78,6 +78,11 @@ public protocol TeamStore: AnyObject, Sendable {
     @discardableResult
     func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange
 
+    /// Makes `edit` of the zone `zoneID`: what `renameZone`, `moveZone` and `mergeZone` call
+    /// (a store gives it by the rules both share, `RevertingStore`).
+    @discardableResult
+    func changeZone(_ zoneID: Int64, _ edit: ZoneEdit) throws -> TeamChange
+
     /// Who this store's changes are recorded under, in its history (`Author.chosen`).
     var author: String { get }
 
@@ -182,6 +187,15 @@ extension TeamStore {
     public func delete(teamID: Int64) throws -> Team {
         try recordedDelete(teamID: teamID).team
     }
+
+    @discardableResult
+    public func renameZone(zoneID: Int64, to name: String) throws -> TeamChange { try changeZone(zoneID, .rename(to: name)) }
+
+    @discardableResult
+    public func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange { try changeZone(zoneID, .move(to: position)) }
+
+    @discardableResult
+    public func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange { try changeZone(zoneID, .merge(into: target)) }
 
     @discardableResult
     public func undo(entryID: Int64) throws -> TeamChange { try revert(.undo, entryID: entryID) }

@@ -25,33 +25,11 @@ extension PostgresTeamStore {
         return try run { connection in try Self.zone(nameKey: key, connection) }
     }
 
-    @discardableResult
-    public func renameZone(zoneID: Int64, to name: String) throws -> TeamChange {
-        try changeZone(zoneID) { zone, connection in
-            let plan = try ZonePlan.renaming(zone, to: name)
-            try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), connection), reverting: nil)
-            return plan
-        }
-    }
-
-    @discardableResult
-    public func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange {
-        try changeZone(zoneID) { zone, connection in
-            let count = try Self.query(connection, "SELECT count(*) FROM zone").single(Int64.self) ?? 0
-            return try ZonePlan.moving(zone, to: position, zoneCount: Int(count))
-        }
-    }
-
-    @discardableResult
-    public func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange {
-        try changeZone(zoneID) { zone, connection in
-            try ZonePlan.merging(zone, into: Self.zone(id: target, connection))
-        }
-    }
+    public func changeZone(_ zoneID: Int64, _ edit: ZoneEdit) throws -> TeamChange { try zoneEdit(zoneID, edit) }
 
     /// Makes the plan `decide` makes of the zone `zoneID` as it is, with its history entry,
     /// in one transaction under the zone table's lock.
-    private func changeZone(_ zoneID: Int64, decide: @escaping (Zone, PostgresConnection) throws -> ZonePlan) throws -> TeamChange {
+    package func zoneWrite(_ zoneID: Int64, decide: (Zone, RevertSession) throws -> ZonePlan) throws -> TeamChange {
         try refuseIfReadOnly()
         let writeID = UUID()
         // The merge a rename asks for is an answer, not a failure of the connection.
@@ -61,7 +39,7 @@ extension PostgresTeamStore {
                     try Self.transaction(connection) {
                         try Self.lockZones(connection)
                         guard let zone = try Self.zone(id: zoneID, connection) else { throw ZonePlan.noZone }
-                        let plan = try decide(zone, connection)
+                        let plan = try decide(zone, RevertSession(connection: connection, writeID: writeID, resend: resend))
                         var change = TeamChange(action: plan.action, zone: try Self.apply(plan, connection))
                         change.entryID = try record(change, writeID: writeID, reverts: nil, connection)
                         return change
@@ -90,6 +68,10 @@ extension PostgresTeamStore {
     }
 
     package func zone(id: Int64, in session: RevertSession) throws -> Zone? { try Self.zone(id: id, session.connection) }
+
+    package func zoneCount(in session: RevertSession) throws -> Int {
+        Int(try Self.query(session.connection, "SELECT count(*) FROM zone").single(Int64.self) ?? 0)
+    }
 
     package func zone(nameKey key: String, in session: RevertSession) throws -> Zone? { try Self.zone(nameKey: key, session.connection) }
 

@@ -21,32 +21,11 @@ extension SQLiteTeamStore {
         try DatabaseFile.readable { try database.read { db in try Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), db) } }
     }
 
-    @discardableResult
-    public func renameZone(zoneID: Int64, to name: String) throws -> TeamChange {
-        try changeZone(zoneID) { zone, db in
-            let plan = try ZonePlan.renaming(zone, to: name)
-            try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), db), reverting: nil)
-            return plan
-        }
-    }
-
-    @discardableResult
-    public func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange {
-        try changeZone(zoneID) { zone, db in
-            try ZonePlan.moving(zone, to: position, zoneCount: Int.fetchOne(db, sql: "SELECT count(*) FROM zone") ?? 0)
-        }
-    }
-
-    @discardableResult
-    public func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange {
-        try changeZone(zoneID) { zone, db in
-            try ZonePlan.merging(zone, into: Self.zone(id: target, db))
-        }
-    }
+    public func changeZone(_ zoneID: Int64, _ edit: ZoneEdit) throws -> TeamChange { try zoneEdit(zoneID, edit) }
 
     /// Makes the plan `decide` makes of the zone `zoneID` as it is, in one transaction with
     /// its history entry.
-    private func changeZone(_ zoneID: Int64, decide: (Zone, Database) throws -> ZonePlan) throws -> TeamChange {
+    package func zoneWrite(_ zoneID: Int64, decide: (Zone, Database) throws -> ZonePlan) throws -> TeamChange {
         try refuseIfReadOnly()
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
@@ -66,6 +45,8 @@ extension SQLiteTeamStore {
     }
 
     package func zone(id: Int64, in db: Database) throws -> Zone? { try Self.zone(id: id, db) }
+
+    package func zoneCount(in db: Database) throws -> Int { try Int.fetchOne(db, sql: "SELECT count(*) FROM zone") ?? 0 }
 
     package func zone(nameKey key: String, in db: Database) throws -> Zone? { try Self.zone(nameKey: key, db) }
 

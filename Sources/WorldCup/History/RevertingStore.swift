@@ -35,6 +35,11 @@ package protocol RevertingStore: TeamStore {
     /// the entry changed since they were read.
     func write(_ plan: UndoPlan, current: Team?, change: TeamChange, reverting: Int64, in session: Session) throws -> TeamChange?
 
+    /// Makes the plan `decide` makes of the zone `zoneID` as it is, with its history entry,
+    /// in one write (after refusing on a read-only board).
+    func zoneWrite(_ zoneID: Int64, decide: (Zone, Session) throws -> ZonePlan) throws -> TeamChange
+    /// How many zones there are.
+    func zoneCount(in session: Session) throws -> Int
     /// Runs `body` on `entry` as the store must for a zone's revert (PostgreSQL: in a
     /// transaction under the zone table's lock, the entry read again under it).
     func zoneRevert(_ entry: HistoryEntry, in session: Session, _ body: (HistoryEntry) throws -> TeamChange) throws -> TeamChange?
@@ -119,6 +124,22 @@ extension RevertingStore {
         try self.revert(revert, orderly: true) { session in
             guard let entry = try firstEntry(rule, in: session) else { throw Refusal(revert.nothingLeft(author)) }
             return entry
+        }
+    }
+
+    /// Makes `edit` of the zone `zoneID` by the zone's rules (`TeamStore.changeZone`).
+    package func zoneEdit(_ zoneID: Int64, _ edit: ZoneEdit) throws -> TeamChange {
+        try zoneWrite(zoneID) { zone, session in
+            switch edit {
+            case .rename(let name):
+                let plan = try ZonePlan.renaming(zone, to: name)
+                try plan.checkName(heldBy: self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), in: session), reverting: nil)
+                return plan
+            case .move(let position):
+                return try ZonePlan.moving(zone, to: position, zoneCount: zoneCount(in: session))
+            case .merge(let target):
+                return try ZonePlan.merging(zone, into: self.zone(id: target, in: session))
+            }
         }
     }
 
