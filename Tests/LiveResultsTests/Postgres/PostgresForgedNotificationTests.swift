@@ -205,6 +205,20 @@ import Testing
         #expect(trust.verdict(of: SenderTrust.Sender(pid: 42, table: "zone"), now: start) == .unknown, "a writer of one table is not one of another")
     }
 
+    /// The writer last believed is remembered beside the verdicts (what a board hears most
+    /// often costs no lookup), and an answer that it may no longer write outweighs that memory.
+    @Test func aWriterLastBelievedIsForgottenWhenAnAnswerSaysOtherwise() {
+        var trust = SenderTrust()
+        let sender = SenderTrust.Sender(pid: 42, table: "item")
+        let start = NIODeadline.now()
+        trust.learned(asked: [sender], writers: [sender], at: start)
+        #expect(trust.verdict(of: sender, now: start + .seconds(1)) == .writer)
+        #expect(trust.verdict(of: sender, now: start + .seconds(2)) == .writer, "believed again, from the memory")
+        trust.learned(asked: [sender], writers: [], at: start + .seconds(3))
+        #expect(trust.verdict(of: sender, now: start + .seconds(4)) == .notWriter, "its role lost the right to write")
+        #expect(trust.verdict(of: SenderTrust.Sender(pid: 42, table: "zone"), now: start + .seconds(4)) == .unknown)
+    }
+
     @Test func theHintBudgetAllowsABurstThenOneAnInterval() {
         let start = NIODeadline.now()
         var budget = HintBudget(now: start)
