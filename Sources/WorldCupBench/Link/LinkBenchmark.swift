@@ -52,14 +52,17 @@ struct LinkBenchmark {
         let boards = Pair(direct: try LinkBoard(app: app, url: urls.direct, folder: folder),
                           linked: try LinkBoard(app: app, url: urls.linked, folder: folder))
         defer { boards.direct.quit(); boards.linked.quit() }
-        // Quiet long enough to span the round trips between a tap drawn and confirmed.
+        // Quiet long enough to span the round trips between a tap drawn and confirmed; before
+        // each measure, quiet past the status line's sentence (it goes after 2.5 s, a redraw
+        // that would pass for the answer).
         let quiet = 0.25 + 4 * roundTrip / 1000
+        let settled = max(quiet, 3)
         var enter = Pair<[(drawn: Double, confirmed: Double)]>(direct: [], linked: [])
         var seen = Pair<[Double]>(direct: [], linked: [])
         for run in 0..<runs {
             for side in [\Pair<LinkBoard>.direct, \Pair<LinkBoard>.linked] {
                 let board = boards[keyPath: side]
-                board.settle(quiet: quiet)
+                board.settle(quiet: settled)
                 let (typed, output) = try board.press("\r", quiet: quiet)
                 guard let first = output.first, let last = output.last else { throw BenchError("The board drew nothing after Enter.") }
                 let times = (Monotonic.milliseconds(from: typed, to: first), Monotonic.milliseconds(from: typed, to: last))
@@ -68,7 +71,7 @@ struct LinkBenchmark {
             let team = Self.othersTeams[run % Self.othersTeams.count]
             for side in [\Pair<LinkBoard>.direct, \Pair<LinkBoard>.linked] {
                 let board = boards[keyPath: side]
-                board.settle(quiet: quiet)
+                board.settle(quiet: settled)
                 // Another program, next to the server: the board's link is the only distance.
                 let committed = try acknowledgedTap(of: team, url: urls.direct)
                 guard let first = board.outputTimes(quiet: quiet, timeout: 10).first else { throw BenchError("The board never showed another program's tap of \(team).") }
