@@ -10,7 +10,7 @@ final class DelayingRelay {
     /// Starts the relay to `upstream` (a Unix socket's path), with `relay` the executable or
     /// the one beside this benchmark.
     init(upstream: String, delayMilliseconds: Int, relay: String?) throws {
-        let executable = try Self.locate(relay)
+        let executable = try TerminalBenchmark.locateExecutable("tcp-relay", relay, option: "--relay")
         let output = Pipe()
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -41,21 +41,5 @@ final class DelayingRelay {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-    }
-
-    private static func locate(_ path: String?) throws -> String {
-        let candidate: String
-        if let path {
-            candidate = path
-        } else {
-            guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-                throw BenchError("Cannot find this program's own executable through /proc/self/exe.")
-            }
-            candidate = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("tcp-relay").path
-        }
-        guard FileManager.default.isExecutableFile(atPath: candidate) else {
-            throw BenchError("There is no tcp-relay executable at \(candidate): build every product (swift build -c release, without --product) or pass --relay PATH.")
-        }
-        return candidate
     }
 }
