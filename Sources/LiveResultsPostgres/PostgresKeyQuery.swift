@@ -82,6 +82,9 @@ package struct PostgresKeyQuery: Sendable {
         let related: PostgresRelatedQuery?
         /// The type of each sort column, then of the section column (`supportedTypes`' names).
         var keyTypes: [String] = []
+        /// The first of the table and the related table without the change log's trigger, when
+        /// they were checked (nil: both have it).
+        var unlogged: String?
 
         /// The key columns, ordered, of `source` (a table or an alias).
         func selection(from source: String? = nil) -> String {
@@ -141,18 +144,32 @@ package struct PostgresKeyQuery: Sendable {
         }
     }
 
-    /// The columns of `table` in order, with their types' oids (none: there is no such table).
-    static func columnTypes(of table: String, _ connection: PostgresConnection, logger: Logger) throws -> [(name: String, oid: UInt32)] {
+    /// What the server says of a table: its columns in order with their types' oids (none:
+    /// there is no such table), and whether the change log's trigger is on it.
+    struct TableShape {
+        var columns: [(name: String, oid: UInt32)] = []
+        var logged = false
+    }
+
+    /// The shape of each of `tables`, in one statement (across a network, each is a round trip).
+    static func shapes(of tables: [String], _ connection: PostgresConnection, logger: Logger) throws -> [TableShape] {
         var binds = PostgresBindings()
-        binds.append(PostgresSQL.identifier(table))
+        binds.append(tables.map(PostgresSQL.identifier))
         let rows = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: """
-            SELECT a.attname::text, a.atttypid::int8 FROM pg_attribute a
-            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+            SELECT asked.n, a.attname::text, a.atttypid::int8,
+                EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(asked.name) AND tgname = 'liveresults_log')
+            FROM unnest($1::text[]) WITH ORDINALITY AS asked(name, n)
+            LEFT JOIN pg_attribute a ON a.attrelid = to_regclass(asked.name) AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY asked.n, a.attnum
             """, binds: binds), logger: logger)
-        return try rows.map { row in
-            let (name, oid) = try row.decode((String, Int64).self)
-            return (name, UInt32(oid))
+        var shapes = Array(repeating: TableShape(), count: tables.count)
+        for row in rows {
+            let (n, name, oid, logged) = try row.decode((Int64, String?, Int64?, Bool).self)
+            guard shapes.indices.contains(Int(n) - 1) else { continue }
+            shapes[Int(n) - 1].logged = logged
+            if let name, let oid { shapes[Int(n) - 1].columns.append((name, UInt32(oid))) }
         }
+        return shapes
     }
 
     /// The type of `column` of `table` (`types`: its columns' oids), or an error in one sentence
@@ -167,10 +184,11 @@ package struct PostgresKeyQuery: Sendable {
         return type
     }
 
-    /// Checks the table's columns (one round trip; one more for a related table) and returns
+    /// Checks the table's columns, and the related table's, in one round trip, and returns
     /// the query's statements.
     package func prepare(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> Statements {
-        let columns = try Self.columnTypes(of: tableName, connection, logger: logger)
+        let shapes = try Self.shapes(of: [tableName] + (related.map { [$0.table] } ?? []), connection, logger: logger)
+        let columns = shapes[0].columns
         guard !columns.isEmpty else {
             throw LiveResultsError(.unknownColumn(tableName), "There is no table named “\(tableName)”.")
         }
@@ -188,12 +206,13 @@ package struct PostgresKeyQuery: Sendable {
             if type.isText { textColumns.insert(column) }
         }
         let related = try related.map {
-            try PostgresRelatedQuery.prepare($0, mainColumns: types, mainTable: tableName, connection, logger: logger)
+            try PostgresRelatedQuery.prepare($0, columns: shapes[1].columns, mainColumns: types, mainTable: tableName)
         }
         let keyColumns = ([idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).map(PostgresSQL.identifier)
         var statements = Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
         statements.recordCells = columns.map { ($0.name, Self.supportedTypes[$0.oid]?.name) }
         statements.keyTypes = (sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).compactMap { types[$0].flatMap { Self.supportedTypes[$0]?.name } }
+        statements.unlogged = zip([tableName] + (self.related.map { [$0.table] } ?? []), shapes).first { !$0.1.logged }?.0
         return statements
     }
 
