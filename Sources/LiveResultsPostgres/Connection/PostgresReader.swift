@@ -145,6 +145,18 @@ public final class PostgresReader: Sendable {
         _ = try? connection?.close().waitWithin(statementDeadline())
     }
 
+    /// Starts making the reader's connection without waiting for it, so that it is ready when
+    /// first used: a board's controller, whose connection is then made while the app opens
+    /// its own (across a network, the round trips of both at once). One made after the
+    /// reader went is closed.
+    public func connectAhead() {
+        sharedConnection().whenSuccess { [weak self] connection in
+            guard self == nil else { return }
+            // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+            connection.close().whenComplete { _ in _ = connection }
+        }
+    }
+
     /// The reader's connection (from any thread): the open one, the attempt under way, or a
     /// new attempt, on `eventLoop`, with the log read's settings unless the server refused
     /// them once.
