@@ -38,12 +38,12 @@ extension PostgresChangeFeed {
     /// postgres-nio sends a channel's LISTEN as its first handler is added, queued behind the
     /// statements before it; the look for the writers, added next, is answered after them, so
     /// its answer says the connection listens: one round trip for it all. The probe's own
-    /// connection is made meanwhile, ready to send it as soon as the connection listens.
+    /// connection is made only then: made before, every attempt to listen again through a
+    /// frozen network would leave one waiting, and they would all reach the server at once.
     private func listen(on connecting: EventLoopFuture<PostgresConnection>, generation: Int) -> EventLoopFuture<Void> {
         connecting.hop(to: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return self.eventLoop.makeSucceededVoidFuture() }
             let probe = NotificationProbe(on: self.eventLoop)
-            let sender = self.database.connect(on: self.eventLoop)
             // Ends the attempt as soon as the connection closes before it listens: postgres-nio
             // may never answer a LISTEN sent as the server ends the connection.
             let listened = self.eventLoop.makePromise(of: Void.self)
@@ -70,14 +70,10 @@ extension PostgresChangeFeed {
                 self.live.withLockedValue { $0 = true }
                 self.notify()
                 self.requestRead(now: true)
-                self.send(probe, from: sender, generation: generation)
+                self.send(probe, from: self.database.connect(on: self.eventLoop), generation: generation)
                 return probe.verdict.futureResult
             }.flatMapError { error in
                 probe.verdict.succeed()
-                sender.whenSuccess { sender in
-                    let closed: EventLoopFuture<Void> = sender.close()
-                    _ = closed
-                }
                 return connection.close().flatMapThrowing { throw error }
             }
         }
