@@ -72,8 +72,8 @@ extension PostgresChangeFeed {
         let asked = NIODeadline.now()
         return writers(SenderTrust.writersSQL, binds, among: tables, on: connection).map { [weak self] writers in
             self?.trust.learned(writers: writers, at: asked)
-        }.flatMapError { error in
-            connection.isClosed ? connection.eventLoop.makeFailedFuture(error).hop(to: self.eventLoop) : self.eventLoop.makeSucceededVoidFuture()
+        }.flatMapError { [eventLoop] error in
+            connection.isClosed ? eventLoop.makeFailedFuture(error) : eventLoop.makeSucceededVoidFuture()
         }
     }
 
