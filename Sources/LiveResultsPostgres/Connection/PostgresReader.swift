@@ -200,19 +200,22 @@ public final class PostgresReader: Sendable {
 
     /// Sends a notification on `channel` from `sender`, a connection of its own made for it
     /// (`connect(on:)`) and closed after (a feed's probe, which must not come from the
-    /// connection it tests), without waiting. A failure is not reported: the notification then
-    /// never arrives, which is what a probe finds out anyway.
-    func notify(channel: String, payload: String, from sender: EventLoopFuture<PostgresConnection>) {
+    /// connection it tests). The future succeeds once the server answered the notification's
+    /// statement (it is then sent to every listener), and fails when the connection or the
+    /// statement failed: the notification then never arrives.
+    func notify(channel: String, payload: String, from sender: EventLoopFuture<PostgresConnection>) -> EventLoopFuture<Void> {
         var bindings = PostgresBindings()
         bindings.append(channel)
         bindings.append(payload)
         let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings)
         let logger = logger
-        sender.whenSuccess { connection in
-            connection.query(query, logger: logger).whenComplete { _ in
+        return sender.flatMap { connection in
+            let sent = connection.query(query, logger: logger).map { _ in }
+            sent.whenComplete { _ in
                 // Kept until closed: postgres-nio asserts a connection is closed before it goes.
                 connection.close().whenComplete { _ in _ = connection }
             }
+            return sent
         }
     }
 
