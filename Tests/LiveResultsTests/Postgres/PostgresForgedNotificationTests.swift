@@ -195,7 +195,8 @@ import Testing
         trust.learned(asked: question, writers: [sender], at: start)
         #expect(trust.verdict(of: sender, now: start + .seconds(1)) == .writer)
         #expect(trust.takeQuestion().isEmpty)
-        #expect(trust.verdict(of: sender, now: start + SenderTrust.askAgainAfter) == .writer, "still believed, asked again meanwhile")
+        #expect(trust.verdict(of: sender, now: start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread) == .writer,
+                "still believed, asked again meanwhile")
         #expect(trust.takeQuestion() == [sender])
         #expect(trust.verdict(of: sender, now: start + SenderTrust.trustedFor) == .unknown, "a verdict outlives its backend only so long")
         let other = SenderTrust.Sender(pid: 43, table: "item")
@@ -203,6 +204,23 @@ import Testing
         trust.learned(asked: trust.takeQuestion(), writers: [], at: start)
         #expect(trust.verdict(of: other, now: start) == .notWriter)
         #expect(trust.verdict(of: SenderTrust.Sender(pid: 42, table: "zone"), now: start) == .unknown, "a writer of one table is not one of another")
+    }
+
+    /// Feeds that learned of a writer at the same moment (boards that heard its first commit)
+    /// ask about it again at moments of their own, not all at once.
+    @Test func feedsAskAboutAWriterAgainAtMomentsOfTheirOwn() {
+        let sender = SenderTrust.Sender(pid: 42, table: "item")
+        let start = NIODeadline.now()
+        let halfway = start + SenderTrust.askAgainAfter + .nanoseconds(SenderTrust.askAgainSpread.nanoseconds / 2)
+        let askingByHalfway = (0..<50).map { _ in
+            var trust = SenderTrust()
+            trust.learned(asked: [sender], writers: [sender], at: start)
+            #expect(trust.verdict(of: sender, now: start + SenderTrust.askAgainAfter - .seconds(1)) == .writer)
+            #expect(trust.takeQuestion().isEmpty, "not asked again before askAgainAfter")
+            #expect(trust.verdict(of: sender, now: halfway) == .writer)
+            return !trust.takeQuestion().isEmpty
+        }
+        #expect(askingByHalfway.contains(true) && askingByHalfway.contains(false), "50 feeds asked again at once: \(askingByHalfway)")
     }
 
     /// The writer last believed is remembered beside the verdicts (what a board hears most
