@@ -29,6 +29,8 @@ import TestSupport
         #expect(controller.isLive)
         #expect(controller.changesPollInterval == nil, "the feed polls the log: its probe was given up")
 
+        // The feed's first read of the log, after the fetch, is done.
+        try controller.refresh()
         let feed = try #require(reader.ownWrites.listeners(under: "item").first)
         let reads = feed.logReadsBegun
         try await database.run("UPDATE item SET score = score + 10 WHERE id = \(ids[2])")
