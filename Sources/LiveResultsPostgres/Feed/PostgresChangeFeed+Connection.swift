@@ -109,6 +109,7 @@ extension PostgresChangeFeed {
         unansweredSince = nil
         // The next connection reads the log from the cursor, which holds every commit these named.
         waitingNotifications = []
+        awaitingVerdict = []
         lastPosition = nil
         probe?.verdict.succeed()
         probe = nil

@@ -89,12 +89,15 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     var waitingNotifications: [HeardNotification] = []
     /// Whose notifications are believed (`+Trust`).
     var trust = SenderTrust()
+    /// The notifications of a sender being asked about, and every one after it, in order (`+Trust`).
+    var awaitingVerdict: [HeardNotification] = []
+    /// What questions about senders may cost: a few at once, then one an interval (`+Trust`).
+    var questions = HintBudget()
     /// What notifications that are not believed may cost in reads (`+Trust`).
     var hints = HintBudget()
     var hintedReadScheduled = false
     /// Whether a question about senders is out or due (`+Trust`).
     var asking = false
-    var lastQuestion = NIODeadline.uptimeNanoseconds(0)
     /// The highest log position this feed has applied or read since its connection listens;
     /// nil: none yet (`+Notified`).
     var lastPosition: Int64?
