@@ -163,6 +163,7 @@ struct PostgresMigration {
                 switch step {
                 case .sql(let statement): try query(PostgresQuery(unsafeSQL: statement))
                 case .fillNameSortKeys: try fillNameSortKeys()
+                case .foldApostrophesInNameSortKeys: try fillNameSortKeys(where: PostgresSchema.namesWithTypographicApostrophes)
                 case .makeZones: try makeZones()
                 }
             }
@@ -180,10 +181,11 @@ struct PostgresMigration {
             """)
     }
 
-    /// Sets every team's `nameSortKey` from its name, in one statement (inside the caller's
-    /// transaction).
-    private func fillNameSortKeys() throws {
-        let rows = try query(#"SELECT id, "teamName" FROM team"#).map { try $0.decode((Int64, String).self) }
+    /// Sets the `nameSortKey` of every team (or of those `condition` keeps) from its name, in
+    /// one statement (inside the caller's transaction).
+    private func fillNameSortKeys(where condition: String = "true") throws {
+        let rows = try query(PostgresQuery(unsafeSQL: #"SELECT id, "teamName" FROM team WHERE "# + condition))
+            .map { try $0.decode((Int64, String).self) }
         guard !rows.isEmpty else { return }
         let ids = rows.map(\.0)
         let keys = rows.map { Team.nameSortKey($0.1) }
