@@ -71,7 +71,9 @@ extension PostgresChangeFeed {
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
                 self.notify()
-                self.requestRead(now: true)
+                // Listening again, the log is read from the cursor; listening first, the fetch
+                // that follows reads what came before it (`start(at:)`).
+                if self.cursor != nil { self.requestRead(now: true) }
                 self.send(probe, generation: generation)
                 return probe.verdict.futureResult
             }.flatMapError { error in
