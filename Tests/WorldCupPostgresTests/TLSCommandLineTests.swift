@@ -3,6 +3,7 @@ import PostgresSupport
 import Testing
 import TestSupport
 import WorldCup
+import WorldCupPostgres
 
 /// The built `worldcup` on servers that accept only TLS (`TLSServer`) or offer none: libpq's
 /// sslmodes, its variables and files, client certificates, and each refusal in one sentence.
@@ -189,6 +190,18 @@ import WorldCup
         }
         let variable = try await worldcup(["list", "--database", server.url(password: password)], environment: ["PGCHANNELBINDING": "require"])
         #expect(variable.err.hasPrefix("Error: Channel binding (PGCHANNELBINDING=require) needs SCRAM-SHA-256-PLUS"), "\(variable.err)")
+    }
+
+    /// The board's title says "· TLS" when sslmode=prefer took the TLS a server offers, and
+    /// not when it offers none: what the store's first look found (no statement of its own).
+    @Test func aBoardsTitleSaysWhetherPreferTookTLS() async throws {
+        let plain = try TLSServer(tls: false)
+        defer { plain.stop() }
+        for (tls, url) in [(true, server.url(password: password)), (false, plain.url(password: password))] {
+            let store = try PostgresTeamStore(location: try PostgresLocation(url: url, environment: ["HOME": home.url.path]), seed: Seed.bundled())
+            let title = try #require(store.server)
+            #expect(title.hasSuffix(" · TLS") == tls, "\(title)")
+        }
     }
 
     @Test func preferAgainstAServerWithoutTLSWorksInClearAndRequireIsRefused() async throws {
