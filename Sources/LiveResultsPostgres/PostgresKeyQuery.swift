@@ -227,7 +227,7 @@ package struct PostgresKeyQuery: Sendable {
     throws -> (rows: [(id: RecordID, key: RowKey)], sections: [(id: ColumnValue, row: SectionRow)]) {
         let statements = try prepare(connection, logger: logger)
         return try Self.inSnapshot(connection, logger: logger) {
-            let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
+            let sections = try statements.related?.relatedRows(connection, withCursor: false, logger: logger).rows ?? []
             let rows = try Self.running { try connection.rowsWithinDeadline(statements.selectAll(), logger: logger) }
             let keys = try rows.map { row in
                 var cells = row.makeIterator()

@@ -99,16 +99,23 @@ package struct PostgresRelatedQuery: Sendable {
         return (key, SectionRow(title: title, order: order))
     }
 
-    /// Every related row: its key and section row (run it in the snapshot of the rows read with it).
-    func relatedRows(_ connection: PostgresConnection, logger: Logger) throws -> [(id: ColumnValue, row: SectionRow)] {
-        let rows = try PostgresKeyQuery.running {
-            try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias),
-                                              logger: logger)
-        }
-        return try rows.compactMap { row in
+    /// Every related row: its key and section row (run it in the snapshot of the rows read with
+    /// it); and, `withCursor`, the change log's cursor of that snapshot in the same statement
+    /// (`ChangeLogReader.start`'s: one round trip for both).
+    func relatedRows(_ connection: PostgresConnection, withCursor: Bool,
+                     logger: Logger) throws -> (rows: [(id: ColumnValue, row: SectionRow)], cursor: ChangeLogCursor?) {
+        let related = "SELECT " + selection(from: Self.relatedAlias) + " FROM " + table + " AS " + Self.relatedAlias
+        // The cursor's columns on every row, and on one of NULLs when the table is empty.
+        let sql = withCursor ? "SELECT " + ChangeLogReader.startColumns + ", liveresults_sections.* FROM (SELECT 1) AS liveresults_one LEFT JOIN (" + related
+            + ") AS liveresults_sections ON true" : related
+        let rows = try PostgresKeyQuery.running { try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: sql), logger: logger) }
+        var cursor: ChangeLogCursor?
+        let found = try rows.compactMap { row in
             var cells = row.makeIterator()
+            if withCursor { cursor = try ChangeLogReader.start(from: &cells) }
             return try decode(&cells).map { ($0.key, $0.row) }
         }
+        return (found, cursor)
     }
 
     /// Checks the related table's `columns` (in order, with their types' oids) and returns the

@@ -77,8 +77,10 @@ final class PostgresResultsStore: ResultsStore {
     private func snapshot(_ keys: PostgresKeyQuery, _ statements: PostgresKeyQuery.Statements, tracking: Bool,
                           _ connection: PostgresConnection) throws -> (SectionedIndex, ChangeLogCursor?, RelatedKeys) {
         try PostgresKeyQuery.inSnapshot(connection, logger: logger) {
-            let cursor = tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
-            let sections = try statements.related?.relatedRows(connection, logger: logger) ?? []
+            // Joined, the related rows carry the cursor: one statement for both.
+            let related = try statements.related?.relatedRows(connection, withCursor: tracking, logger: logger)
+            let cursor = related != nil ? related?.cursor : tracking ? try ChangeLogReader.start(connection: connection, logger: logger) : nil
+            let sections = related?.rows ?? []
             let index = try keys.fetchIndex(connection, statements: statements, sections: sections, logger: logger)
             return (index, cursor, statements.related == nil ? RelatedKeys() : RelatedKeys(sections))
         }

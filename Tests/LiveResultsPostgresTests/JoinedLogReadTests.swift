@@ -37,7 +37,7 @@ import Testing
             let statements = try keys.prepare(connection)
             read = try LogRead(statements)
             cursor = try ChangeLogReader.start(connection: connection)
-            related = RelatedKeys(try statements.related!.relatedRows(connection, logger: Logger(label: "test")))
+            related = RelatedKeys(try statements.related!.relatedRows(connection, withCursor: false, logger: Logger(label: "test")).rows)
         }
 
         /// Runs `statements` (each committed), then reads the log after the cursor and moves it on.

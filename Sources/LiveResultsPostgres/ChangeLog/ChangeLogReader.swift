@@ -73,17 +73,37 @@ public struct ChangeLogReader: Sendable {
     /// transaction): after every entry the snapshot sees (and after the pruned mark: pruned
     /// entries are in the result too), waiting for the transactions that had not committed then.
     public static func start(connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> ChangeLogCursor {
-        let sql = """
-            SELECT greatest((SELECT max(position) FROM \(PostgresSQL.identifier(PostgresChangeLog.tableName))),
-                            (SELECT position FROM \(PostgresSQL.identifier(PostgresChangeLog.prunedTableName))), 0),
-                   pg_current_snapshot()::text
-            """
-        do {
-            let rows = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: sql), logger: logger)
-            guard let (position, snapshotText) = try rows.first?.decode((Int64, String).self) else {
+        try reading {
+            let rows = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: "SELECT " + startColumns), logger: logger)
+            guard let row = rows.first else { throw LiveResultsPostgresError("The change log could not be read: the server returned no position.") }
+            var cells = row.makeIterator()
+            return try start(from: &cells)
+        }
+    }
+
+    /// The two columns of `start`'s cursor, for a statement that reads them beside other
+    /// columns (in the same snapshot, a round trip less): the position, then the snapshot.
+    static let startColumns = """
+        greatest((SELECT max(position) FROM \(PostgresSQL.identifier(PostgresChangeLog.tableName))),
+                 (SELECT position FROM \(PostgresSQL.identifier(PostgresChangeLog.prunedTableName))), 0),
+        pg_current_snapshot()::text
+        """
+
+    /// The cursor from `startColumns`' two cells, the next of `cells`.
+    static func start(from cells: inout PostgresRow.Iterator) throws -> ChangeLogCursor {
+        try reading {
+            guard let positionCell = cells.next(), let snapshotCell = cells.next() else {
                 throw LiveResultsPostgresError("The change log could not be read: the server returned no position.")
             }
-            return ChangeLogCursor(position: position).after(nil, snapshot: try snapshot(snapshotText))
+            let position = try positionCell.decode(Int64.self)
+            return ChangeLogCursor(position: position).after(nil, snapshot: try snapshot(try snapshotCell.decode(String.self)))
+        }
+    }
+
+    /// Runs `body`, a read of the log's position, saying in one sentence why it failed.
+    private static func reading<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as LiveResultsPostgresError {
             throw error
         } catch {

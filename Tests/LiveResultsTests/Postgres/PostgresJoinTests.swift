@@ -49,6 +49,16 @@ import Testing
         return (recorded[0].batch, before, fresh)
     }
 
+    @Test("With no zone at all, the fetch is empty and follows the first zone and member made (the cursor read beside the zones)")
+    func fromNoZones() async throws {
+        let database = try await PostgresZones()
+        defer { Task { await database.close() } }
+        let (_, before, after) = try await Self.change(database, "BEGIN", "INSERT INTO zone (id, name, position) VALUES (1, 'Africa', 0)",
+                                                       "INSERT INTO member (id, name, zone_id, score, flag) VALUES (1, 'm1', 1, 1, 1)", "COMMIT")
+        #expect(before.allSatisfy { $0.ids.isEmpty })
+        #expect(after == [Layout("Africa", [1], identifier: "1")])
+    }
+
     @Test("The fetch: sections in the zones' order, titled by their names, members inside by their own order; members of no zone left out")
     func fetch() async throws {
         let database = try await Self.seeded()
