@@ -1,4 +1,5 @@
 import GRDB
+import LiveResults
 import Synchronization
 
 extension RowKey: @unchecked Sendable {} // ColumnValue holds only values (Int64, Double, String, Data).

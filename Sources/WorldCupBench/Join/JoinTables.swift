@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import SeededRandom
 
 /// The joined variant of the benchmark's board: teams in a table of their own, each naming its
