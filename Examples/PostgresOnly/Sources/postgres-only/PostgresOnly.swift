@@ -54,7 +54,12 @@ struct PostgresOnly {
         let running = Task { try await query.run() }
         defer { running.cancel() }
         for try await update in subscription {
-            print(update)
+            switch update {
+            case .snapshot(let snapshot):
+                for section in snapshot.sections { for value in section.values { print(value) } }
+            case .batch(let batch):
+                print("version \(batch.version): \(batch.changes)")
+            }
             if once { break }
         }
     }
