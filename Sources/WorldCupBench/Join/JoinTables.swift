@@ -100,7 +100,7 @@ enum JoinTables {
 }
 
 /// A team of the joined board as the controller loads it.
-struct JoinedTeam: FetchableRecord, TableRecord {
+struct JoinedTeam: FetchableRecord, TableRecord, ColumnRowRecord {
     static let databaseTableName = JoinTables.team
     var id: Int64
     var name: String
