@@ -48,11 +48,12 @@ merged:
 
 # Examples/WatchTable, Examples/LiveBoardServer and Examples/PostgresOnly, packages of their own
 # that depend on this one by path (each builds GRDB again, LiveBoardServer Hummingbird, and
-# PostgresOnly postgres-nio without GRDB, in its own .build).
+# PostgresOnly postgres-nio without GRDB, in its own .build; its product only: a plain build
+# would build every target of this package too, GRDB among them).
 example: deps
 	$(SWIFT) build --package-path Examples/WatchTable
 	$(SWIFT) build --package-path Examples/LiveBoardServer
-	$(SWIFT) build --package-path Examples/PostgresOnly
+	$(SWIFT) build --package-path Examples/PostgresOnly --product postgres-only
 
 # The Getting Started article's package, manifest and program as the article gives them.
 article: deps
