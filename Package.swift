@@ -146,7 +146,7 @@ let package = Package(
         ),
         .executableTarget(name: "worldcup-bench", dependencies: ["WorldCupBench"]),
         // worldcup-bench: the fan-out test runs it as its viewer processes, on the PostgreSQL test server.
-        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres", "WorldCupPostgres", "WorldCupSQLite", "worldcup-bench", "PostgresSupport", "TestSupport"]),
+        .testTarget(name: "WorldCupBenchTests", dependencies: ["WorldCupBench", "ThrowawayPostgres", "WorldCupPostgres", "WorldCupSQLite", "worldcup-bench", "tcp-relay", "PostgresSupport", "TestSupport"]),
         // The controller's tests, on SQLite and (the same checks) on a PostgreSQL test server.
         .testTarget(
             name: "LiveResultsTests",

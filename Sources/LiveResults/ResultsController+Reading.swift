@@ -67,22 +67,39 @@ extension ResultsController {
     }
 
     /// The record at an index path, loading it when it is not in memory, with those of the
-    /// next rows, up to `fetchBatchSize` in all, that are not in memory either: a cold window
-    /// loads in one batch, and a record an update dropped from a loaded window loads alone.
+    /// next rows in result order (into the next sections too), up to `fetchBatchSize` in all,
+    /// that are not in memory either: a cold window loads in one batch, however many sections
+    /// it spans (a table's first screen is one query, not one a section: across a network,
+    /// each is a round trip), and a record an update dropped from a loaded window loads alone.
+    /// With no `fetchBatchSize`, the window is the rest of the row's section.
     ///
     /// - Complexity: O(1) for a record in memory; otherwise one query for at most
     ///   `fetchBatchSize` records.
     public func object(at indexPath: IndexPath) throws -> Record {
         let id = result.shown.id(at: indexPath)
         if let record = records[id] { return record }
-        let rowCount = result.shown.rowCount(inSection: indexPath.section)
-        let batchSize = fetchRequest.fetchBatchSize > 0 ? fetchRequest.fetchBatchSize : rowCount
-        let window = result.shown.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + batchSize))
+        let window = window(from: indexPath)
         remember(try load(window.filter { records[$0] == nil }), keeping: window)
         guard let record = records[id] else {
             throw LiveResultsError(.database, "The row \(id) is no longer in the database.")
         }
         return record
+    }
+
+    /// The ids of the rows from `indexPath` on, in result order: `fetchBatchSize` of them
+    /// (fewer at the end), or the rest of its section when there is no batch size.
+    private func window(from indexPath: IndexPath) -> [RecordID] {
+        let shown = result.shown
+        let rowCount = shown.rowCount(inSection: indexPath.section)
+        guard fetchRequest.fetchBatchSize > 0 else { return shown.ids(inSection: indexPath.section, rows: indexPath.row..<rowCount) }
+        var window = shown.ids(inSection: indexPath.section, rows: indexPath.row..<min(rowCount, indexPath.row + fetchRequest.fetchBatchSize))
+        var section = indexPath.section + 1
+        while window.count < fetchRequest.fetchBatchSize, section < shown.sections.count {
+            let rows = shown.rowCount(inSection: section)
+            window += shown.ids(inSection: section, rows: 0..<min(rows, fetchRequest.fetchBatchSize - window.count))
+            section += 1
+        }
+        return window
     }
 
     /// Keeps records just loaded in memory. Memory stays bounded: once there are many, those

@@ -81,6 +81,9 @@ package struct PostgresKeyQuery: Sendable {
         let related: PostgresRelatedQuery?
         /// The type of each sort column, then of the section column (`supportedTypes`' names).
         var keyTypes: [String] = []
+        /// The first of the table and the related table without the change log's trigger, when
+        /// they were checked (nil: both have it).
+        var unlogged: String?
 
         /// The key columns, ordered, of `source` (a table or an alias).
         func selection(from source: String? = nil) -> String {
@@ -140,18 +143,32 @@ package struct PostgresKeyQuery: Sendable {
         }
     }
 
-    /// The columns of `table` in order, with their types' oids (none: there is no such table).
-    static func columnTypes(of table: String, _ connection: PostgresConnection, logger: Logger) throws -> [(name: String, oid: UInt32)] {
+    /// What the server says of a table: its columns in order with their types' oids (none:
+    /// there is no such table), and whether the change log's trigger is on it.
+    struct TableShape {
+        var columns: [(name: String, oid: UInt32)] = []
+        var logged = false
+    }
+
+    /// The shape of each of `tables`, in one statement (across a network, each is a round trip).
+    static func shapes(of tables: [String], _ connection: PostgresConnection, logger: Logger) throws -> [TableShape] {
         var binds = PostgresBindings()
-        binds.append(PostgresSQL.identifier(table))
+        binds.append(tables.map(PostgresSQL.identifier))
         let rows = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: """
-            SELECT a.attname::text, a.atttypid::int8 FROM pg_attribute a
-            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+            SELECT asked.n, a.attname::text, a.atttypid::int8,
+                EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(asked.name) AND tgname = 'liveresults_log')
+            FROM unnest($1::text[]) WITH ORDINALITY AS asked(name, n)
+            LEFT JOIN pg_attribute a ON a.attrelid = to_regclass(asked.name) AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY asked.n, a.attnum
             """, binds: binds), logger: logger)
-        return try rows.map { row in
-            let (name, oid) = try row.decode((String, Int64).self)
-            return (name, UInt32(oid))
+        var shapes = Array(repeating: TableShape(), count: tables.count)
+        for row in rows {
+            let (n, name, oid, logged) = try row.decode((Int64, String?, Int64?, Bool).self)
+            guard shapes.indices.contains(Int(n) - 1) else { continue }
+            shapes[Int(n) - 1].logged = logged
+            if let name, let oid { shapes[Int(n) - 1].columns.append((name, UInt32(oid))) }
         }
+        return shapes
     }
 
     /// The type of `column` of `table` (`types`: its columns' oids), or an error in one sentence
@@ -166,10 +183,11 @@ package struct PostgresKeyQuery: Sendable {
         return type
     }
 
-    /// Checks the table's columns (one round trip; one more for a related table) and returns
+    /// Checks the table's columns, and the related table's, in one round trip, and returns
     /// the query's statements.
     package func prepare(_ connection: PostgresConnection, logger: Logger = Logger(label: "LiveResultsPostgres")) throws -> Statements {
-        let columns = try Self.columnTypes(of: tableName, connection, logger: logger)
+        let shapes = try Self.shapes(of: [tableName] + (related.map { [$0.table] } ?? []), connection, logger: logger)
+        let columns = shapes[0].columns
         guard !columns.isEmpty else {
             throw LiveResultsError(.unknownColumn(tableName), "There is no table named “\(tableName)”.")
         }
@@ -187,12 +205,13 @@ package struct PostgresKeyQuery: Sendable {
             if type.isText { textColumns.insert(column) }
         }
         let related = try related.map {
-            try PostgresRelatedQuery.prepare($0, mainColumns: types, mainTable: tableName, connection, logger: logger)
+            try PostgresRelatedQuery.prepare($0, columns: shapes[1].columns, mainColumns: types, mainTable: tableName)
         }
         let keyColumns = ([idColumn] + sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).map(PostgresSQL.identifier)
         var statements = Statements(query: self, recordColumns: recordColumns, keyColumns: keyColumns, textColumns: textColumns, related: related)
         statements.recordCells = columns.map { ($0.name, Self.supportedTypes[$0.oid]?.name) }
         statements.keyTypes = (sortDescriptors.map(\.column) + (sectionColumn.map { [$0] } ?? [])).compactMap { types[$0].flatMap { Self.supportedTypes[$0]?.name } }
+        statements.unlogged = zip([tableName] + (self.related.map { [$0.table] } ?? []), shapes).first { !$0.1.logged }?.0
         return statements
     }
 
@@ -229,107 +248,6 @@ package struct PostgresKeyQuery: Sendable {
                 _ = try? connection.rowsWithinDeadline("ROLLBACK", logger: logger)
                 throw error
             }
-        }
-    }
-
-    /// Every matching row, in result order, straight into an index as the rows arrive, as
-    /// SQLite's fetch builds it: text keys stored from their bytes (postgres-nio reads every
-    /// column in binary form, which for text is its UTF-8), a row of the previous row's
-    /// section recognised from the section cell's bytes, ids mapped once at the end, and no
-    /// count first (the index grows as it goes).
-    /// Joined, `sections` are every related row (`PostgresRelatedQuery.relatedRows`), which the
-    /// index holds before the first row arrives.
-    package func fetchIndex(_ connection: PostgresConnection, statements: Statements, sections: [(id: ColumnValue, row: SectionRow)] = [],
-                            logger: Logger) throws -> SectionedIndex {
-        let builder = IndexBuilder(IndexAppender(self))
-        for (id, row) in sections { builder.appender.index.setSectionRow(row, for: id) }
-        let query = try statements.selectAll()
-        try Self.running {
-            // The rows are iterated as they arrive, by a task on the connection's event loop;
-            // this thread waits.
-            try connection.runWithinDeadline {
-                for try await row in try await connection.query(query, logger: logger) {
-                    try builder.appender.append(row)
-                }
-            }
-        }
-        builder.appender.index.mapFetchedIDs()
-        builder.appender.index.checkInvariantsInDebug()
-        return builder.appender.index
-    }
-
-    /// The index being built by rows arriving on an event loop, while the caller waits.
-    private final class IndexBuilder: @unchecked Sendable {
-        /// One property, so that a row costs one exclusivity check of the class's state.
-        var appender: IndexAppender
-        init(_ appender: IndexAppender) { self.appender = appender }
-    }
-
-    /// Appends the rows of `Statements.selection()` (the id, the sort values, the section
-    /// value) to an index, in result order.
-    private struct IndexAppender {
-        var index: SectionedIndex
-        private let sortCount: Int
-        private let sectioned: Bool
-        /// The first sort column is the section column (the usual case): its value is the
-        /// section's, so it is neither decoded again nor compared.
-        private let firstValueIsSection: Bool
-        /// The section cell's bytes of the last row that began a section (nil: NULL), once one did.
-        private var lastSection: [UInt8]??
-        /// One row's sort values and text bytes (reused: nothing allocated a row).
-        private var values: [ColumnValue] = []
-        private var texts: [UnsafeRawBufferPointer?] = []
-
-        init(_ query: PostgresKeyQuery) {
-            index = SectionedIndex(ascending: query.sortDescriptors.map(\.ascending), unsectioned: query.sectionColumn == nil,
-                                   sectionOrder: query.related.map { $0.order.map(\.ascending) })
-            sortCount = query.sortDescriptors.count
-            sectioned = query.sectionColumn != nil
-            firstValueIsSection = sectioned && query.sortDescriptors.first?.column == query.sectionColumn
-        }
-
-        mutating func append(_ row: PostgresRow) throws {
-            var cells = row.makeIterator()
-            guard let idCell = cells.next(), idCell.bytes != nil else {
-                throw LiveResultsError(.database, "A row of the result has no id.")
-            }
-            let id = try idCell.decode(Int64.self)
-            // Text as its bytes, which stay valid while postgres-nio holds the row (this call);
-            // other values decoded (and checked) now.
-            values.removeAll(keepingCapacity: true)
-            texts.removeAll(keepingCapacity: true)
-            for column in 0..<sortCount {
-                guard let cell = cells.next() else { throw LiveResultsError(.database, "A row of the result lacks a sort value.") }
-                if cell.dataType == .text || cell.dataType == .varchar, let bytes = cell.bytes {
-                    values.append(.null)
-                    texts.append(bytes.withUnsafeReadableBytes { $0 })
-                } else {
-                    values.append(column == 0 && firstValueIsSection ? .null : try PostgresKeyQuery.value(cell))
-                    texts.append(nil)
-                }
-            }
-            let sectionCell = sectioned ? cells.next() : nil
-            let (values, texts) = (self.values, self.texts)
-            func sortValue(_ column: Int) -> ColumnValue {
-                guard let text = texts[column] else { return values[column] }
-                return String(decoding: text, as: UTF8.self).columnValue
-            }
-            if let lastSection, Self.bytes(of: sectionCell, equal: lastSection) {
-                index.appendToLastSection(id: id, firstValueIsSection: firstValueIsSection, mapsID: false,
-                                          sortValues: sortValue, utf8: { texts[$0] })
-            } else {
-                let section = try sectionCell.map(PostgresKeyQuery.value) ?? .null
-                try index.appendSorted(id: id, section: section, sectionName: SectionedIndex.sectionName,
-                                       firstValueIsSection: firstValueIsSection, mapsID: false, sortValues: sortValue)
-                lastSection = .some(sectionCell?.bytes.map { Array($0.readableBytesView) })
-            }
-        }
-
-        /// Whether `cell` (nil: an unsectioned row) holds `bytes` (nil: NULL).
-        private static func bytes(of cell: PostgresCell?, equal bytes: [UInt8]?) -> Bool {
-            guard let cell else { return true }
-            guard let cellBytes = cell.bytes, let bytes else { return cell.bytes == nil && bytes == nil }
-            return cellBytes.readableBytesView.elementsEqual(bytes)
         }
     }
 

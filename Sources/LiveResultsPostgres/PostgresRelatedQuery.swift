@@ -110,13 +110,13 @@ package struct PostgresRelatedQuery: Sendable {
         }
     }
 
-    /// Checks the related table's columns (one round trip) and returns the query's related part.
-    static func prepare(_ sections: RelatedSections, mainColumns: [String: UInt32], mainTable: String,
-                        _ connection: PostgresConnection, logger: Logger) throws -> PostgresRelatedQuery {
+    /// Checks the related table's `columns` (in order, with their types' oids) and returns the
+    /// query's related part.
+    static func prepare(_ sections: RelatedSections, columns: [(name: String, oid: UInt32)], mainColumns: [String: UInt32],
+                        mainTable: String) throws -> PostgresRelatedQuery {
         guard let foreignKeyType = mainColumns[sections.foreignKey] else {
             throw LiveResultsError(.unknownColumn(sections.foreignKey), "The table “\(mainTable)” has no column named “\(sections.foreignKey)”.")
         }
-        let columns = try PostgresKeyQuery.columnTypes(of: sections.table, connection, logger: logger)
         let types = Dictionary(columns.map { ($0.name, $0.oid) }, uniquingKeysWith: { first, _ in first })
         guard !types.isEmpty else {
             throw LiveResultsError(.unknownColumn(sections.table), "There is no table named “\(sections.table)”.")

@@ -58,9 +58,9 @@ final class PostgresResultsStore: ResultsStore {
         // snapshot's cursor, and the feed reads it.
         var feed: PostgresChangeFeed?
         if let tracking {
-            try database.read { connection in
-                // Sections through a related table follow its commits too, from its own log.
-                try Self.checkChangeLog(on: [query.tableName] + (query.relatedSections.map { [$0.table] } ?? []), connection, logger: logger)
+            // Sections through a related table follow its commits too, from its own log.
+            if let unlogged = statements.unlogged {
+                throw LiveResultsError(.database, "The table “\(unlogged)” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")
             }
             feed = try PostgresChangeFeed(database: database, read: LogRead(statements),
                                           channel: PostgresChangeLog.channel(for: query.tableName), tracking: tracking)
@@ -81,20 +81,6 @@ final class PostgresResultsStore: ResultsStore {
             let index = try keys.fetchIndex(connection, statements: statements, sections: sections, logger: logger)
             return (index, cursor, statements.related == nil ? RelatedKeys() : RelatedKeys(sections))
         }
-    }
-
-    /// Throws, in one sentence naming the first, when one of `tables` has no change log to
-    /// follow; one statement for them all.
-    private static func checkChangeLog(on tables: [String], _ connection: PostgresConnection, logger: Logger) throws {
-        var bindings = PostgresBindings()
-        bindings.append(tables.map(PostgresSQL.identifier))
-        let missing = try connection.rowsWithinDeadline(PostgresQuery(unsafeSQL: """
-            SELECT n FROM unnest($1::text[]) WITH ORDINALITY AS logged(name, n) WHERE NOT EXISTS
-                (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(logged.name) AND tgname = 'liveresults_log')
-            ORDER BY n LIMIT 1
-            """, binds: bindings), logger: logger).first?.decode(Int64.self)
-        guard let missing, tables.indices.contains(Int(missing) - 1) else { return }
-        throw LiveResultsError(.database, "The table “\(tables[Int(missing) - 1])” has no change log to follow: install one with PostgresChangeLog.install(on:), or fetch without a delegate.")
     }
 
     func fetchAll(_ query: StoreQuery) throws -> StoreRows {

@@ -78,6 +78,11 @@ public protocol TeamStore: AnyObject, Sendable {
     @discardableResult
     func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange
 
+    /// Makes `edit` of the zone `zoneID`: what `renameZone`, `moveZone` and `mergeZone` call
+    /// (a store gives it by the rules both share, `RevertingStore`).
+    @discardableResult
+    func changeZone(_ zoneID: Int64, _ edit: ZoneEdit) throws -> TeamChange
+
     /// Who this store's changes are recorded under, in its history (`Author.chosen`).
     var author: String { get }
 
@@ -116,6 +121,15 @@ public protocol TeamStore: AnyObject, Sendable {
     /// redone, as in an editor); throws one sentence when there is none.
     @discardableResult
     func redoLast() throws -> TeamChange
+
+    /// Takes back (`.undo`) or makes again (`.redo`) the history entry `entryID`: what
+    /// `undo(entryID:)` and `redo(entryID:)` call (a store gives it by the rules both share,
+    /// `RevertingStore`).
+    func revert(_ revert: Revert, entryID: Int64) throws -> TeamChange
+
+    /// Takes back or makes again the author's latest entry: what `undoLast()` and
+    /// `redoLast()` call.
+    func revertLatest(_ revert: Revert) throws -> TeamChange
 
     /// The history's latest `limit` entries, newest first.
     func history(limit: Int) throws -> [HistoryEntry]
@@ -173,6 +187,27 @@ extension TeamStore {
     public func delete(teamID: Int64) throws -> Team {
         try recordedDelete(teamID: teamID).team
     }
+
+    @discardableResult
+    public func renameZone(zoneID: Int64, to name: String) throws -> TeamChange { try changeZone(zoneID, .rename(to: name)) }
+
+    @discardableResult
+    public func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange { try changeZone(zoneID, .move(to: position)) }
+
+    @discardableResult
+    public func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange { try changeZone(zoneID, .merge(into: target)) }
+
+    @discardableResult
+    public func undo(entryID: Int64) throws -> TeamChange { try revert(.undo, entryID: entryID) }
+
+    @discardableResult
+    public func redo(entryID: Int64) throws -> TeamChange { try revert(.redo, entryID: entryID) }
+
+    @discardableResult
+    public func undoLast() throws -> TeamChange { try revertLatest(.undo) }
+
+    @discardableResult
+    public func redoLast() throws -> TeamChange { try revertLatest(.redo) }
 
     /// Takes `change` back by its history entry (`undo(entryID:)`).
     @discardableResult

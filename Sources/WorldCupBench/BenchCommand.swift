@@ -18,7 +18,7 @@ public struct BenchCommand: ParsableCommand {
         commandName: "worldcup-bench",
         abstract: "Measure LiveResults on generated scoreboards: tap latency against a refetch-and-diff peer, fetch time, memory; and the app in a terminal: launch, keypress to screen, bytes per tap.",
         usage: "worldcup-bench [--store sqlite|postgres] [--postgres-url <url>] [--rows <n> ...] [--json] [--taps <n>] [--peer-taps <n>] [--seed <n>] [--no-terminal | --terminal-only] [--terminal-keys <n>] [--terminal-launches <n>] [--storm-rate <n>] [--storm-seconds <s>] [--no-color] [--worldcup <path>] [--database-folder <path>]",
-        subcommands: [FanoutCommand.self, SSECommand.self, JoinCommand.self, RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self, FanoutViewerCommand.self]
+        subcommands: [FanoutCommand.self, SSECommand.self, LinkCommand.self, JoinCommand.self, RSSProbeCommand.self, LatencyListenerCommand.self, StormTapperCommand.self, FanoutViewerCommand.self]
     )
 
     @Option(help: ArgumentHelp("Where the scoreboard lives: sqlite (default) or postgres (a throwaway server, or --postgres-url). On postgres, the controller's taps go through PostgresWriter.write (the commit handed to the controller from the UPDATE's own answer), and the notified path (a plain UPDATE, heard by NOTIFY and read from the log) is measured too.", valueName: "store"))

@@ -203,13 +203,9 @@ extension PostgresRecordedWrite {
     /// multiple of `HistoryEntry.pruneInterval`; it never deletes the entry an undo or a redo
     /// marks (`sparing`, a placeholder): one statement must not change a row twice.
     static func pruned(sparing reverting: String?) -> String {
-        let newest = #"(SELECT "entryID" FROM recorded)"#
-        return """
-            pruned AS (DELETE FROM history WHERE \(newest) % \(HistoryEntry.pruneInterval) = 0
-                AND id <= \(newest) - \(HistoryEntry.retainedCount)
-                AND id < coalesce((SELECT id FROM history WHERE at >= now() - make_interval(secs => \(HistoryEntry.retainedSeconds)) ORDER BY id LIMIT 1), 9223372036854775807)
-                \(reverting.map { "AND id <> \($0)::int8" } ?? ""))
-            """
+        let keptSince = "now() - make_interval(secs => \(HistoryEntry.retainedSeconds))"
+        return "pruned AS (" + HistorySQL.pruning(newest: #"(SELECT "entryID" FROM recorded)"#, keptSince: keptSince,
+                                                  sparing: reverting.map { "\($0)::int8" }) + ")"
     }
 
     /// A tap of team `teamID` as `PostgresTeamStore.recordedTap` writes it, with its history

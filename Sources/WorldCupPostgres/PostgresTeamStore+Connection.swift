@@ -52,6 +52,55 @@ extension PostgresTeamStore {
         }
     }
 
+    /// Runs `attempt` (which returns nil when the team was changed by someone between its read
+    /// and its write, or throws on a name taken in that moment) again, up to three times; a
+    /// write `writeID` already recorded returns its change. Whether it was is asked before the
+    /// first attempt only of a `resend` (an id made a moment ago cannot have been recorded):
+    /// a first write costs no statement for it.
+    func repeatWhileRaced(_ writeID: UUID, _ connection: PostgresConnection, resend: Bool,
+                          _ attempt: () throws -> TeamChange?) throws -> TeamChange {
+        for round in 0..<3 {
+            if resend || round > 0, let done = try Self.recorded(writeID, connection) { return done }
+            do {
+                if let result = try attempt() { return result }
+            } catch let error as PSQLError where ["23505", "23503", "40P01"].contains(error.serverInfo?[.sqlState]) {
+                // A name taken in the moment (the next attempt reads it and says so), a zone
+                // merged away in the moment (the next attempt finds the zone again), or a write
+                // and a zone's merge that waited for each other (one is rolled back and made again).
+                continue
+            }
+        }
+        if let done = try Self.recorded(writeID, connection) { return done }
+        throw WorldCupError("The team kept changing while this change was being made; try again.")
+    }
+
+    /// Runs `body`, a write whose id is recorded with it, until it gets an answer: when the
+    /// connection dies during it (its outcome unknown), a new one is made and `body` sent
+    /// again (its `resend` true), for up to `deadline`; `body` then finds its write id
+    /// recorded if the first one committed. `orElse` ends the sentence when no answer comes.
+    func exactlyOnce<T>(orElse clause: String, _ body: (_ connection: PostgresConnection, _ resend: Bool) throws -> T) throws -> T {
+        let start = ContinuousClock.now
+        var outcomeUnknown = false
+        while true {
+            let failure: Failure
+            switch attempt({ try body($0, outcomeUnknown) }) {
+            case .success(let value): return value
+            case .failure(let failed): failure = failed
+            }
+            let retrying = failure.lost || (outcomeUnknown && !failure.began)
+            outcomeUnknown = outcomeUnknown || (failure.lost && failure.began)
+            guard retrying, ContinuousClock.now - start < deadline else {
+                throw outcomeUnknown ? failure.sentence.appending(clause) : failure.sentence
+            }
+            if !failure.began { Thread.sleep(forTimeInterval: 0.2) }
+        }
+    }
+
+    /// The change recorded for the write `writeID` (with its entry's id), if it was made.
+    static func recorded(_ writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange? {
+        try query(connection, "SELECT \(unescaped: historyColumns) FROM history WHERE \"writeID\" = \(writeID)").map(entry).first?.change
+    }
+
     /// Runs a query on this thread and waits for its rows, no later than the deadline of the
     /// attempt under way (`PostgresReader.withConnection`'s).
     @discardableResult

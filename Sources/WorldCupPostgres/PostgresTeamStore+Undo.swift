@@ -3,113 +3,73 @@ import LiveResultsPostgres
 import PostgresNIO
 import WorldCup
 
-/// Undos and redos on PostgreSQL: one statement each (`PostgresRecordedWrite` with the entry
-/// it takes back), which claims the entry while it is not taken back, locked, so two undos of
-/// one entry from any two programs take it back once; the second reads it taken and says by whom.
-extension PostgresTeamStore {
-    @discardableResult
-    public func undo(entryID: Int64) throws -> TeamChange {
-        try revert(.undo) { connection in try Self.entry(id: entryID, connection) ?? Revert.missing(entryID) }
+/// Undos and redos on PostgreSQL, by the rules both stores share (`RevertingStore`): one
+/// statement each (`PostgresRecordedWrite` with the entry it takes back), which claims the
+/// entry while it is not taken back, locked, so two undos of one entry from any two programs
+/// take it back once; the second reads it taken and says by whom.
+extension PostgresTeamStore: RevertingStore {
+    /// One revert's write: its connection, and its id, by which a resend finds it made.
+    package struct RevertSession {
+        let connection: PostgresConnection
+        let writeID: UUID
+        let resend: Bool
     }
 
-    @discardableResult
-    public func redo(entryID: Int64) throws -> TeamChange {
-        try revert(.redo) { connection in try Self.entry(id: entryID, connection) ?? Revert.missing(entryID) }
-    }
+    public func revert(_ revert: Revert, entryID: Int64) throws -> TeamChange { try revertEntry(revert, entryID: entryID) }
 
-    @discardableResult
-    public func undoLast() throws -> TeamChange {
-        try revert(.undo, orderly: true) { [author] connection in
-            guard let entry = try Self.query(connection, """
-                SELECT \(unescaped: Self.historyColumns) FROM history WHERE author = \(author) AND action <> 'undo' AND "undoneBy" IS NULL
-                AND NOT refused ORDER BY id DESC LIMIT 1
-                """).map(Self.entry).first else { throw Refusal(Revert.undo.nothingLeft(author)) }
-            return entry
-        }
-    }
+    public func revertLatest(_ revert: Revert) throws -> TeamChange { try revertLatestEntry(revert) }
 
-    @discardableResult
-    public func redoLast() throws -> TeamChange {
-        try revert(.redo, orderly: true) { [author] connection in
-            guard let entry = try Self.query(connection, """
-                SELECT \(unescaped: Self.historyColumns) FROM history WHERE author = \(author) AND action = 'undo' AND "undoneBy" IS NULL
-                AND NOT refused AND id > coalesce((SELECT max(id) FROM history WHERE author = \(author) AND action <> 'undo' AND reverts IS NULL), 0)
-                ORDER BY id DESC LIMIT 1
-                """).map(Self.entry).first else { throw Refusal(Revert.redo.nothingLeft(author)) }
-            return entry
-        }
-    }
+    // What undo and redo read and write, in PostgreSQL's words (`RevertingStore`).
 
-    /// Takes back (or makes again) the entry `pick` finds, as one write whose id makes a
-    /// resend happen once. A rule's refusal marks the entry refused and is thrown (not as a
-    /// failure of the connection); `orderly` (the entry was the author's latest) adds how
-    /// to reach it again by its id.
-    private func revert(_ revert: Revert, orderly: Bool = false, pick: (PostgresConnection) throws -> HistoryEntry) throws -> TeamChange {
+    /// One write whose id makes a resend happen once; a rule's refusal is an answer, not a
+    /// failure of the connection.
+    package func revertWrite(_ body: (RevertSession) throws -> Result<TeamChange, Refusal>) throws -> Result<TeamChange, Refusal> {
         try refuseIfReadOnly()
         let writeID = UUID()
-        let outcome = try exactlyOnce(orElse: "so the change may or may not have been saved") { connection, resend -> Result<TeamChange, Refusal> in
-            do {
-                return .success(try repeatWhileRaced(writeID, connection, resend: resend) {
-                    try apply(revert, of: pick(connection), writeID: writeID, connection)
-                })
-            } catch var refusal as Refusal {
-                if let refused = refusal.entryID {
-                    try Self.query(connection, "UPDATE history SET refused = true WHERE id = \(refused)")
-                    if orderly { refusal = refusal.appending(revert.passedOver(refused)) }
-                }
-                return .failure(refusal)
-            }
+        return try exactlyOnce(orElse: "so the change may or may not have been saved") { connection, resend in
+            try body(RevertSession(connection: connection, writeID: writeID, resend: resend))
         }
-        return try outcome.get()
     }
 
-    /// Takes `entry` back (an undo) or makes the change its undo took back again (a redo), as
-    /// the write `writeID`; nil when the team or the entry changed between the read and the
-    /// write (the caller reads again).
-    private func apply(_ revert: Revert, of entry: HistoryEntry, writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange? {
-        try revert.check(entry, author: author)
-        try Self.refuseIfReverted(entry, connection)
-        if entry.change.isZoneChange { return try applyToZone(revert, of: entry, writeID: writeID, connection) }
-        let current = try entry.change.teamID.flatMap { try Self.team(id: $0, connection) }
-        var plan: UndoPlan
-        do {
-            plan = try revert.plan(entry, current: current)
-            if let name = plan.nameTaken {
-                try revert.refusing(entry) { try plan.checkName(heldBy: Self.team(nameKey: Team.nameKey(name), connection)) }
-            }
-        } catch let refusal as Refusal {
-            // The team was read after the entry: another program may have taken the entry
-            // back between the two reads (its change is then what the rule saw). Then that is
-            // the answer; otherwise the entry was not taken back when the team was read, and
-            // the rule's refusal stands.
-            if let again = try Self.entry(id: entry.id, connection) { try Self.refuseIfReverted(again, connection) }
-            throw refusal
-        }
-        var change = revert.change(entry, plan: plan, current: current)
-        // The zone a team brought back or edited back goes to, by its name (made again if gone).
-        switch plan {
-        case .insert(var team):
-            try Self.placeInZone(&team, connection)
-            (plan, change.after) = (.insert(team), team)
-        case .restore(var team):
-            try Self.placeInZone(&team, connection)
-            (plan, change.after) = (.restore(team), team)
-        case .takeWin, .giveWin, .delete:
-            break
-        }
-        let write = PostgresRecordedWrite(plan: plan, current: current, change: change, writeID: writeID, author: author, reverting: entry.id)
-        guard let written = try recordedWrite(write, connection) else { return nil }
+    package func settled(_ session: RevertSession, _ attempt: () throws -> TeamChange?) throws -> TeamChange {
+        try repeatWhileRaced(session.writeID, session.connection, resend: session.resend, attempt)
+    }
+
+    package func entry(id: Int64, in session: RevertSession) throws -> HistoryEntry? { try Self.entry(id: id, session.connection) }
+
+    package func firstEntry(_ query: (String) -> String, in session: RevertSession) throws -> HistoryEntry? {
+        var binds = PostgresBindings()
+        binds.append(author)
+        return try Self.query(session.connection, PostgresQuery(unsafeSQL: "SELECT \(Self.historyColumns) " + query("$1"), binds: binds))
+            .map(Self.entry).first
+    }
+
+    package func execute(_ statement: ((Int) -> String) -> String, _ ids: [Int64], in session: RevertSession) throws {
+        var binds = PostgresBindings()
+        for id in ids { binds.append(id) }
+        try Self.query(session.connection, PostgresQuery(unsafeSQL: statement { "$\($0)" }, binds: binds))
+    }
+
+    package func author(ofEntry id: Int64, in session: RevertSession) throws -> String? {
+        try Self.query(session.connection, "SELECT author FROM history WHERE id = \(id)").single(String.self)
+    }
+
+    package func team(id: Int64, in session: RevertSession) throws -> Team? { try Self.team(id: id, session.connection) }
+
+    package func team(nameKey key: String, in session: RevertSession) throws -> Team? { try Self.team(nameKey: key, session.connection) }
+
+    package func placeInZone(_ team: inout Team, in session: RevertSession) throws { try Self.placeInZone(&team, session.connection) }
+
+    /// The plan as one recorded write, which also marks the entry taken back; a change by
+    /// one win records the wins the lock found.
+    package func write(_ plan: UndoPlan, current: Team?, change: TeamChange, reverting: Int64, in session: RevertSession) throws -> TeamChange? {
+        var change = change
+        let write = PostgresRecordedWrite(plan: plan, current: current, change: change, writeID: session.writeID, author: author, reverting: reverting)
+        guard let written = try recordedWrite(write, session.connection) else { return nil }
         if case .takeWin = plan { (change.before, change.after) = (Self.stepped(written.team, by: 1), written.team) }
         if case .giveWin = plan { (change.before, change.after) = (Self.stepped(written.team, by: -1), written.team) }
         change.entryID = written.entryID
         return change
-    }
-
-    /// Throws the refusal for an entry taken back already, naming who did.
-    static func refuseIfReverted(_ entry: HistoryEntry, _ connection: PostgresConnection) throws {
-        guard let undoneBy = entry.undoneBy else { return }
-        let by = try query(connection, "SELECT author FROM history WHERE id = \(undoneBy)").single(String.self) ?? "someone"
-        throw entry.alreadyReverted(by: by)
     }
 
     /// `team` with `step` more wins.

@@ -25,33 +25,11 @@ extension PostgresTeamStore {
         return try run { connection in try Self.zone(nameKey: key, connection) }
     }
 
-    @discardableResult
-    public func renameZone(zoneID: Int64, to name: String) throws -> TeamChange {
-        try changeZone(zoneID) { zone, connection in
-            let plan = try ZonePlan.renaming(zone, to: name)
-            try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), connection), reverting: nil)
-            return plan
-        }
-    }
-
-    @discardableResult
-    public func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange {
-        try changeZone(zoneID) { zone, connection in
-            let count = try Self.query(connection, "SELECT count(*) FROM zone").single(Int64.self) ?? 0
-            return try ZonePlan.moving(zone, to: position, zoneCount: Int(count))
-        }
-    }
-
-    @discardableResult
-    public func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange {
-        try changeZone(zoneID) { zone, connection in
-            try ZonePlan.merging(zone, into: Self.zone(id: target, connection))
-        }
-    }
+    public func changeZone(_ zoneID: Int64, _ edit: ZoneEdit) throws -> TeamChange { try zoneEdit(zoneID, edit) }
 
     /// Makes the plan `decide` makes of the zone `zoneID` as it is, with its history entry,
     /// in one transaction under the zone table's lock.
-    private func changeZone(_ zoneID: Int64, decide: @escaping (Zone, PostgresConnection) throws -> ZonePlan) throws -> TeamChange {
+    package func zoneWrite(_ zoneID: Int64, decide: (Zone, RevertSession) throws -> ZonePlan) throws -> TeamChange {
         try refuseIfReadOnly()
         let writeID = UUID()
         // The merge a rename asks for is an answer, not a failure of the connection.
@@ -61,7 +39,7 @@ extension PostgresTeamStore {
                     try Self.transaction(connection) {
                         try Self.lockZones(connection)
                         guard let zone = try Self.zone(id: zoneID, connection) else { throw ZonePlan.noZone }
-                        let plan = try decide(zone, connection)
+                        let plan = try decide(zone, RevertSession(connection: connection, writeID: writeID, resend: resend))
                         var change = TeamChange(action: plan.action, zone: try Self.apply(plan, connection))
                         change.entryID = try record(change, writeID: writeID, reverts: nil, connection)
                         return change
@@ -74,35 +52,39 @@ extension PostgresTeamStore {
         return try outcome.get()
     }
 
-    /// Takes back (or makes again) `entry`, a zone's change, by the zone's rules
-    /// (`Revert.zonePlan`), as the write `writeID`: one transaction under the zone table's
-    /// lock that claims the entry while it is not taken back.
-    func applyToZone(_ revert: Revert, of entry: HistoryEntry, writeID: UUID, _ connection: PostgresConnection) throws -> TeamChange? {
-        try Self.transaction(connection) {
+    // A zone's revert, in PostgreSQL's words (`RevertingStore`).
+
+    /// One transaction under the zone table's lock that claims the entry while it is not
+    /// taken back: `body` is given the entry as it is under the lock (another program may
+    /// have taken it back since it was read).
+    package func zoneRevert(_ entry: HistoryEntry, in session: RevertSession, _ body: (HistoryEntry) throws -> TeamChange) throws -> TeamChange? {
+        let connection = session.connection
+        return try Self.transaction(connection) {
             try Self.lockZones(connection)
-            // The entry as it is under the lock: another program may have taken it back since it was read.
             let claimed = try Self.query(connection, "SELECT \(unescaped: Self.historyColumns) FROM history WHERE id = \(entry.id) FOR UPDATE")
                 .map(Self.entry).first ?? entry
-            try Self.refuseIfReverted(claimed, connection)
-            let recorded = entry.change.zone ?? ZoneChange(before: nil, after: nil)
-            let current = try recorded.zoneID.flatMap { try Self.zone(id: $0, connection) }
-            let into = try recorded.into?.id.flatMap { try Self.zone(id: $0, connection) }
-            var teamsLeft = false
-            if let into, let intoID = into.id, !recorded.teamIDs.isEmpty {
-                teamsLeft = try Self.query(connection, """
-                    SELECT EXISTS (SELECT 1 FROM team WHERE id = ANY(\(recorded.teamIDs)::int8[]) AND "zoneID" <> \(intoID))
-                    """).single(Bool.self) ?? false
-            }
-            let plan = try revert.zonePlan(entry, current: current, into: into, teamsLeft: teamsLeft)
-            if let name = plan.nameTaken {
-                try revert.refusing(entry) { try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(name), connection), reverting: revert) }
-            }
-            var change = revert.zoneChange(entry, wrote: try Self.apply(plan, connection))
-            let id = try record(change, writeID: writeID, reverts: entry.id, connection)
-            try Self.query(connection, #"UPDATE history SET "undoneBy" = \#(id) WHERE id = \#(entry.id) AND "undoneBy" IS NULL"#)
-            change.entryID = id
-            return change
+            return try body(claimed)
         }
+    }
+
+    package func zone(id: Int64, in session: RevertSession) throws -> Zone? { try Self.zone(id: id, session.connection) }
+
+    package func zoneCount(in session: RevertSession) throws -> Int {
+        Int(try Self.query(session.connection, "SELECT count(*) FROM zone").single(Int64.self) ?? 0)
+    }
+
+    package func zone(nameKey key: String, in session: RevertSession) throws -> Zone? { try Self.zone(nameKey: key, session.connection) }
+
+    package func teamsLeft(_ teamIDs: [Int64], zone zoneID: Int64, in session: RevertSession) throws -> Bool {
+        try Self.query(session.connection, """
+            SELECT EXISTS (SELECT 1 FROM team WHERE id = ANY(\(teamIDs)::int8[]) AND "zoneID" <> \(zoneID))
+            """).single(Bool.self) ?? false
+    }
+
+    package func apply(_ plan: ZonePlan, in session: RevertSession) throws -> ZoneChange { try Self.apply(plan, session.connection) }
+
+    package func record(zoneChange change: TeamChange, reverts: Int64, in session: RevertSession) throws -> Int64 {
+        try record(change, writeID: session.writeID, reverts: reverts, session.connection)
     }
 
     /// Writes a zone's change's history entry with the write's id (inside the caller's

@@ -55,9 +55,13 @@ public final class PostgresTeamStore: TeamStore {
     /// `readOnly`: the board only watches (`--read-only`): nothing is written, and a database
     /// that is not set up yet is refused. Otherwise the store finds out what the user may do
     /// (`readOnly` then says why it may not change the board, if it may not).
+    ///
+    /// `live`: a board will follow the database (`controllerDatabase`): its connection is
+    /// made while this store opens its own, not after.
     public convenience init(location: PostgresLocation, seed: [SeedTeam]?, deadline: Duration = defaultDeadline, readOnly: Bool = false,
-                            author: String = Author.machineDefault()) throws {
+                            author: String = Author.machineDefault(), live: Bool = false) throws {
         try self.init(location: location, deadline: deadline, author: author)
+        if live { controllerDatabase.connectAhead() }
         let found = try run { connection in
             try PostgresMigration(location: location, connection: connection).prepare(seed: seed, readOnlyAsked: readOnly)
         }

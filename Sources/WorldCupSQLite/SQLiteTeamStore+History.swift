@@ -45,12 +45,8 @@ extension SQLiteTeamStore {
         let id = db.lastInsertedRowID
         ownEntries.insert(id)
         if id % HistoryEntry.pruneInterval == 0 {
-            // Below the first entry of the kept time (found by reading up from the oldest, so
-            // the work is about the entries deleted), and beyond the newest retainedCount.
-            try db.execute(sql: """
-                DELETE FROM history WHERE id <= ? AND id < coalesce(
-                    (SELECT id FROM history WHERE at >= strftime('%Y-%m-%dT%H:%M:%SZ', 'now', ?) ORDER BY id LIMIT 1), ?)
-                """, arguments: [id - Int64(HistoryEntry.retainedCount), "-\(HistoryEntry.retainedSeconds) seconds", id])
+            let keptSince = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-\(HistoryEntry.retainedSeconds) seconds')"
+            try db.execute(sql: HistorySQL.pruning(newest: "?1", keptSince: keptSince), arguments: [id])
         }
         return id
     }

@@ -4,7 +4,7 @@ import WorldCup
 
 /// Zones on SQLite: listing them, finding or making a team's, and renaming, moving and
 /// merging them, each in one transaction with its one history entry (`record`), undone and
-/// redone through the same entry by `applyToZone`.
+/// redone through the same entry by the rules both stores share (`RevertingStore`).
 extension SQLiteTeamStore {
     public func zones() throws -> [ZoneListing] {
         try DatabaseFile.readable {
@@ -21,32 +21,11 @@ extension SQLiteTeamStore {
         try DatabaseFile.readable { try database.read { db in try Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), db) } }
     }
 
-    @discardableResult
-    public func renameZone(zoneID: Int64, to name: String) throws -> TeamChange {
-        try changeZone(zoneID) { zone, db in
-            let plan = try ZonePlan.renaming(zone, to: name)
-            try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(TeamValidation.trimmed(name)), db), reverting: nil)
-            return plan
-        }
-    }
-
-    @discardableResult
-    public func moveZone(zoneID: Int64, to position: Int) throws -> TeamChange {
-        try changeZone(zoneID) { zone, db in
-            try ZonePlan.moving(zone, to: position, zoneCount: Int.fetchOne(db, sql: "SELECT count(*) FROM zone") ?? 0)
-        }
-    }
-
-    @discardableResult
-    public func mergeZone(zoneID: Int64, into target: Int64) throws -> TeamChange {
-        try changeZone(zoneID) { zone, db in
-            try ZonePlan.merging(zone, into: Self.zone(id: target, db))
-        }
-    }
+    public func changeZone(_ zoneID: Int64, _ edit: ZoneEdit) throws -> TeamChange { try zoneEdit(zoneID, edit) }
 
     /// Makes the plan `decide` makes of the zone `zoneID` as it is, in one transaction with
     /// its history entry.
-    private func changeZone(_ zoneID: Int64, decide: (Zone, Database) throws -> ZonePlan) throws -> TeamChange {
+    package func zoneWrite(_ zoneID: Int64, decide: (Zone, Database) throws -> ZonePlan) throws -> TeamChange {
         try refuseIfReadOnly()
         return try DatabaseFile.readable {
             try database.liveResultsWrite { db in
@@ -59,26 +38,27 @@ extension SQLiteTeamStore {
         }
     }
 
-    /// Takes back (or makes again) `entry`, a zone's change, by the zone's rules
-    /// (`Revert.zonePlan`), recording it and marking the entry (inside `revert`'s transaction).
-    func applyToZone(_ revert: Revert, of entry: HistoryEntry, _ db: Database) throws -> TeamChange {
-        let recorded = entry.change.zone ?? ZoneChange(before: nil, after: nil)
-        let current = try recorded.zoneID.flatMap { try Self.zone(id: $0, db) }
-        let into = try recorded.into?.id.flatMap { try Self.zone(id: $0, db) }
-        var teamsLeft = false
-        if let into, !recorded.teamIDs.isEmpty {
-            teamsLeft = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM team WHERE id IN (SELECT value FROM json_each(?)) AND zoneID != ?)",
-                                          arguments: [Self.jsonArray(recorded.teamIDs), into.id]) ?? false
-        }
-        let plan = try revert.zonePlan(entry, current: current, into: into, teamsLeft: teamsLeft)
-        if let name = plan.nameTaken {
-            try revert.refusing(entry) { try plan.checkName(heldBy: Self.zone(nameKey: Zone.nameKey(name), db), reverting: revert) }
-        }
-        var change = revert.zoneChange(entry, wrote: try Self.apply(plan, db))
-        let id = try record(change, reverts: entry.id, db)
-        try db.execute(sql: "UPDATE history SET undoneBy = ? WHERE id = ? AND undoneBy IS NULL", arguments: [id, entry.id])
-        change.entryID = id
-        return change
+    // A zone's revert, in SQLite's words (`RevertingStore`): inside the revert's transaction.
+
+    package func zoneRevert(_ entry: HistoryEntry, in db: Database, _ body: (HistoryEntry) throws -> TeamChange) throws -> TeamChange? {
+        try body(entry)
+    }
+
+    package func zone(id: Int64, in db: Database) throws -> Zone? { try Self.zone(id: id, db) }
+
+    package func zoneCount(in db: Database) throws -> Int { try Int.fetchOne(db, sql: "SELECT count(*) FROM zone") ?? 0 }
+
+    package func zone(nameKey key: String, in db: Database) throws -> Zone? { try Self.zone(nameKey: key, db) }
+
+    package func teamsLeft(_ teamIDs: [Int64], zone zoneID: Int64, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM team WHERE id IN (SELECT value FROM json_each(?)) AND zoneID != ?)",
+                          arguments: [Self.jsonArray(teamIDs), zoneID]) ?? false
+    }
+
+    package func apply(_ plan: ZonePlan, in db: Database) throws -> ZoneChange { try Self.apply(plan, db) }
+
+    package func record(zoneChange change: TeamChange, reverts: Int64, in db: Database) throws -> Int64 {
+        try record(change, reverts: reverts, db)
     }
 
     /// Writes `plan`, keeping positions 0, 1, 2 … without gaps; returns what it wrote.

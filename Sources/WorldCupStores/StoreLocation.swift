@@ -55,13 +55,16 @@ public enum StoreLocation: Sendable {
     /// - Parameter creating: whether a file given by hand that does not exist yet is made (a
     ///   board's first run); when false it is refused, naming the command that makes one, so
     ///   that a mistyped path never becomes a new board.
-    public func open(seed: [SeedTeam], readOnly: Bool = false, author: String = Author.machineDefault(), creating: Bool = true) throws -> any TeamStore {
+    /// - Parameter live: a board will follow the store (on a server, its connection is made
+    ///   while the store opens).
+    public func open(seed: [SeedTeam], readOnly: Bool = false, author: String = Author.machineDefault(), creating: Bool = true,
+                     live: Bool = false) throws -> any TeamStore {
         try checkFolder()
         if !creating { try refuseIfMissing() }
         return switch self {
         case .defaultFile(let url) where readOnly, .file(let url) where readOnly: try SQLiteTeamStore(readOnlyDatabaseURL: url)
         case .defaultFile(let url), .file(let url): try SQLiteTeamStore(databaseURL: url, seed: seed, author: author)
-        case .server(let location): try PostgresTeamStore(location: location, seed: seed, readOnly: readOnly, author: author)
+        case .server(let location): try PostgresTeamStore(location: location, seed: seed, readOnly: readOnly, author: author, live: live)
         }
     }
 

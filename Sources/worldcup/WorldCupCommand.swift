@@ -116,15 +116,15 @@ struct StoreOptions: ParsableArguments {
     /// Opens the scoreboard for the board, importing the seed on first use (read and checked
     /// first); read-only when asked (`--read-only`).
     func openBoard() throws -> any TeamStore {
-        try open(creating: true, reading: true)
+        try open(creating: true, reading: true, live: true)
     }
 
-    private func open(creating: Bool, reading: Bool) throws -> any TeamStore {
+    private func open(creating: Bool, reading: Bool, live: Bool = false) throws -> any TeamStore {
         let location = try location()
         let seed = try seedTeams()
         let author = try Author.chosen(author)
         do {
-            return try location.open(seed: seed, readOnly: readOnly, author: author, creating: creating)
+            return try location.open(seed: seed, readOnly: readOnly, author: author, creating: creating, live: live)
         } catch {
             throw reading ? WorldCupError.suggestingReadOnly(error) : error
         }

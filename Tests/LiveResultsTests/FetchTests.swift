@@ -228,6 +228,29 @@ struct ReadingTests {
         #expect(recorder.take().contains(.didChange))
     }
 
+    @Test("A cold window spans the next sections: a screen of five small sections loads in one batch")
+    func aWindowSpansSections() throws {
+        let database = try makeItemDatabase()
+        try insertItems((0..<10).map { Item(name: "n\($0)", zone: "Z\($0 / 2)", score: 0) }, into: database)
+        let sqlite = SQLiteResultsStore(database: database)
+        let counter = LoadCounter()
+        let controller = ResultsController<Item>(store: sqlite, tableName: Item.databaseTableName, loadRecords: counter.counting(sqlite.recordLoader(Item.self)),
+                                                 fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("zone"), SortColumn("name")], fetchBatchSize: 7),
+                                                 sectionNameKeyPath: "zone")
+        try controller.performFetch()
+        #expect(controller.sections.count == 5)
+        for section in 0..<4 {
+            for row in 0..<2 { #expect(try controller.object(at: ip(section, row)).name == "n\(section * 2 + row)") }
+        }
+        #expect(counter.takeLoads() == [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10]], "seven rows from the first section on, then the next seven (three left)")
+        let unbatched = ResultsController<Item>(store: sqlite, tableName: Item.databaseTableName, loadRecords: counter.counting(sqlite.recordLoader(Item.self)),
+                                                fetchRequest: ResultsRequest(sortDescriptors: [SortColumn("zone"), SortColumn("name")]),
+                                                sectionNameKeyPath: "zone")
+        try unbatched.performFetch()
+        _ = try unbatched.object(at: ip(1, 0))
+        #expect(counter.takeLoads() == [[3, 4]], "without a batch size, the rest of the row's section")
+    }
+
     @Test("Loaded records are never stale after processPendingChanges", arguments: [0, 1, 3, 100])
     func freshAfterChange(batchSize: Int) throws {
         let fixture = try Fixture((0..<10).map { Item(name: "n\($0)", zone: "Z", score: $0) }, sortDescriptors: [SortColumn("name")], sectionNameKeyPath: nil, fetchBatchSize: batchSize)

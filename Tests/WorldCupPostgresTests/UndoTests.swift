@@ -22,6 +22,13 @@ import WorldCupPostgres
         }
     }
 
+    @Test func theUndoRulesAreWrittenOnceSoAnEditOfOneIsTheRuleThisStoreRuns() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        try RevertRuleContract.oneEditIsEveryStoresRule { author in try PostgresTeamStore(location: database.location, seed: nil, author: author) }
+    }
+
     @Test func aVersionThreeBoardWithTeamsAndTapsGetsTheHistory() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }

@@ -22,6 +22,14 @@ struct UndoTests {
         }
     }
 
+    @Test("The undo rules are written once: an edit of one is the rule this store runs")
+    func oneRuleEdit() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        _ = try SQLiteTeamStore(databaseURL: folder.database, seed: Seed.bundled())
+        try RevertRuleContract.oneEditIsEveryStoresRule { author in try SQLiteTeamStore(databaseURL: folder.database, seed: nil, author: author) }
+    }
+
     @Test("A read-only board refuses edit and undo in its one sentence, and writes no history")
     func readOnlyRefuses() throws {
         let folder = try TemporaryFolder()

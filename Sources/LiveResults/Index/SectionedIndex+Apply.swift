@@ -72,6 +72,20 @@ extension SectionedIndex {
         var inserts: [RowChange] = []
         var moves: [RowChange] = []
         var updates: [RowChange] = []
+
+        /// In Core Data's order: deletes (last first), then inserts, moves and updates (in new order).
+        var inBatchOrder: [RowChange] {
+            Self.ordered(deletes, by: \.indexPath, descending: true) + Self.ordered(inserts, by: \.newIndexPath)
+                + Self.ordered(moves, by: \.newIndexPath) + Self.ordered(updates, by: \.newIndexPath)
+        }
+
+        /// `changes` ordered by the index path at `path` (each change of a kind has one).
+        private static func ordered(_ changes: [RowChange], by path: KeyPath<RowChange, IndexPath?>, descending: Bool = false) -> [RowChange] {
+            changes.sorted { a, b in
+                guard let a = a[keyPath: path], let b = b[keyPath: path] else { return false }
+                return descending ? a > b : a < b
+            }
+        }
     }
 
     /// Step 1: the new key of each changed row (the last word on each row wins), without the
@@ -165,10 +179,7 @@ extension SectionedIndex {
                                                           name: sections[survivor.new].name, identifier: identifier(ofSection: survivor.new)))
             }
         }
-        batch.rowChanges = rows.deletes.sorted { $0.indexPath! > $1.indexPath! }
-            + rows.inserts.sorted { $0.newIndexPath! < $1.newIndexPath! }
-            + rows.moves.sorted { $0.newIndexPath! < $1.newIndexPath! }
-            + rows.updates.sorted { $0.newIndexPath! < $1.newIndexPath! }
+        batch.rowChanges = rows.inBatchOrder
         return batch
     }
 

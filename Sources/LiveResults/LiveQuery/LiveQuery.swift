@@ -30,6 +30,11 @@ import Foundation
 /// Subscribers never touch the controller: each element carries the values of the rows it
 /// places, made by `map` once per step for all subscribers, on the query's actor.
 ///
+/// When `Value` is `Equatable`, a row reported updated whose value is the one subscribers hold
+/// already is left out (an UPDATE that wrote the values the row had, through any connection or
+/// store, or changed only columns `map` does not read), and a step left with nothing makes no
+/// version: subscribers hear only of what changes what they hold.
+///
 /// What it keeps: the steps after the oldest version a subscriber still stands at (at most
 /// `maximumLag`), and the result (ids and values) at each version some subscriber stands at;
 /// these share their sections copy-on-write, so a version held costs the sections that changed
@@ -166,15 +171,18 @@ public actor LiveQuery<Record, Value: Sendable> {
         case .reset:
             folded = Folded(touched: [], origin: .ownWrites, reset: true)
         case .batch(let batch, let origin):
-            if folded == nil, let values = try await values(placedBy: batch) {
-                var next = layout
-                next.apply(batch, values: values)
-                checkAgainstController(next)
-                stepObserver?(hub.version + 1, controller)
-                layout = next
-                // The hub numbers it.
-                hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: batch, origin: origin, values: values), layout: layout)
-                return
+            if folded == nil, let read = try await values(placedBy: batch) {
+                let (changes, values) = layout.withoutUnchangedUpdates(batch, values: read)
+                // Nothing a subscriber holds changed: no version to make.
+                guard !changes.isEmpty else { return }
+                if let next = layout.applying(changes, values: values) {
+                    checkAgainstController(next)
+                    stepObserver?(hub.version + 1, controller)
+                    layout = next
+                    // The hub numbers it.
+                    hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: changes, origin: origin, values: values), layout: layout)
+                    return
+                }
             }
             var step = folded ?? Folded(touched: [], origin: origin, reset: false)
             step.touched.formUnion(batch.rowChanges.map(\.id))
@@ -192,13 +200,14 @@ public actor LiveQuery<Record, Value: Sendable> {
             hub.publish(nil, layout: layout)
             return
         }
-        let changes = layout.batch(to: next, touched: step.touched, sectionsMove: hub.sectionsMove)
-        // The folded steps cancelled out (a row inserted, then deleted): no version to make,
-        // as the controller delivers no empty batch.
+        let between = layout.batch(to: next, touched: step.touched, sectionsMove: hub.sectionsMove)
+        let (changes, values) = layout.withoutUnchangedUpdates(between, values: next.values(placedBy: between))
+        // The folded steps cancelled out (a row inserted, then deleted) or changed no value:
+        // no version to make, as the controller delivers no empty batch.
         guard !changes.isEmpty else { return }
         stepObserver?(hub.version + 1, controller)
         layout = next
-        hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: changes, origin: step.origin, values: next.values(placedBy: changes)), layout: layout)
+        hub.publish(LiveQueryBatch(previousVersion: 0, version: 0, changes: changes, origin: step.origin, values: values), layout: layout)
     }
 
     /// Steps taken from the controller and not published yet (a row could not be read).
@@ -229,8 +238,13 @@ public actor LiveQuery<Record, Value: Sendable> {
         for (s, section) in controller.sections.enumerated() {
             let ids = (0..<section.numberOfObjects).map { controller.id(at: IndexPath(row: $0, section: s)) }
             let records = try controller.readRecords(ids)
-            guard records.count == ids.count else { return nil }
-            sections.append(LiveQuerySection(identifier: section.identifier, name: section.name, ids: ids, values: try ids.map { try map(records[$0]!) }))
+            var values: [Value] = []
+            values.reserveCapacity(ids.count)
+            for id in ids {
+                guard let record = records[id] else { return nil }
+                values.append(try map(record))
+            }
+            sections.append(LiveQuerySection(identifier: section.identifier, name: section.name, ids: ids, values: values))
         }
         return LiveQueryLayout(sections: sections)
     }

@@ -4,7 +4,9 @@ import Synchronization
 /// What a live query shares with its subscribers: the steps since the oldest version a
 /// subscriber still stands at, the results at the versions subscribers stand at, and each
 /// subscriber's place and wake-up. The query's loop publishes; each subscriber takes, on its
-/// own task, under one short lock: the loop never waits for a subscriber.
+/// own task, under one short lock: the loop never waits for a subscriber. A publish wakes the
+/// subscribers waiting for it and touches no other: a subscriber busy writing, or stalled,
+/// costs it nothing (but one look, once, when it falls `maximumLag` behind).
 ///
 /// What it keeps (the memory bound): the steps after the oldest version a subscriber stands at,
 /// never more than `maximumLag` of them (a subscriber further behind is moved to "snapshot
@@ -38,8 +40,10 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
         var sectionsMove: Bool
 
         var batch: LiveQueryBatch<Value> {
-            let changes = old.batch(to: new, touched: touched, sectionsMove: sectionsMove)
-            return LiveQueryBatch(previousVersion: from, version: to, changes: changes, origin: origin, values: new.values(placedBy: changes))
+            let between = old.batch(to: new, touched: touched, sectionsMove: sectionsMove)
+            // A row changed and changed back on the way holds its value: not reported.
+            let (changes, values) = old.withoutUnchangedUpdates(between, values: new.values(placedBy: between))
+            return LiveQueryBatch(previousVersion: from, version: to, changes: changes, origin: origin, values: values)
         }
     }
 
@@ -49,45 +53,75 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
         var seen: Int?
         /// Whether its next element is a snapshot.
         var snapshotDue = true
-        var waiter: CheckedContinuation<Void, Never>?
         var cancelled = false
+    }
+
+    /// A version some subscriber stands at: its result, and who stands there.
+    private struct Held {
+        var layout: LiveQueryLayout<Value>
+        var subscribers: Set<Int>
     }
 
     private struct State {
         var version = 0
-        /// The steps to `version`: `steps[i]` leads to version `firstStep + i`.
-        var steps: [Step] = []
-        var firstStep = 1
-        /// The result at the current version and at every version a subscriber holds.
-        var layouts: [Int: LiveQueryLayout<Value>] = [:]
-        /// How many subscribers hold each version.
-        var holders: [Int: Int] = [:]
+        /// The result at `version`.
+        var current: LiveQueryLayout<Value>
+        /// The step to each version after `oldest`, by the version it leads to.
+        var steps: [Int: Step] = [:]
+        /// No subscriber stands at a version older than this one (`version` when none stands).
+        /// It only grows: a subscriber only ever moves to the current version.
+        var oldest = 0
+        /// The versions subscribers stand at.
+        var held: [Int: Held] = [:]
         var subscribers: [Int: Subscriber] = [:]
+        /// The subscribers waiting for the next step: the only ones a publish touches.
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextID = 0
         var ended = false
         var error: (any Error)?
 
-        mutating func hold(_ version: Int) {
-            holders[version, default: 0] += 1
+        /// Subscriber `id` stands at `version` from now on (the current one, or the one it held).
+        mutating func move(_ id: Int, from old: Int?, to version: Int) {
+            guard old != version else { return }
+            release(id, from: old)
+            if held[version] == nil { held[version] = Held(layout: current, subscribers: []) }
+            held[version]?.subscribers.insert(id)
         }
 
-        mutating func release(_ version: Int?) {
-            guard let version, let count = holders[version] else { return }
-            if count > 1 {
-                holders[version] = count - 1
-                return
-            }
-            holders[version] = nil
-            if version != self.version { layouts[version] = nil }
+        mutating func release(_ id: Int, from version: Int?) {
+            guard let version, var holding = held.removeValue(forKey: version) else { return }
+            holding.subscribers.remove(id)
+            if !holding.subscribers.isEmpty { held[version] = holding }
         }
 
-        /// Forgets the steps no subscriber needs: those up to the oldest version one holds.
+        /// Forgets the steps no subscriber needs: those up to the oldest version one stands
+        /// at. Amortised O(1) a step: `oldest` passes each version once.
         mutating func trim() {
-            let oldest = holders.keys.min() ?? version
-            let unneeded = min(steps.count, oldest - (firstStep - 1))
-            guard unneeded > 0 else { return }
-            steps.removeFirst(unneeded)
-            firstStep += unneeded
+            while oldest < version, held[oldest] == nil {
+                oldest += 1
+                steps.removeValue(forKey: oldest)
+            }
+        }
+
+        /// Moves the subscribers more than `maximumLag` steps behind to "snapshot due", where
+        /// they hold nothing: each such subscriber costs one look, once.
+        mutating func dropLagging(maximumLag: Int) {
+            while version - oldest > maximumLag {
+                if let holding = held.removeValue(forKey: oldest) {
+                    for id in holding.subscribers {
+                        subscribers[id]?.seen = nil
+                        subscribers[id]?.snapshotDue = true
+                    }
+                }
+                oldest += 1
+                steps.removeValue(forKey: oldest)
+            }
+        }
+
+        /// The waiting subscribers' wake-ups, taken: O(1) each.
+        mutating func takeWaiters() -> [CheckedContinuation<Void, Never>] {
+            defer { waiters.removeAll(keepingCapacity: true) }
+            return Array(waiters.values)
         }
     }
 
@@ -97,9 +131,7 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
     let sectionsMove: Bool
 
     init(layout: LiveQueryLayout<Value>, sectionsMove: Bool, maximumLag: Int) {
-        var initial = State()
-        initial.layouts[0] = layout
-        state = Mutex(initial)
+        state = Mutex(State(current: layout))
         self.sectionsMove = sectionsMove
         self.maximumLag = max(1, maximumLag)
     }
@@ -107,7 +139,8 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
     // MARK: The query's side
 
     /// Publishes one step (numbered here) and the result after it, and wakes the subscribers
-    /// waiting.
+    /// waiting. Costs O(1) for each waiting subscriber and nothing for the others (beyond one
+    /// look, once, at a subscriber that fell `maximumLag` behind).
     func publish(_ step: Step, layout: LiveQueryLayout<Value>) {
         var step = step
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -115,19 +148,11 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
             step?.previousVersion = state.version
             state.version += 1
             step?.version = state.version
-            state.steps.append(step)
-            state.layouts[state.version] = layout
-            if state.holders[state.version - 1] == nil { state.layouts[state.version - 1] = nil }
-            if let oldest = state.holders.keys.min(), state.version - oldest > maximumLag {
-                // Too far behind: these subscribers get the whole result again, and hold nothing meanwhile.
-                for (id, subscriber) in state.subscribers where subscriber.seen.map({ state.version - $0 > maximumLag }) == true {
-                    state.release(subscriber.seen)
-                    state.subscribers[id]!.seen = nil
-                    state.subscribers[id]!.snapshotDue = true
-                }
-            }
+            state.steps[state.version] = step
+            state.current = layout
+            state.dropLagging(maximumLag: maximumLag)
             state.trim()
-            return Self.takeWaiters(&state)
+            return state.takeWaiters()
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -138,17 +163,9 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
             guard !state.ended else { return [] }
             state.ended = true
             state.error = error
-            return Self.takeWaiters(&state)
+            return state.takeWaiters()
         }
         for waiter in waiters { waiter.resume() }
-    }
-
-    private static func takeWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        for id in state.subscribers.keys {
-            if let waiter = state.subscribers[id]!.waiter.take() { waiters.append(waiter) }
-        }
-        return waiters
     }
 
     /// The current version.
@@ -158,7 +175,9 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// How many results (versions) and steps are kept: the memory the subscribers cost.
-    var retained: (layouts: Int, steps: Int) { state.withLock { ($0.layouts.count, $0.steps.count) } }
+    var retained: (layouts: Int, steps: Int) {
+        state.withLock { ($0.held.count + ($0.held[$0.version] == nil ? 1 : 0), $0.steps.count) }
+    }
 
     // MARK: A subscriber's side
 
@@ -167,7 +186,7 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
         state.withLock { state in
             state.nextID += 1
             state.subscribers[state.nextID] = Subscriber(seen: state.version)
-            state.hold(state.version)
+            state.move(state.nextID, from: nil, to: state.version)
             return state.nextID
         }
     }
@@ -175,10 +194,10 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
     /// Forgets a subscriber (its task was cancelled, or its sequence went away).
     func unsubscribe(_ id: Int) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard var subscriber = state.subscribers.removeValue(forKey: id) else { return nil }
-            state.release(subscriber.seen)
+            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return nil }
+            state.release(id, from: subscriber.seen)
             state.trim()
-            return subscriber.waiter.take()
+            return state.waiters.removeValue(forKey: id)
         }
         waiter?.resume()
     }
@@ -186,45 +205,45 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
     /// What subscriber `id` takes next; it then stands at the version of what it took.
     func take(_ id: Int) -> Next {
         state.withLock { state in
-            guard var subscriber = state.subscribers[id] else { return .end(nil) }
+            guard let subscriber = state.subscribers[id] else { return .end(nil) }
             if state.ended {
                 state.subscribers[id] = nil
-                state.release(subscriber.seen)
+                state.release(id, from: subscriber.seen)
                 return .end(state.error)
             }
             let version = state.version
             func moveTo(_ new: Int) {
-                if subscriber.seen != new {
-                    state.release(subscriber.seen)
-                    state.hold(new)
-                }
-                subscriber.seen = new
-                subscriber.snapshotDue = false
-                state.subscribers[id] = subscriber
+                state.move(id, from: subscriber.seen, to: new)
+                state.subscribers[id] = Subscriber(seen: new, snapshotDue: false, cancelled: subscriber.cancelled)
                 state.trim()
             }
             func snapshot(at seen: Int) -> Next {
-                let layout = state.layouts[seen]!
-                moveTo(seen)
-                return .element(.snapshot(LiveQuerySnapshot(version: seen, sections: layout.sections)))
+                // The result it stands at, or the current one when it stands nowhere.
+                let (at, layout) = state.held[seen].map { (seen, $0.layout) } ?? (version, state.current)
+                moveTo(at)
+                return .element(.snapshot(LiveQuerySnapshot(version: at, sections: layout.sections)))
             }
-            guard let seen = subscriber.seen, !subscriber.snapshotDue else {
+            guard let seen = subscriber.seen, !subscriber.snapshotDue, let old = state.held[seen]?.layout else {
                 return snapshot(at: subscriber.seen ?? version)
             }
             if seen == version { return .wait }
-            let missed = state.steps[(seen + 1 - state.firstStep)...(version - state.firstStep)]
-            if missed.contains(where: { $0 == nil }) { return snapshot(at: version) }
-            if missed.count == 1 {
+            var missed: [LiveQueryBatch<Value>] = []
+            for v in (seen + 1)...version {
+                // A reset (nil), or a step no longer kept: the whole result again.
+                guard case let step?? = state.steps[v] else { return snapshot(at: version) }
+                missed.append(step)
+            }
+            if missed.count == 1, let step = missed.first {
                 moveTo(version)
-                return .element(.batch(missed.first!!))
+                return .element(.batch(step))
             }
             var touched = Set<RecordID>()
             var origin = ChangeOrigin.ownWrites
             for step in missed {
-                for change in step!.changes.rowChanges { touched.insert(change.id) }
-                if step!.origin != .ownWrites { origin = .elsewhere }
+                for change in step.changes.rowChanges { touched.insert(change.id) }
+                if step.origin != .ownWrites { origin = .elsewhere }
             }
-            let merge = Merge(from: seen, old: state.layouts[seen]!, to: version, new: state.layouts[version]!,
+            let merge = Merge(from: seen, old: old, to: version, new: state.current,
                               touched: touched, origin: origin, sectionsMove: sectionsMove)
             moveTo(version)
             return .merge(merge)
@@ -239,7 +258,7 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
                 let resumeNow = state.withLock { state in
                     guard let subscriber = state.subscribers[id], !state.ended, !subscriber.cancelled, !Task.isCancelled,
                           !subscriber.snapshotDue, subscriber.seen == state.version else { return true }
-                    state.subscribers[id]!.waiter = continuation
+                    state.waiters[id] = continuation
                     return false
                 }
                 if resumeNow { continuation.resume() }
@@ -247,7 +266,7 @@ final class LiveQueryHub<Value: Sendable>: Sendable {
         } onCancel: {
             state.withLock { state in
                 state.subscribers[id]?.cancelled = true
-                return state.subscribers[id]?.waiter.take()
+                return state.waiters.removeValue(forKey: id)
             }?.resume()
         }
     }

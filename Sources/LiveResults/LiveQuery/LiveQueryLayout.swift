@@ -14,8 +14,22 @@ struct LiveQueryLayout<Value: Sendable>: Sendable {
     /// inserts and the new places of section moves (a moved section brings its remaining
     /// rows), then row inserts and the new places of row moves in ascending order; names of
     /// moved and updated sections and values of updated rows at their new places. `values`
-    /// holds the value of every row the batch places.
-    mutating func apply(_ batch: ChangeBatch, values: [RecordID: Value]) {
+    /// holds the value of every row the batch places: nil when one is missing (the caller
+    /// reads the whole result instead).
+    func applying(_ batch: ChangeBatch, values: [RecordID: Value]) -> LiveQueryLayout? {
+        var placed: [(path: IndexPath, id: RecordID, value: Value)] = []
+        for change in batch.rowChanges {
+            guard let path = change.newIndexPath else { continue }
+            guard let value = values[change.id] else { return nil }
+            placed.append((path, change.id, value))
+        }
+        var next = self
+        next.apply(batch, placed: placed)
+        return next
+    }
+
+    /// `applying`'s work, with the new place and value of every row the batch places.
+    private mutating func apply(_ batch: ChangeBatch, placed: [(path: IndexPath, id: RecordID, value: Value)]) {
         let removals = batch.rowChanges.filter { $0.kind == .delete || $0.kind == .move }.compactMap(\.indexPath)
         for path in removals.sorted(by: >) {
             sections[path.section].ids.remove(at: path.row)
@@ -37,18 +51,45 @@ struct LiveQueryLayout<Value: Sendable>: Sendable {
         for (index, section) in arriving.sorted(by: { $0.index < $1.index }) {
             sections.insert(section, at: index)
         }
-        let insertions = batch.rowChanges.filter { $0.kind == .insert || $0.kind == .move }
-        for change in insertions.sorted(by: { $0.newIndexPath! < $1.newIndexPath! }) {
-            let path = change.newIndexPath!
-            sections[path.section].ids.insert(change.id, at: path.row)
-            sections[path.section].values.insert(values[change.id]!, at: path.row)
+        let kinds = Dictionary(batch.rowChanges.map { ($0.id, $0.kind) }) { _, last in last }
+        let insertions = placed.filter { kinds[$0.id] == .insert || kinds[$0.id] == .move }
+        for row in insertions.sorted(by: { $0.path < $1.path }) {
+            sections[row.path.section].ids.insert(row.id, at: row.path.row)
+            sections[row.path.section].values.insert(row.value, at: row.path.row)
         }
         for change in batch.sectionChanges where change.kind == .move || change.kind == .update {
-            sections[change.newIndex!].name = change.name
+            if let newIndex = change.newIndex { sections[newIndex].name = change.name }
         }
-        for change in batch.rowChanges where change.kind == .update {
-            sections[change.newIndexPath!.section].values[change.newIndexPath!.row] = values[change.id]!
+        for row in placed where kinds[row.id] == .update {
+            sections[row.path.section].values[row.path.row] = row.value
         }
+    }
+
+    /// `batch` (which applies to this result) and `values` without the updates that change
+    /// nothing a subscriber holds: a row reported updated whose value, as the query's `map`
+    /// makes it, equals the one this result holds (an UPDATE that wrote the values the row had,
+    /// or changed only columns the value leaves out). Only when `Value` is `Equatable`;
+    /// otherwise both come back as they are. Moves, inserts, deletes and sections stay.
+    func withoutUnchangedUpdates(_ batch: ChangeBatch, values: [RecordID: Value]) -> (changes: ChangeBatch, values: [RecordID: Value]) {
+        guard Self.valuesCompare, batch.rowChanges.contains(where: { $0.kind == .update }) else { return (batch, values) }
+        var batch = batch
+        var values = values
+        batch.rowChanges.removeAll { change in
+            guard change.kind == .update, let old = change.indexPath, let new = values[change.id],
+                  Self.equal(sections[old.section].values[old.row], new) else { return false }
+            values[change.id] = nil
+            return true
+        }
+        return (batch, values)
+    }
+
+    /// Whether values can be compared: `Value` is `Equatable`.
+    private static var valuesCompare: Bool { Value.self is any Equatable.Type }
+
+    /// Whether two values are equal (never, when `Value` is not `Equatable`).
+    private static func equal(_ a: Value, _ b: Value) -> Bool {
+        guard let a = a as? any Equatable else { return false }
+        return a.isEqual(to: b)
     }
 
     /// The values, in this result, of the rows `batch` places (those with a new index path).
@@ -174,10 +215,16 @@ struct LiveQueryLayout<Value: Sendable>: Sendable {
             let change = RowChange(kind: kind, id: row.id, indexPath: row.old, newIndexPath: row.new)
             if kind == .move { rows.moves.append(change) } else { rows.updates.append(change) }
         }
-        batch.rowChanges = rows.deletes.sorted { $0.indexPath! > $1.indexPath! }
-            + rows.inserts.sorted { $0.newIndexPath! < $1.newIndexPath! }
-            + rows.moves.sorted { $0.newIndexPath! < $1.newIndexPath! }
-            + rows.updates.sorted { $0.newIndexPath! < $1.newIndexPath! }
+        batch.rowChanges = rows.inBatchOrder
         return batch
+    }
+}
+
+extension Equatable {
+    /// Whether `other` is a value of this type equal to this one: the comparison of two values
+    /// of a generic type known to be `Equatable` only at run time.
+    fileprivate func isEqual(to other: Any) -> Bool {
+        guard let other = other as? Self else { return false }
+        return self == other
     }
 }

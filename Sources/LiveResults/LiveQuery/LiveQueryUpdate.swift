@@ -51,8 +51,9 @@ public struct LiveQuerySection<Value: Sendable>: Sendable {
 /// A subscriber that kept up gets the controller's batch as it came; one that fell behind by
 /// several steps gets them as one batch from the result it last saw: rows inserted, deleted,
 /// moved between them, and as updates the rows any of the missed steps changed that are in
-/// both results. Such a batch is empty when the steps it covers cancel out (a row inserted,
-/// then deleted): it then only brings the subscriber to ``version``.
+/// both results (when `Value` is `Equatable`, only those whose value changed). Such a batch is
+/// empty when the steps it covers cancel out (a row inserted, then deleted; a value changed
+/// and changed back): it then only brings the subscriber to ``version``.
 public struct LiveQueryBatch<Value: Sendable>: Sendable {
     /// The version of the result the batch applies to: the version of the element before.
     public var previousVersion: Int

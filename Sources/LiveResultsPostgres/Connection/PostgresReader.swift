@@ -145,6 +145,18 @@ public final class PostgresReader: Sendable {
         _ = try? connection?.close().waitWithin(statementDeadline())
     }
 
+    /// Starts making the reader's connection without waiting for it, so that it is ready when
+    /// first used: a board's controller, whose connection is then made while the app opens
+    /// its own (across a network, the round trips of both at once). One made after the
+    /// reader went is closed.
+    public func connectAhead() {
+        sharedConnection().whenSuccess { [weak self] connection in
+            guard self == nil else { return }
+            // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+            connection.close().whenComplete { _ in _ = connection }
+        }
+    }
+
     /// The reader's connection (from any thread): the open one, the attempt under way, or a
     /// new attempt, on `eventLoop`, with the log read's settings unless the server refused
     /// them once.
@@ -186,17 +198,17 @@ public final class PostgresReader: Sendable {
         shared.withLockedValue { if $0.connection === connection { $0.connection = nil } }
     }
 
-    /// Sends a notification on `channel` from a connection of its own, made for it and closed
-    /// after (a feed's probe, which must not come from the connection it tests), from any
-    /// thread without waiting. A failure is not reported: the notification then never
-    /// arrives, which is what a probe finds out anyway.
-    func notify(channel: String, payload: String) {
+    /// Sends a notification on `channel` from `sender`, a connection of its own made for it
+    /// (`connect(on:)`) and closed after (a feed's probe, which must not come from the
+    /// connection it tests), without waiting. A failure is not reported: the notification then
+    /// never arrives, which is what a probe finds out anyway.
+    func notify(channel: String, payload: String, from sender: EventLoopFuture<PostgresConnection>) {
         var bindings = PostgresBindings()
         bindings.append(channel)
         bindings.append(payload)
         let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings)
         let logger = logger
-        connect(on: eventLoop).whenSuccess { connection in
+        sender.whenSuccess { connection in
             connection.query(query, logger: logger).whenComplete { _ in
                 // Kept until closed: postgres-nio asserts a connection is closed before it goes.
                 connection.close().whenComplete { _ in _ = connection }

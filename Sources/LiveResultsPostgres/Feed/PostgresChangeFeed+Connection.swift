@@ -4,10 +4,10 @@ import PostgresNIO
 
 // Listening on the reader's connection, and listening again once it is lost.
 extension PostgresChangeFeed {
-    /// Listens on the reader's connection (connecting when there is none): adds the handlers,
-    /// LISTENs, then reads, looks for the database's writers and sends the connection's probe;
-    /// the future ends with the probe's verdict and the look, so that a fetch after it never
-    /// runs while the probe is out.
+    /// Listens on the reader's connection (connecting when there is none): adds the handlers
+    /// and looks for the database's writers, then reads and sends the connection's probe; the
+    /// future ends with the probe's verdict, so that a fetch after it never runs while the
+    /// probe is out, nor takes an open board's first notification for a stranger's.
     ///
     /// Given up when it does not listen within the reader's deadlines (to connect, then to
     /// LISTEN): the connection is closed and the attempt's callbacks ignored, so that a LISTEN
@@ -34,42 +34,32 @@ extension PostgresChangeFeed {
     }
 
     /// Listens on the connection `connecting` makes, for the attempt `generation`.
+    ///
+    /// postgres-nio sends a channel's LISTEN as its first handler is added, queued behind the
+    /// statements before it; the look for the writers, added next, is answered after them, so
+    /// its answer says the connection listens: one round trip for it all. The probe's own
+    /// connection is made only then: made before, every attempt to listen again through a
+    /// frozen network would leave one waiting, and they would all reach the server at once.
     private func listen(on connecting: EventLoopFuture<PostgresConnection>, generation: Int) -> EventLoopFuture<Void> {
         connecting.hop(to: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return self.eventLoop.makeSucceededVoidFuture() }
             let probe = NotificationProbe(on: self.eventLoop)
-            for listener in self.listeners { listener.stop() }
-            self.listeners = [
-                connection.addListener(channel: self.channel) { [weak self, table = self.table] _, notification in
-                    self?.notified(HeardNotification(notification, table: table))
-                },
-                connection.addListener(channel: probe.channel) { [weak self] _, notification in
-                    self?.probeReturned(notification.payload, generation: generation)
-                },
-            ]
-            // Joined: the related table's commits wake a read as the table's do.
-            if let relatedChannel = self.relatedChannel, let relatedTable = self.read.keys.related?.sections.table {
-                self.listeners.append(connection.addListener(channel: relatedChannel) { [weak self] _, notification in
-                    self?.notified(HeardNotification(notification, table: relatedTable))
-                })
-            }
-            let logger = self.database.logger
             // Ends the attempt as soon as the connection closes before it listens: postgres-nio
             // may never answer a LISTEN sent as the server ends the connection.
             let listened = self.eventLoop.makePromise(of: Void.self)
             connection.closeFuture.whenComplete { [closed = self.database.connectionClosed] _ in listened.fail(closed) }
-            // Sent only between the controller's reads: a LISTEN inside a transaction that
+            // Added only between the controller's reads: a LISTEN inside a transaction that
             // rolled back would be undone with it.
-            self.database.gate.whenOpen(on: self.eventLoop).flatMap {
-                connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(self.channel)), logger: logger)
-            }.flatMap { _ in
-                connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(probe.channel)), logger: logger)
-            }.flatMap { result -> EventLoopFuture<PostgresQueryResult> in
-                guard let relatedChannel = self.relatedChannel else { return self.eventLoop.makeSucceededFuture(result) }
-                return connection.query(PostgresQuery(unsafeSQL: "LISTEN " + PostgresSQL.identifier(relatedChannel)), logger: logger)
-            }.map { _ in }.cascade(to: listened)
+            self.database.gate.whenOpen(on: self.eventLoop).flatMap { () -> EventLoopFuture<Void> in
+                // postgres-nio traps on a handler added to a closed connection (its LISTEN is
+                // never sent, and the handler goes unused); the connection's loop is this one.
+                guard !connection.isClosed else { return self.eventLoop.makeFailedFuture(self.database.connectionClosed) }
+                self.addListeners(on: connection, probe: probe, generation: generation)
+                return self.lookForWriters(on: connection)
+            }.cascade(to: listened)
             return listened.futureResult.flatMap { _ -> EventLoopFuture<Void> in
                 guard generation == self.generation else { return self.eventLoop.makeFailedFuture(self.database.notAnswering) }
+                guard !connection.isClosed else { return self.eventLoop.makeFailedFuture(self.database.connectionClosed) }
                 // Only a connection that listens is watched: one that failed before is closed
                 // here, and the caller tries again.
                 connection.closeFuture.whenComplete { [weak self] _ in self?.lost(generation) }
@@ -80,16 +70,32 @@ extension PostgresChangeFeed {
                 self.live.withLockedValue { $0 = true }
                 self.notify()
                 self.requestRead(now: true)
-                // Both ride beside the probe, which takes a connection of its own: waiting for
-                // the writers too costs no round trip, and a fetch after it never takes an open
-                // board's first notification for a stranger's.
-                let looked = self.lookForWriters(on: connection)
-                self.send(probe, generation: generation)
-                return probe.verdict.futureResult.and(looked).map { _ in }
+                self.send(probe, from: self.database.connect(on: self.eventLoop), generation: generation)
+                return probe.verdict.futureResult
             }.flatMapError { error in
                 probe.verdict.succeed()
                 return connection.close().flatMapThrowing { throw error }
             }
+        }
+    }
+
+    /// The handlers of the table's channel (and the related table's) and of the probe's, in
+    /// place of any earlier connection's; postgres-nio sends their LISTENs.
+    private func addListeners(on connection: PostgresConnection, probe: NotificationProbe, generation: Int) {
+        for listener in listeners { listener.stop() }
+        listeners = [
+            connection.addListener(channel: channel) { [weak self, table] _, notification in
+                self?.notified(HeardNotification(notification, table: table))
+            },
+            connection.addListener(channel: probe.channel) { [weak self] _, notification in
+                self?.probeReturned(notification.payload, generation: generation)
+            },
+        ]
+        // Joined: the related table's commits wake a read as the table's do.
+        if let relatedChannel, let relatedTable = read.keys.related?.sections.table {
+            listeners.append(connection.addListener(channel: relatedChannel) { [weak self] _, notification in
+                self?.notified(HeardNotification(notification, table: relatedTable))
+            })
         }
     }
 

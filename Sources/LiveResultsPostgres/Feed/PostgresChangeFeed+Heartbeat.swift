@@ -12,8 +12,9 @@ extension PostgresChangeFeed {
     }
 
     /// The heartbeat, when no read began within the last beat (notifications keep a busy feed
-    /// reading). Where notifications arrive, a ping that runs no plan, every
-    /// `beatsBetweenPings` beats, given one beat to answer: the log is read when a
+    /// reading). Where notifications arrive, a ping that runs no plan, `beatsBetweenPings`
+    /// beats after the last ping, read or notification, given one beat to answer: a
+    /// notification shows the connection alive as an answer does; the log is read when a
     /// notification comes, and a lost connection is made again and read from the cursor, so
     /// the beat need only find a connection that died in silence, which it does within four
     /// beats, as a read every beat with three to answer did. Where notifications do not

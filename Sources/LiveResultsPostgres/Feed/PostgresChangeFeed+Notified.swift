@@ -32,6 +32,8 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
     /// Not believed: its sender's role may not write the table, or was not known yet
     /// (`SenderTrust`). A hint to read the log, within `HintBudget`.
     package var untrusted = 0
+    /// Of `untrusted`: read later than heard, the budget spent (`HintBudget`).
+    package var deferred = 0
 
     package init() {}
 
@@ -48,11 +50,12 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
         sum.notFollowing += other.notFollowing
         sum.waited += other.waited
         sum.untrusted += other.untrusted
+        sum.deferred += other.deferred
         return sum
     }
 
     package var description: String {
-        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited), untrusted \(untrusted)"
+        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited), untrusted \(untrusted), deferred \(deferred)"
     }
 }
 
@@ -99,8 +102,12 @@ extension PostgresChangeFeed {
     /// A notification on the table's channel (or the related table's). Only a writer's is
     /// taken at its word (`SenderTrust`); any other is a hint to read the log (`+Trust`).
     func notified(_ heard: HeardNotification) {
+        let now = NIODeadline.now()
+        // Any notification shows the connection alive, as a ping's answer would: the
+        // heartbeat pings only once they stop coming (`beat`).
+        lastPing = now
         let sender = SenderTrust.Sender(pid: heard.sender, table: heard.table)
-        let verdict = trust.verdict(of: sender, now: .now())
+        let verdict = trust.verdict(of: sender, now: now)
         if !trust.toAsk.isEmpty { askAboutSenders() }
         guard verdict == .writer else { return hinted(heard.text) }
         guard writesInFlight.withLockedValue({ $0 }) == 0 else {
@@ -139,24 +146,33 @@ extension PostgresChangeFeed {
         guard notificationsHeard.withLockedValue({ $0 }) == true, let last = lastPosition else { return \.notFollowing }
         if commit.isCut { return \.cut }
         if read.keys.related != nil, commit.table != table || commit.wroteOtherTables { return \.relatedChange }
-        guard var rows = read.keys.rows(from: commit) else { return \.unusable }
+        let places = notifiedPlaces(of: commit.columns)
+        guard var rows = read.keys.rows(from: commit, places: places) else { return \.unusable }
         if read.keys.related != nil {
             guard let joined = joinedRows(rows) else { return \.unknownRelated }
             rows = joined
         }
-        let positions = commit.entries.map(\.position)
-        guard !positions.isEmpty, positions == Array((last + 1)...(last + Int64(positions.count))) else { return \.gap }
-        lastPosition = positions.last
+        guard !commit.entries.isEmpty, commit.entries.indices.allSatisfy({ commit.entries[$0].position == last + 1 + Int64($0) }) else { return \.gap }
+        lastPosition = commit.entries.last?.position
         let own = early.isHandedOver(commit.xid)
         let kept = early.applyNotified(xid: commit.xid, rows: rows)
         if !kept.isEmpty {
             var change = CommittedChange(rows: kept, origin: own ? .ownWrites : .elsewhere)
-            change.records = read.keys.records(from: commit, ids: kept.map(\.id))
+            change.records = read.keys.records(from: commit, ids: kept.map(\.id), places: places)
             change.notes = commit.note.map { [$0] }
             enqueue(.rows(change), wakes: !own || notifiesOwnWrites())
         }
         if early.count >= notifiedBeforeRead { requestRead(now: false) }
         return \.applied
+    }
+
+    /// Where notifications with `columns` hold the key and a record's cells, worked out again
+    /// only when the columns differ from the last notification's (the log was installed again).
+    private func notifiedPlaces(of columns: [String]) -> NotifiedColumns {
+        if let known = notifiedColumns, known.columns == columns { return known }
+        let places = read.keys.places(of: columns)
+        notifiedColumns = places
+        return places
     }
 
     /// Joined: the rows of a main-table notification that follows the cursor, each in the

@@ -1,13 +1,15 @@
 import NIOCore
+import PostgresNIO
 
 // Whether notifications reach the connection at all (see `NotificationProbe`).
 extension PostgresChangeFeed {
-    /// Sends the probe from a connection of its own, gives it `NotificationProbe.patience` to
-    /// come back, and holds the controller's reads back meanwhile.
-    func send(_ probe: NotificationProbe, generation: Int) {
+    /// Sends the probe from `sender`, a connection of its own (closed once it has sent it),
+    /// gives it `NotificationProbe.patience` to come back, and holds the controller's reads
+    /// back meanwhile.
+    func send(_ probe: NotificationProbe, from sender: EventLoopFuture<PostgresConnection>, generation: Int) {
         awaitAnswer(since: .now())
         database.gate.holdReads(until: probe.verdict.futureResult)
-        database.notify(channel: probe.channel, payload: probe.payload)
+        database.notify(channel: probe.channel, payload: probe.payload, from: sender)
         eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
             guard let self, generation == self.generation, self.probe === probe else { return }
             self.settle(probe: false)

@@ -34,6 +34,7 @@ extension PostgresChangeFeed {
     private func readWithinBudget() {
         guard !readRequested, !hintedReadScheduled else { return }
         if let later = hints.take(now: .now()) {
+            count(\.deferred)
             hintedReadScheduled = true
             eventLoop.scheduleTask(deadline: later) { [weak self] in
                 guard let self else { return }
@@ -61,8 +62,9 @@ extension PostgresChangeFeed {
 
     /// Learns which backends of the database are writers as the feed begins to listen on
     /// `connection`, so that the boards and programs already open are believed from their
-    /// first notification. Succeeds once it knows, or once it failed (a failed look teaches
-    /// nothing: its senders are asked about when heard).
+    /// first notification. Succeeds once it knows, or once the server refused it (a failed
+    /// look teaches nothing: its senders are asked about when heard); fails only when the
+    /// connection closed first.
     func lookForWriters(on connection: PostgresConnection) -> EventLoopFuture<Void> {
         let tables = [table] + (read.keys.related.map { [$0.sections.table] } ?? [])
         var binds = PostgresBindings()
@@ -70,7 +72,9 @@ extension PostgresChangeFeed {
         let asked = NIODeadline.now()
         return writers(SenderTrust.writersSQL, binds, among: tables, on: connection).map { [weak self] writers in
             self?.trust.learned(writers: writers, at: asked)
-        }.recover { _ in }
+        }.flatMapError { [eventLoop] error in
+            connection.isClosed ? eventLoop.makeFailedFuture(error) : eventLoop.makeSucceededVoidFuture()
+        }
     }
 
     private func sendQuestion() {

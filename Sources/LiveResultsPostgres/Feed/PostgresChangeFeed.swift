@@ -98,6 +98,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     /// The highest log position this feed has applied or read since its connection listens;
     /// nil: none yet (`+Notified`).
     var lastPosition: Int64?
+    /// Where the last notification's columns hold the key and records (`+Notified`).
+    var notifiedColumns: NotifiedColumns?
     /// What became of notifications (for tests and the benchmark).
     let notifiedOutcomes = NIOLockedValueBox(NotifiedOutcomes())
     /// How many commits this feed applies from notifications before a read passes them.
@@ -108,7 +110,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     var readRequested = false
     private var readScheduled = false
     var lastReadStart = NIODeadline.uptimeNanoseconds(0)
-    /// When the heartbeat last pinged.
+    /// When the heartbeat last pinged, or a notification last came (a sign of life as good).
     var lastPing = NIODeadline.uptimeNanoseconds(0)
     /// `lookNow` callers waiting for a read that starts after they asked, and for the read running.
     var waitingForNextRead: [EventLoopPromise<Void>] = []
@@ -299,6 +301,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
         } catch {
             return enqueue(.refetch(touched: []))
         }
+        if let last = found.lastPosition, last > cursor.position { hints.refund() }
         let next = cursor.after(found.lastPosition, snapshot: found.snapshot)
         let missed = found.pruned.map { cursor.mayHaveMissedEntries(prunedThrough: $0) } ?? false
         self.cursor = found.pruned.map { ChangeLogCursor(position: max(next.position, $0.position), inProgress: next.inProgress, unfinishedFrom: next.unfinishedFrom) } ?? next

@@ -40,6 +40,9 @@ struct SenderTrust {
     static let mostPerQuestion = 256
 
     private var known: [Sender: (writer: Bool, at: NIODeadline)] = [:]
+    /// The writer last believed, until it is due to be asked about again: a board hears one
+    /// writer most often, and this spares each of its notifications the lookup in `known`.
+    private var recent: (sender: Sender, until: NIODeadline)?
     /// Senders to ask about at the next question, in the order they were heard.
     private(set) var toAsk: [Sender] = []
     private var toAskSet: Set<Sender> = []
@@ -47,11 +50,14 @@ struct SenderTrust {
     /// What is known of `sender` at `now`; a writer asked about long enough ago is queued to be
     /// asked again, an unknown sender to be asked.
     mutating func verdict(of sender: Sender, now: NIODeadline) -> Verdict {
+        if let recent, recent.sender == sender, now < recent.until { return .writer }
         guard let entry = known[sender], now - entry.at < Self.trustedFor else {
             queue(sender)
             return .unknown
         }
-        if entry.writer, now - entry.at >= Self.askAgainAfter { queue(sender) }
+        if entry.writer {
+            if now - entry.at >= Self.askAgainAfter { queue(sender) } else { recent = (sender, entry.at + Self.askAgainAfter) }
+        }
         return entry.writer ? .writer : .notWriter
     }
 
@@ -71,6 +77,7 @@ struct SenderTrust {
     /// The answer to a question about `asked`: `writers` are those whose role may write their
     /// table; the others may not, or had gone.
     mutating func learned(asked: [Sender], writers: Set<Sender>, at now: NIODeadline) {
+        recent = nil
         for sender in asked { known[sender] = (writers.contains(sender), now) }
         if known.count > Self.mostPerQuestion * 16 {
             known = known.filter { now - $0.value.at < Self.trustedFor }
@@ -106,9 +113,12 @@ struct SenderTrust {
 }
 
 /// How many log reads notifications the feed does not believe may cause: a few at once, then
-/// one an `interval`, however many arrive. A flood of forged notifications then costs each
-/// listener at most one read an interval, and a writer the feed does not know yet (a command
-/// that connects, writes and leaves) is still read at once.
+/// one an `interval`, however many arrive. A read that finds the log moved gives its read back
+/// (`refund()`): the hint was true, and a true hint costs what any commit cost before payloads
+/// were believed. So a flood of forged notifications costs each listener at most one read an
+/// interval beyond the commits it would read anyway, while writers the feed cannot know in
+/// advance (commands that connect, write and leave, each a new backend) are read at once, one
+/// after another.
 struct HintBudget {
     static let interval = TimeAmount.seconds(1)
     static let burst = 3
@@ -132,5 +142,10 @@ struct HintBudget {
             return nil
         }
         return refilled + Self.interval
+    }
+
+    /// Gives back a read: one the log proved worth making.
+    mutating func refund() {
+        tokens = min(Self.burst, tokens + 1)
     }
 }

@@ -2,8 +2,6 @@ import GRDB
 import LiveResults
 import Synchronization
 
-extension RowKey: @unchecked Sendable {} // ColumnValue holds only values (Int64, Double, String, Data).
-
 /// Watches one table for committed changes and queues a change record per commit.
 ///
 /// Commits of this connection arrive through the transaction observer. When the table has a

@@ -135,14 +135,17 @@ private final class WakeQueue: Sendable {
         state = Mutex(State(queued: Array(repeating: false, count: count)))
     }
 
-    /// Called from an event loop when viewer `index` has changes waiting.
+    /// Called from an event loop when viewer `index` has changes waiting. Only the first
+    /// viewer woken since the drain last took them signals it: a tap wakes every viewer at
+    /// once, and one wake-up of the drain takes them all (a signal each made the drain's
+    /// thread wake, and the event loops enter the kernel, once a viewer).
     func wake(_ index: Int) {
         let now = Monotonic.now()
         let first = state.withLock { state in
             guard !state.queued[index] else { return false }
             state.queued[index] = true
             state.woken.append((index, now))
-            return true
+            return state.woken.count == 1
         }
         if first { signal.signal() }
     }

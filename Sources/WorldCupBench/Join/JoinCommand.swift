@@ -55,13 +55,13 @@ struct JoinCommand: ParsableCommand {
                 case .sqlite:
                     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worldcup-bench-join-\(getpid())", isDirectory: true)
                     defer { try? FileManager.default.removeItem(at: folder) }
-                    return try JoinSQLiteBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
-                                                   fetchOnly: fetchOnly, seed: seed, folder: folder).run()
+                    return try JoinBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
+                                             fetchOnly: fetchOnly, seed: seed, store: JoinSQLite(folder: folder)).run()
                 case .postgres:
                     let opened = try BenchServer.open(postgresURL: server, maxConnections: 20)
                     defer { opened.stop() }
-                    return try JoinPostgresBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
-                                                     fetchOnly: fetchOnly, seed: seed, server: opened.url).run()
+                    return try JoinBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
+                                             fetchOnly: fetchOnly, seed: seed, store: JoinPostgres(server: opened.url)).run()
                 }
             }
         }

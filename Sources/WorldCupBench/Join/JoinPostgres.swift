@@ -7,113 +7,67 @@ import PostgresNIO
 import Synchronization
 import ThrowawayPostgres
 
-/// The joined board on PostgreSQL: renaming and moving a zone, heard by the controller (NOTIFY,
-/// then its log read, which reads the zone rows alone), against a peer that LISTENs and
-/// refetches the joined result, and against the bare UPDATE of the zone row.
-struct JoinPostgresBenchmark {
-    var rows: Int
-    var zoneRows: Int
-    var changes: Int
-    var peerChanges: Int
-    /// Cold fetches (and bare selects) whose median is reported.
-    var fetchRuns: Int
-    /// Measure the cold fetch only, not the changes.
-    var fetchOnly: Bool
-    var seed: UInt64
+/// The joined board on PostgreSQL (`JoinBenchmark` runs the plan): renaming and moving a zone,
+/// heard by the controller (NOTIFY, then its log read, which reads the zone rows alone),
+/// against a peer that LISTENs and refetches the joined result, and against the bare UPDATE of
+/// the zone row.
+struct JoinPostgres: JoinStore {
     var server: PostgresURL
+    /// The board's database, once built.
+    var url: PostgresURL!
 
-    private var zones: Int { max(2, rows / zoneRows) }
+    let name = "PostgreSQL"
+    let isPostgres = true
+    let coldFetchNote = " (new connection)"
+    let peerNote = "(LISTEN + refetch the joined ids and zones + difference(from:))"
+    let controllerWays = [
+        (note: ", written (PostgresWriter: the zone rows handed over from the UPDATE's answer)", written: true),
+        (note: ", notified (another connection's UPDATE: NOTIFY, the log read of the zone rows alone)", written: false),
+    ]
 
-    func run() throws -> JoinResult {
-        let label = "[\(rows) teams in zones of \(zoneRows), PostgreSQL]"
-        Progress.say("\(label) building the database")
-        let url = try build()
-        defer {
-            _ = try? PG.withConnection(server) { admin in
-                try PG.execute(admin, "DROP DATABASE IF EXISTS \(PostgresBoard.identifier(url.database)) WITH (FORCE)")
-            }
-        }
-        let fetch = try measureFetch(url: url, label: label)
-        guard !fetchOnly else { return JoinResult(store: "PostgreSQL", rows: rows, zoneRows: zoneRows, fetch: fetch) }
-        let renames = plan(count: changes + peerChanges + 10, salt: 1)
-        let moves = plan(count: changes + peerChanges + 10, salt: 2).map { $0 - 1 } // positions 0..<zones-1
-        func median(_ sample: [Double]) -> Double { Percentiles(sample).median ?? 0 }
-
-        var renamed = Set<Int>()
-        func rename(_ zone: Int) -> String {
-            let name = JoinTables.zoneName(zone, renamed: !renamed.contains(zone))
-            if renamed.contains(zone) { renamed.remove(zone) } else { renamed.insert(zone) }
-            return JoinTables.renameSQL(zone, to: name)
-        }
-        let ours = try measureController(url: url, renames: renames.prefix(changes + 5).map(rename),
-                                         moves: moves.prefix(changes + 5).map(JoinTables.moveSQL), warmUp: 5, written: true)
-        Progress.say("\(label) controller, written (PostgresWriter: the zone rows handed over from the UPDATE's answer): rename p50 \(Report.format(median(ours.renames), decimals: 0)) µs, move p50 \(Report.format(median(ours.moves), decimals: 0)) µs")
-        let notified = try measureController(url: url, renames: renames.prefix(changes + 5).map(rename),
-                                             moves: moves.prefix(changes + 5).map(JoinTables.moveSQL), warmUp: 5, written: false)
-        Progress.say("\(label) controller, notified (another connection's UPDATE: NOTIFY, the log read of the zone rows alone): rename p50 \(Report.format(median(notified.renames), decimals: 0)) µs, move p50 \(Report.format(median(notified.moves), decimals: 0)) µs")
-        let peer = try measurePeer(url: url, renames: renames.dropFirst(changes + 5).prefix(peerChanges + 1).map(rename),
-                                   moves: moves.dropFirst(changes + 5).prefix(peerChanges + 1).map(JoinTables.moveSQL))
-        Progress.say("\(label) peer (LISTEN + refetch the joined ids and zones + difference(from:)): rename p50 \(Report.format(median(peer.renames), decimals: 0)) µs, move p50 \(Report.format(median(peer.moves), decimals: 0)) µs")
-        let floor = try measureFloor(url: url, renames: renames.prefix(changes + 5).map(rename), moves: moves.prefix(changes + 5).map(JoinTables.moveSQL))
-        Progress.say("\(label) floor (the bare UPDATE of the zone rows, no trigger): rename p50 \(Report.format(median(floor.renames), decimals: 0)) µs, move p50 \(Report.format(median(floor.moves), decimals: 0)) µs")
-        return JoinResult(store: "PostgreSQL", rows: rows, zoneRows: zoneRows, fetch: fetch, changes: JoinChangeResult(
-                          renameOurs: median(ours.renames), renamePeer: median(peer.renames), renameFloor: median(floor.renames),
-                          moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves),
-                          renameNotified: median(notified.renames), moveNotified: median(notified.moves)))
+    mutating func build(rows: Int, zones: Int, seed: UInt64) throws {
+        url = try build(rows: rows, zones: zones, seed: seed, server: server)
     }
 
-    /// Milliseconds of cold fetches (each a new reader and controller, connecting included) and
-    /// of the bare selects (each on a new connection, its ids streamed here), alternated, medians.
-    private func measureFetch(url: PostgresURL, label: String) throws -> JoinFetchResult {
-        let (rows, zones) = (rows, zones)
+    func remove() {
+        guard let url else { return }
+        _ = try? PG.withConnection(server) { admin in
+            try PG.execute(admin, "DROP DATABASE IF EXISTS \(PostgresBoard.identifier(url.database)) WITH (FORCE)")
+        }
+    }
+
+    /// On a new connection, the ids streamed here.
+    func bareSelect(_ sql: String) throws -> (milliseconds: Double, ids: Int) {
         final class IDs: @unchecked Sendable { var count = 0 } // Written on the event loop, read after the wait.
-        func bare(_ sql: String) throws -> Double {
-            let ids = IDs()
-            let start = Monotonic.now()
-            try PG.withConnection(url) { connection in
-                _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresBoard.logger) { row in
-                    _ = try row.decode(Int64.self)
-                    ids.count += 1
-                }.waitWithin(.long(.minutes(30)))
-            }
-            let end = Monotonic.now()
-            guard ids.count == rows else { throw BenchError("The bare select read \(ids.count) ids instead of \(rows).") }
-            return Monotonic.milliseconds(from: start, to: end)
+        let ids = IDs()
+        let start = Monotonic.now()
+        try PG.withConnection(url) { connection in
+            _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresBoard.logger) { row in
+                _ = try row.decode(Int64.self)
+                ids.count += 1
+            }.waitWithin(.long(.minutes(30)))
         }
-        var cold: [Double] = [], joined: [Double] = [], index: [Double] = []
-        for _ in 0..<fetchRuns {
-            index.append(try bare(JoinTables.indexOrderIDsSQL(postgres: true)))
-            joined.append(try bare(JoinTables.joinedIDsSQL(textOrder: "")))
-            let reader = PostgresReader(configuration: url.configuration)
-            defer { reader.close() }
-            let controller = ResultsController(database: reader, fetchRequest: JoinTables.request, sections: JoinTables.sections)
-            let start = Monotonic.now()
-            try controller.performFetch()
-            cold.append(Monotonic.milliseconds(from: start, to: Monotonic.now()))
-            guard controller.numberOfObjects == rows, controller.numberOfSections == zones else {
-                throw BenchError("The controller fetched \(controller.numberOfObjects) teams in \(controller.numberOfSections) zones instead of \(rows) in \(zones).")
-            }
-        }
-        func list(_ sample: [Double]) -> String { sample.map { Report.format($0, decimals: 1) }.joined(separator: ", ") + " ms" }
-        Progress.say("\(label) cold performFetch (new connection): \(list(cold)); bare select through the join: \(list(joined)); in the index's order: \(list(index))")
-        func median(_ sample: [Double]) -> Double { Percentiles(sample).median ?? 0 }
-        return JoinFetchResult(cold: median(cold), bareJoined: median(joined), bareIndex: median(index))
+        return (Monotonic.milliseconds(from: start, to: Monotonic.now()), ids.count)
     }
 
-    /// `count` zone numbers in 1...zones, the same for every run with the same seed.
-    private func plan(count: Int, salt: UInt64) -> [Int] {
-        BenchDatabase.tapPlan(rows: zones - 1, count: count, seed: seed &+ salt).map { Int($0) }
+    /// A new reader and controller: connecting included.
+    func coldFetch() throws -> (milliseconds: Double, teams: Int, zones: Int) {
+        let reader = PostgresReader(configuration: url.configuration)
+        defer { reader.close() }
+        let controller = ResultsController(database: reader, fetchRequest: JoinTables.request, sections: JoinTables.sections)
+        let start = Monotonic.now()
+        try controller.performFetch()
+        return (Monotonic.milliseconds(from: start, to: Monotonic.now()), controller.numberOfObjects, controller.numberOfSections)
     }
 
     /// A fresh database with the joined board: COPY, the indexes, VACUUM ANALYZE, both change logs.
-    private func build() throws -> PostgresURL {
+    private func build(rows: Int, zones: Int, seed: UInt64, server: PostgresURL) throws -> PostgresURL {
         var url = server
         url.database = PostgresBoard.databasePrefix + "join_\(getpid())_\(rows)"
         try PG.withConnection(server) { admin in
             try PG.execute(admin, "DROP DATABASE IF EXISTS \(PostgresBoard.identifier(url.database)) WITH (FORCE)")
             try PG.execute(admin, "CREATE DATABASE \(PostgresBoard.identifier(url.database))")
         }
-        let (rows, zones, seed) = (rows, zones, seed)
         try PG.withConnection(url) { connection in
             for statement in JoinTables.create(integer: "int8", text: "text COLLATE \"C\"") { try PG.execute(connection, statement) }
             try PG.await {
@@ -153,8 +107,7 @@ struct JoinPostgresBenchmark {
 
     /// Microseconds from sending each statement to the end of the controller's batch for it:
     /// `written` through the reader's `PostgresWriter`, otherwise as another connection's.
-    private func measureController(url: PostgresURL, renames: [String], moves: [String], warmUp: Int,
-                                   written: Bool) throws -> (renames: [Double], moves: [Double]) {
+    func measureController(written: Bool, rows: Int, zones: Int, renames: [String], moves: [String]) throws -> JoinTimes {
         let reader = PostgresReader(configuration: url.configuration)
         defer { reader.close() }
         let controller = ResultsController(database: reader, fetchRequest: JoinTables.request, sections: JoinTables.sections)
@@ -163,9 +116,7 @@ struct JoinPostgresBenchmark {
         controller.onChangesAvailable = { available.signal() }
         controller.delegate = recorder
         try controller.performFetch()
-        guard controller.numberOfObjects == rows, controller.numberOfSections == zones else {
-            throw BenchError("The controller fetched \(controller.numberOfObjects) teams in \(controller.numberOfSections) zones instead of \(rows) in \(zones).")
-        }
+        try JoinTables.checkFetched(teams: controller.numberOfObjects, zones: controller.numberOfSections, rows: rows, zoneCount: zones)
         let writer = try PG.connect(url)
         defer { try? writer.close().waitWithin(.long(.minutes(30))) }
         func change(_ sql: String) throws -> Double {
@@ -188,14 +139,14 @@ struct JoinPostgresBenchmark {
             }
             return Monotonic.microseconds(from: start, to: recorder.lastDelivery)
         }
-        let renameTimes = try renames.map(change).dropFirst(warmUp)
-        let moveTimes = try moves.map(change).dropFirst(warmUp)
+        let renameTimes = try renames.map(change).dropFirst(5)
+        let moveTimes = try moves.map(change).dropFirst(5)
         return (Array(renameTimes), Array(moveTimes))
     }
 
     /// The peer: LISTEN on the zone table's channel, then refetch every team's id, zone and
     /// zone name in order, and `difference(from:)` the sections and the ids.
-    private func measurePeer(url: PostgresURL, renames: [String], moves: [String]) throws -> (renames: [Double], moves: [Double]) {
+    func measurePeer(rows: Int, renames: [String], moves: [String]) throws -> JoinTimes {
         let listener = try PG.connect(url)
         defer { try? listener.close().waitWithin(.long(.minutes(30))) }
         let notified = DispatchSemaphore(value: 0)
@@ -215,24 +166,15 @@ struct JoinPostgresBenchmark {
             }.waitWithin(.long(.minutes(30)))
             return collected.state
         }
-        var previous = try fetch()
-        func change(_ sql: String) throws -> Double {
-            let start = Monotonic.now()
+        func write(_ sql: String) throws {
             try PG.execute(writer, sql)
             guard notified.wait(timeout: .now() + 120) == .success else { throw BenchError("The peer was not notified of “\(sql)”.") }
-            let state = try fetch()
-            let changes = state.changes(from: previous)
-            let end = Monotonic.now()
-            guard state.ids.count == rows, changes > 0 else { throw BenchError("The peer found \(state.ids.count) teams and no change after “\(sql)”.") }
-            previous = state
-            return Monotonic.microseconds(from: start, to: end)
         }
-        // The first of each is a warm-up.
-        return (Array(try renames.map(change).dropFirst()), Array(try moves.map(change).dropFirst()))
+        return try JoinTables.peerTimes(rows: rows, renames: renames, moves: moves, write: write, fetch: fetch)
     }
 
     /// The bare UPDATE round trips, with the zone table's triggers dropped (last: it leaves them so).
-    private func measureFloor(url: PostgresURL, renames: [String], moves: [String]) throws -> (renames: [Double], moves: [Double]) {
+    func measureFloor(renames: [String], moves: [String]) throws -> JoinTimes {
         try PG.withConnection(url) { connection in
             for trigger in ["liveresults_log", "liveresults_log_truncate", "liveresults_notify"] {
                 try PG.execute(connection, "DROP TRIGGER IF EXISTS \(trigger) ON \(JoinTables.zone)")

@@ -88,6 +88,12 @@ struct TerminalBenchmark {
     /// The `worldcup` executable: `path` when given, else the one beside this benchmark
     /// (both are products of the same build).
     static func locateApp(_ path: String?) throws -> String {
+        try locateExecutable("worldcup", path, option: "--worldcup")
+    }
+
+    /// The executable `name`: `path` when given, else the one beside this benchmark (a product
+    /// of the same build); an error that names `option` when there is none.
+    static func locateExecutable(_ name: String, _ path: String?, option: String) throws -> String {
         let candidate: String
         if let path {
             candidate = path
@@ -95,10 +101,10 @@ struct TerminalBenchmark {
             guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
                 throw BenchError("Cannot find this program's own executable through /proc/self/exe.")
             }
-            candidate = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("worldcup").path
+            candidate = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path
         }
         guard FileManager.default.isExecutableFile(atPath: candidate) else {
-            throw BenchError("There is no worldcup executable at \(candidate): build both products (swift build -c release, without --product) or pass --worldcup PATH.")
+            throw BenchError("There is no \(name) executable at \(candidate): build every product (swift build -c release, without --product) or pass \(option) PATH.")
         }
         return candidate
     }

@@ -1,4 +1,4 @@
-// tcp-relay [--delay-ms MS] PORT UPSTREAM
+// tcp-relay [--die-with-parent] [--delay-ms MS] PORT UPSTREAM
 //
 // A helper of the shared-board fault tests: a TCP relay on 127.0.0.1:PORT (0: any free port)
 // to UPSTREAM, a Unix socket's path or HOST:PORT. It prints the port it listens on, on a line
@@ -22,6 +22,15 @@ func fail(_ message: String) -> Never {
 func parseArguments() -> (delay: Double, port: UInt16, upstream: String) {
     var arguments = Array(CommandLine.arguments.dropFirst())
     var delay: Double = 0
+    if arguments.first == "--die-with-parent" {
+        // A benchmark that starts relays may be killed before it can stop them.
+        let parent = getppid()
+        Thread {
+            while getppid() == parent { sleep(1) }
+            exit(0)
+        }.start()
+        arguments.removeFirst()
+    }
     if arguments.first == "--delay-ms" {
         guard arguments.count > 1, let milliseconds = Double(arguments[1]), milliseconds >= 0 else {
             FileHandle.standardError.write(Data("tcp-relay: --delay-ms takes a number of milliseconds\n".utf8))
@@ -31,7 +40,7 @@ func parseArguments() -> (delay: Double, port: UInt16, upstream: String) {
         arguments.removeFirst(2)
     }
     guard arguments.count == 2, let port = UInt16(arguments[0]) else {
-        FileHandle.standardError.write(Data("usage: tcp-relay [--delay-ms MS] PORT UPSTREAM (a Unix socket's path, or HOST:PORT)\n".utf8))
+        FileHandle.standardError.write(Data("usage: tcp-relay [--die-with-parent] [--delay-ms MS] PORT UPSTREAM (a Unix socket's path, or HOST:PORT)\n".utf8))
         exit(2)
     }
     return (delay, port, arguments[1])

@@ -118,9 +118,10 @@ func expectedLayout(_ rows: [Int64: Item], matching: (Item) -> Bool = { _ in tru
 
 extension ResultsController<Item> {
     /// Processes pending changes (looking at the log now when `looking`) every 10 ms until
-    /// `done` holds or `seconds` pass; whether it held.
+    /// `done` holds or `seconds` pass; whether it held. The default is long: under the whole
+    /// suite on two cores (a test there can take minutes), a controller once took over 10 s.
     @discardableResult
-    func processChanges(looking: Bool = false, forUpTo seconds: Double = 10, until done: () async throws -> Bool) async throws -> Bool {
+    func processChanges(looking: Bool = false, forUpTo seconds: Double = 30, until done: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while try await !done() {
             guard ContinuousClock.now < deadline else { return false }

@@ -170,6 +170,21 @@ import Testing
         }
     }
 
+    /// A command that connects, writes and leaves is a new backend each time, gone before it
+    /// could be asked about: its notification is only a hint, but a true one, read at once
+    /// however many come (CI once saw a board fall a second behind such taps).
+    @Test func commandsThatConnectWriteAndLeaveAreEachReadAtOnce() async throws {
+        try await withAttack { attack in
+            for round in 0..<(HintBudget.burst * 3) {
+                let command = try await TestServer.connect(attack.database.configuration)
+                try await command.query("UPDATE item SET score = score + 1 WHERE id = \(attack.ids[round % attack.ids.count])", logger: TestServer.logger)
+                try await command.close()
+                #expect(try await attack.controller.processChanges { attack.controller.layout == expectedLayout(try await attack.database.allRows()) }, "round \(round)")
+            }
+            #expect(outcomes(attack.feed).deferred == 0, "\(outcomes(attack.feed))")
+        }
+    }
+
     @Test func aSenderIsBelievedOnlyWhileItsVerdictIsFresh() {
         var trust = SenderTrust()
         let sender = SenderTrust.Sender(pid: 42, table: "item")
@@ -190,6 +205,20 @@ import Testing
         #expect(trust.verdict(of: SenderTrust.Sender(pid: 42, table: "zone"), now: start) == .unknown, "a writer of one table is not one of another")
     }
 
+    /// The writer last believed is remembered beside the verdicts (what a board hears most
+    /// often costs no lookup), and an answer that it may no longer write outweighs that memory.
+    @Test func aWriterLastBelievedIsForgottenWhenAnAnswerSaysOtherwise() {
+        var trust = SenderTrust()
+        let sender = SenderTrust.Sender(pid: 42, table: "item")
+        let start = NIODeadline.now()
+        trust.learned(asked: [sender], writers: [sender], at: start)
+        #expect(trust.verdict(of: sender, now: start + .seconds(1)) == .writer)
+        #expect(trust.verdict(of: sender, now: start + .seconds(2)) == .writer, "believed again, from the memory")
+        trust.learned(asked: [sender], writers: [], at: start + .seconds(3))
+        #expect(trust.verdict(of: sender, now: start + .seconds(4)) == .notWriter, "its role lost the right to write")
+        #expect(trust.verdict(of: SenderTrust.Sender(pid: 42, table: "zone"), now: start + .seconds(4)) == .unknown)
+    }
+
     @Test func theHintBudgetAllowsABurstThenOneAnInterval() {
         let start = NIODeadline.now()
         var budget = HintBudget(now: start)
@@ -198,6 +227,14 @@ import Testing
         #expect(budget.take(now: start + HintBudget.interval) == nil)
         #expect(budget.take(now: start + HintBudget.interval) != nil)
         #expect(budget.take(now: start + HintBudget.interval * 10) == nil, "refilled, up to the burst")
+        var spent = HintBudget(now: start)
+        for _ in 0..<HintBudget.burst { _ = spent.take(now: start) }
+        spent.refund()
+        #expect(spent.take(now: start) == nil, "a read the log proved worth making is given back")
+        #expect(spent.take(now: start) != nil)
+        for _ in 0..<(HintBudget.burst * 2) { spent.refund() }
+        for _ in 0..<HintBudget.burst { #expect(spent.take(now: start) == nil) }
+        #expect(spent.take(now: start) != nil, "given back up to the burst, no more")
     }
 }
 

@@ -17,11 +17,13 @@ struct Board: Service {
     private let texts = EventTexts()
 
     /// Reads the board (the zones as sections, the teams in the scoreboard's order) and starts
-    /// following every commit to it, this process's or another's, on either store.
-    init(store: any TeamStore) throws {
+    /// following every commit to it, this process's or another's, on either store. The fetch
+    /// runs on the controller's own thread while this task is suspended: no thread of Swift's
+    /// cooperative pool blocks on the database.
+    init(store: any TeamStore) async throws {
         let request = ResultsRequest<Team>(sortDescriptors: Team.boardOrder, fetchBatchSize: 64)
         let controller = store.makeController(fetchRequest: request, sections: Team.boardSections, cacheName: nil, cacheDirectory: nil)
-        query = try LiveQuery(controller) { team in BoardJSON.Row(id: team.id ?? 0, name: team.teamName, wins: team.wins) }
+        query = try await LiveQuery(controller) { team in BoardJSON.Row(id: team.id ?? 0, name: team.teamName, wins: team.wins) }
     }
 
     /// Follows the board until the server shuts down; every stream ends then.

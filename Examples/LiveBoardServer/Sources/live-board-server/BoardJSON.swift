@@ -4,8 +4,9 @@ import LiveResults
 /// What the page receives, as Server-Sent Events of JSON: the whole board (on connecting, and
 /// again after a reset), or a batch of changes in the index spaces a table view applies them in.
 enum BoardJSON {
-    /// One team, as a row shows it: the value the live query makes of each team.
-    struct Row: Encodable, Sendable {
+    /// One team, as a row shows it: the value the live query makes of each team. `Equatable`,
+    /// so that the query sends no event for a change the page would not show.
+    struct Row: Encodable, Equatable, Sendable {
         var id: Int64
         var name: String
         var wins: Int

@@ -33,7 +33,7 @@ struct LiveBoardServer: AsyncParsableCommand {
         do {
             let location = try StoreLocation(database: database)
             shown = location.shown // never the password
-            board = try Board(store: location.open(seed: Seed.bundled()))
+            board = try await Board(store: Self.open(location))
         } catch let error as WorldCupError {
             FileHandle.standardError.write(Data("live-board-server: \(error.description)\n".utf8))
             throw ExitCode.failure
@@ -57,6 +57,15 @@ struct LiveBoardServer: AsyncParsableCommand {
                 fflush(nil) // a pipe would otherwise hold the line back
             })
         try await app.runService()
+    }
+
+    /// Opens the store (a file, or a connection to a server, made and seeded on first use)
+    /// on a thread of its own: opening blocks, and must not hold a thread of Swift's
+    /// cooperative pool, which the server's tasks share.
+    static func open(_ location: StoreLocation) async throws -> any TeamStore {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try location.open(seed: Seed.bundled()) }) }.start()
+        }
     }
 
     /// The page: plain HTML and JavaScript, served as it is.
