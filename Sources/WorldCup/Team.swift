@@ -54,9 +54,24 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
         return folded == key ? folded : folded + "\u{1}" + key
     }
 
-    /// A text with case and accents folded, in one Unicode normalisation ("Côte" and "COTE"
-    /// are "cote"): what `nameSortKey` starts with, and what the board's filter looks for in it.
+    /// A text as a person's typing finds a name, the one rule of the board's filter and the
+    /// command line's lookup (`TeamStore.team(meant:)`): case and accents folded, in one Unicode
+    /// normalisation, and the typographic apostrophes (’ ‘ ʼ) taken as the typewriter's ('),
+    /// which a keyboard or a shell gives more readily ("Côte d’Ivoire" and "COTE D'IVOIRE" are
+    /// "cote d'ivoire"). What `nameSortKey` starts with, and what the board's filter looks for
+    /// in it (schema v11 and 8 folded the apostrophes of the keys already stored).
     public static func folded(_ text: String) -> String {
+        let folded = foldedCaseAndAccents(text)
+        guard folded.unicodeScalars.contains(where: typographicApostrophes.contains) else { return folded }
+        return String(String.UnicodeScalarView(folded.unicodeScalars.map { typographicApostrophes.contains($0) ? "'" : $0 }))
+    }
+
+    /// The apostrophes `folded` takes as the typewriter's (').
+    public static let typographicApostrophes: Set<Unicode.Scalar> = ["\u{2019}", "\u{2018}", "\u{02BC}"]
+
+    /// A text with case and accents folded, in one Unicode normalisation ("Côte" and "COTE"
+    /// are "cote"), apostrophes as they are: the zones' key (`Zone.nameKey`), stored as such.
+    public static func foldedCaseAndAccents(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 

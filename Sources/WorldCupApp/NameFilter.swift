@@ -2,9 +2,10 @@ import LiveResults
 import TerminalUI
 import WorldCup
 
-/// The "/" filter: teams whose name contains a text, ignoring case, accents and Unicode
-/// normalisation, folded as the board's order folds names (`Team.folded`): `/cote` finds
-/// "Côte d’Ivoire", `/ÉMOJI` finds "Emoji" and "Émoji".
+/// The "/" filter: teams whose name contains a text, ignoring case, accents, Unicode
+/// normalisation and which apostrophe, folded as the board's order folds names and the command
+/// line finds a team (`Team.folded`, one rule): `/cote` and `/d'iv` find "Côte d’Ivoire",
+/// `/ÉMOJI` finds "Emoji" and "Émoji".
 ///
 /// A value type with no side effects: the screen hands `resultsFilter` to the controller,
 /// which filters in memory (no query per key, even at a million teams). When the filter

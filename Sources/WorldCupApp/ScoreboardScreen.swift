@@ -90,6 +90,7 @@ public final class ScoreboardScreen {
         self.scoreboard = scoreboard
         othersChanges = OthersChangesReader(store: scoreboard)
         work = onWorkFinished.map(StoreWork.onThread(wake:)) ?? .inline()
+        work.prepare { [othersChanges] in othersChanges.startFromNewest() }
         theme = Theme(colors: colors, background: background)
         view = BoardView(theme: theme, flagStyle: flags)
         self.clock = clock

@@ -58,6 +58,14 @@ final class StoreWork: Sendable {
         }
     }
 
+    /// Runs `job` where the work runs, after every job asked before it, with no outcome for
+    /// the loop: what later jobs need done first (a read the loop must not wait for).
+    func prepare(_ job: @escaping () -> Void) {
+        let handed = Handed(job)
+        guard let queue else { return handed.value() }
+        queue.async { handed.value() }
+    }
+
     private func finish(_ outcome: Outcome) {
         finished.withLock { $0.append(Handed(outcome)) }
     }

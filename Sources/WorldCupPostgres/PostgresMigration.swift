@@ -26,17 +26,14 @@ struct PostgresMigration {
         var isSeeded: Bool
     }
 
-    /// Checks the server and the database, finds out whether this session may change the
-    /// board (unless `readOnlyAsked` says it must not), and migrates and seeds the database
-    /// if needed and allowed. Returns why the board is read-only, if it is. A read-only
-    /// session writes nothing: a database it cannot open as it is (no scoreboard yet, or an
-    /// older schema) is refused in one sentence.
+    /// Checks what `firstLook` found of the server and the database, and of what this session
+    /// may change (`access`, unless `readOnlyAsked` says it must not change anything), and
+    /// migrates and seeds the database if needed and allowed. Returns why the board is
+    /// read-only, if it is. A read-only session writes nothing: a database it cannot open as it
+    /// is (no scoreboard yet, or an older schema) is refused in one sentence.
     ///
-    /// On a database already set up, opening costs two statements: the server's version, what
-    /// the database holds and what the session may do in one (`firstLook`), then the schema's
-    /// version and the seed.
-    func prepare(seed: [SeedTeam]?, readOnlyAsked: Bool = false) throws -> ReadOnlyBoard? {
-        let (found, access) = try firstLook()
+    /// On a database already set up, opening costs `firstLook`'s two statements and nothing more.
+    func prepare(found: State, access: ReadOnlyBoard?, seed: [SeedTeam]?, readOnlyAsked: Bool) throws -> ReadOnlyBoard? {
         try check(found)
         let readOnly = readOnlyAsked ? .asked : access
         if found.version == PostgresSchema.version, seed == nil || found.isSeeded || readOnly != nil { return readOnly }
@@ -56,13 +53,14 @@ struct PostgresMigration {
         return nil
     }
 
-    /// The server's version (refused when too old), what the database holds and what this
-    /// session may do, in one statement, and the schema's version and seed in a
-    /// second when there is a schema.
-    func firstLook() throws -> (state: State, access: ReadOnlyBoard?) {
+    /// The server's version (refused when too old), what the database holds, what this
+    /// session may do and whether its connection is encrypted (as `pg_stat_ssl` says), in one
+    /// statement, and the schema's version and seed in a second when there is a schema.
+    func firstLook() throws -> (state: State, access: ReadOnlyBoard?, encrypted: Bool) {
         let row = try query("""
             SELECT current_setting('server_version_num'), \(unescaped: Self.tablesFound),
                 current_setting('transaction_read_only') = 'on',
+                coalesce((SELECT ssl FROM pg_catalog.pg_stat_ssl WHERE pid = pg_backend_pid()), false),
                 CASE WHEN to_regclass('team') IS NULL
                     -- No schema yet (one named in `options` is made first): the database's CREATE.
                     THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), has_database_privilege(current_database(), 'CREATE'))
@@ -75,16 +73,16 @@ struct PostgresMigration {
                     AND coalesce(has_table_privilege(to_regclass('history'), 'UPDATE'), has_schema_privilege(current_schema(), 'CREATE'))
                     AND coalesce(has_table_privilege(to_regclass('\(unescaped: PostgresChangeLog.tableName)'), 'INSERT'), false)
                 END
-            """).first?.decode((String, Bool, Bool, String?, String, String, String, Bool, Bool?).self)
-        let (version, isOurs, hasTables, unreadable, user, userIdentifier, schema, readOnlySession, mayWrite) = row
-            ?? ("0", false, false, nil, location.url.user, location.url.user, "public", false, true)
+            """).first?.decode((String, Bool, Bool, String?, String, String, String, Bool, Bool, Bool?).self)
+        let (version, isOurs, hasTables, unreadable, user, userIdentifier, schema, readOnlySession, encrypted, mayWrite) = row
+            ?? ("0", false, false, nil, location.url.user, location.url.user, "public", false, false, true)
         try PostgresSchema.checkServer(versionNumber: Int(version) ?? 0, server: location.server)
         // What this session may do, asked of the server (never by trying a write): nil when it
         // may make every change a board makes (every change writes `team`, the history and
         // the change log; a history not made yet, the user must be able to make), or, before
         // there is a scoreboard, create its tables; otherwise why the board is read-only.
         let access: ReadOnlyBoard? = readOnlySession ? .server : mayWrite == false ? .role(user: user) : nil
-        return (try state(Found((isOurs, hasTables, unreadable, user, userIdentifier, schema))), access)
+        return (try state(Found((isOurs, hasTables, unreadable, user, userIdentifier, schema))), access, encrypted)
     }
 
     /// The sentence for a database a read-only session cannot open as it is.
@@ -165,6 +163,7 @@ struct PostgresMigration {
                 switch step {
                 case .sql(let statement): try query(PostgresQuery(unsafeSQL: statement))
                 case .fillNameSortKeys: try fillNameSortKeys()
+                case .foldApostrophesInNameSortKeys: try fillNameSortKeys(where: PostgresSchema.namesWithTypographicApostrophes)
                 case .makeZones: try makeZones()
                 }
             }
@@ -182,10 +181,11 @@ struct PostgresMigration {
             """)
     }
 
-    /// Sets every team's `nameSortKey` from its name, in one statement (inside the caller's
-    /// transaction).
-    private func fillNameSortKeys() throws {
-        let rows = try query(#"SELECT id, "teamName" FROM team"#).map { try $0.decode((Int64, String).self) }
+    /// Sets the `nameSortKey` of every team (or of those `condition` keeps) from its name, in
+    /// one statement (inside the caller's transaction).
+    private func fillNameSortKeys(where condition: String = "true") throws {
+        let rows = try query(PostgresQuery(unsafeSQL: #"SELECT id, "teamName" FROM team WHERE "# + condition))
+            .map { try $0.decode((Int64, String).self) }
         guard !rows.isEmpty else { return }
         let ids = rows.map(\.0)
         let keys = rows.map { Team.nameSortKey($0.1) }

@@ -9,7 +9,7 @@ import WorldCup
 /// build the same table and index from these statements.
 public enum PostgresSchema {
     /// The version the latest migration brings the schema to.
-    public static let version = 7
+    public static let version = 8
     /// The oldest server worldcup runs on (`server_version_num`): the change log needs `xid8`
     /// (13) and `CREATE OR REPLACE TRIGGER` (14).
     public static let oldestServer = 140_000
@@ -112,6 +112,9 @@ public enum PostgresSchema {
     enum MigrationStep: Equatable {
         case sql(String)
         case fillNameSortKeys
+        /// Filling again the `nameSortKey` of the teams whose name holds an apostrophe
+        /// `Team.folded` now folds (`namesWithTypographicApostrophes`).
+        case foldApostrophesInNameSortKeys
         /// Making the zones of the teams' text zones and pointing each team at its own.
         case makeZones
     }
@@ -208,7 +211,17 @@ public enum PostgresSchema {
                     ADD CONSTRAINT history_action_check CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone', 'reset'))
                 """),
         ],
+        // The board's filter and the command line find a name as one rule (`Team.folded`),
+        // which now takes the typographic apostrophes as the typewriter's: the sort keys of the
+        // names that hold one are folded so again, through the change log, so open boards
+        // follow (SQLite's v11).
+        8: [.foldApostrophesInNameSortKeys],
     ]
+
+    /// The teams whose name holds an apostrophe `Team.folded` folds (a condition on `team`).
+    static var namesWithTypographicApostrophes: String {
+        #""teamName" ~ '["# + String(String.UnicodeScalarView(Team.typographicApostrophes.sorted())) + "]'"
+    }
 
     /// Adds the new history entry to its transaction's note (`PostgresChangeLog.noteSetting`),
     /// one JSON object a line, as `HistoryRow.entries(inNote:)` reads it: the row's columns

@@ -57,9 +57,9 @@ extension PostgresTeamStore {
         let store = try PostgresTeamStore(location: location, deadline: deadline)
         return try store.run { connection in
             let migration = PostgresMigration(location: location, connection: connection)
-            let (found, access) = try migration.firstLook()
-            try migration.check(found)
-            return access
+            let look = try migration.firstLook()
+            try migration.check(look.state)
+            return look.access
         }
     }
 

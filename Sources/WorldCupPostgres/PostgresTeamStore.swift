@@ -62,10 +62,14 @@ public final class PostgresTeamStore: TeamStore {
                             author: String = Author.machineDefault(), live: Bool = false) throws {
         try self.init(location: location, deadline: deadline, author: author)
         if live { controllerDatabase.connectAhead() }
-        let found = try run { connection in
-            try PostgresMigration(location: location, connection: connection).prepare(seed: seed, readOnlyAsked: readOnly)
+        let (found, encrypted) = try run { connection in
+            let migration = PostgresMigration(location: location, connection: connection)
+            let look = try migration.firstLook()
+            return (try migration.prepare(found: look.state, access: look.access, seed: seed, readOnlyAsked: readOnly), look.encrypted)
         }
         access.withLock { $0 = found }
+        // Every connection of the store is made with the same settings: as this one is.
+        self.encrypted.withLock { $0 = encrypted }
     }
 
     /// A store on `location` that has not connected yet (nothing checked: `check` and the
@@ -88,6 +92,8 @@ public final class PostgresTeamStore: TeamStore {
         controllerDatabase = PostgresReader(configuration: servers[0].configuration, logger: Self.logger, deadline: limit,
                                             connectDeadline: connectLimit, makeChannel: servers[0].makeChannel,
                                             otherServers: Array(servers.dropFirst()), checkSession: check)
+        // The store's connection, open by then, tells the controller's whether notifications reach it.
+        controllerDatabase.sendProbes(through: database)
     }
 
     /// How to connect to `url` (the location's, or one of its other hosts'): for verify-full,

@@ -6,7 +6,7 @@ import WorldCup
 /// The database schema, as migrations.
 public enum Schema {
     /// The version the latest migration brings the schema to.
-    public static let version = "v10"
+    public static let version = "v11"
 
     /// The index that holds the teams in `Team.boardOrder`.
     static let boardIndexName = "team_in_scoreboard_order"
@@ -87,13 +87,10 @@ public enum Schema {
         // never do, and section caches are made again for the new schema).
         migrator.registerMigration("v6") { db in
             try db.execute(sql: "ALTER TABLE team ADD COLUMN nameSortKey TEXT NOT NULL DEFAULT ''")
-            let fold = DatabaseFunction("worldcup_name_sort_key", argumentCount: 1, pure: true) { values in
-                String.fromDatabaseValue(values[0]).map(Team.nameSortKey)
-            }
-            db.add(function: fold)
-            defer { db.remove(function: fold) }
-            try ChangeLog.withoutLoggingUpdates(of: "team", in: db) {
-                try db.execute(sql: "UPDATE team SET nameSortKey = worldcup_name_sort_key(teamName)")
+            try withNameSortKeyFunction(db) {
+                try ChangeLog.withoutLoggingUpdates(of: "team", in: db) {
+                    try db.execute(sql: "UPDATE team SET nameSortKey = worldcup_name_sort_key(teamName)")
+                }
             }
             // The order of that time, written out: v9 builds the index with the zone's id.
             try db.execute(sql: """
@@ -146,7 +143,28 @@ public enum Schema {
         migrator.registerMigration("v10") { db in
             try recordResets(db)
         }
+        // The board's filter and the command line find a name as one rule (`Team.folded`),
+        // which now takes the typographic apostrophes as the typewriter's: the sort keys of the
+        // names that hold one are folded so again. Logged, unlike v6's fill: boards open on the
+        // file read the column, and follow (the order of such names may change).
+        migrator.registerMigration("v11") { db in
+            let holdsOne = Team.typographicApostrophes.map { "instr(teamName, '\(Character($0))') > 0" }.joined(separator: " OR ")
+            try withNameSortKeyFunction(db) {
+                try db.execute(sql: "UPDATE team SET nameSortKey = worldcup_name_sort_key(teamName) WHERE \(holdsOne)")
+            }
+        }
         return migrator
+    }
+
+    /// Runs `body` with the SQL function `worldcup_name_sort_key(name)`: the app's own folding
+    /// (`Team.nameSortKey`), which no function of SQLite's matches.
+    private static func withNameSortKeyFunction(_ db: Database, _ body: () throws -> Void) throws {
+        let fold = DatabaseFunction("worldcup_name_sort_key", argumentCount: 1, pure: true) { values in
+            String.fromDatabaseValue(values[0]).map(Team.nameSortKey)
+        }
+        db.add(function: fold)
+        defer { db.remove(function: fold) }
+        try body()
     }
 
     /// Migration v10 (see `migrator`): the history made again with `reset` among its actions,

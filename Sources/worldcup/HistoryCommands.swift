@@ -10,8 +10,7 @@ extension WorldCupCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The team's name (case ignored).")
-        var name: String
+        @OptionGroup var teamName: TeamNameArgument
 
         @Option(name: .customLong("name"), help: ArgumentHelp("The team's new name.", valueName: "new-name"))
         var newName: String?
@@ -28,7 +27,7 @@ extension WorldCupCommand {
                 throw WorldCupError("Give --name, --zone or --wins: what the team should become.")
             }
             try store.refuseChangesIfReadOnly()
-            let change = try store.open().edit(named: name, newName: newName, zone: zone, wins: wins)
+            let change = try store.open().edit(named: teamName.name, newName: newName, zone: zone, wins: wins)
             print(change.summary)
         }
     }

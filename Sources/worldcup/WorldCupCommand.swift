@@ -210,12 +210,11 @@ extension WorldCupCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The team's name (case ignored).")
-        var name: String
+        @OptionGroup var teamName: TeamNameArgument
 
         func run() throws {
             try store.refuseChangesIfReadOnly()
-            let team = try store.open().tap(named: name)
+            let team = try store.open().tap(named: teamName.name)
             print("\(escapedForTerminal(team.teamName)): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
         }
     }
@@ -243,12 +242,11 @@ extension WorldCupCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The team's name (case ignored).")
-        var name: String
+        @OptionGroup var teamName: TeamNameArgument
 
         func run() throws {
             try store.refuseChangesIfReadOnly()
-            let team = try store.open().delete(named: name)
+            let team = try store.open().delete(named: teamName.name)
             print("Deleted \(escapedForTerminal(team.teamName)) from \(escapedForTerminal(team.qualifyingZone)).")
         }
     }

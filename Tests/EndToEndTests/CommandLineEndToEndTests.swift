@@ -22,6 +22,22 @@ struct CommandLineEndToEndTests {
         #expect(result.err == "Error: “frobnicate” is not a worldcup command; the commands are board, list, tap, add, delete, edit, zones, zone, undo, redo, history, export, backup, reset and check (worldcup help COMMAND explains one).\n")
     }
 
+    @Test("A team's name may come in unquoted words, before, between or after the options, as the README's tap ivory coast")
+    func unquotedWords() throws {
+        let database = temporaryDatabase()
+        for command in [["tap", "ivory", "coast", "--database", database], ["tap", "--database", database, "IVORY", "Coast"],
+                        ["--database", database, "tap", "ivory", "coast"], ["tap", "ivory", "--database", database, "coast"]] {
+            let result = try Executable.run(command)
+            #expect(result.status == 0 && result.out.hasPrefix("Ivory Coast: "), "\(command): \(result.err)")
+        }
+        let edited = try Executable.run(["edit", "ivory", "coast", "--wins", "7", "--database", database])
+        #expect(edited.out == "Edited Ivory Coast: wins 4 → 7.\n", "\(edited.err)")
+        let deleted = try Executable.run(["delete", "Ivory", "Coast", "--database", database])
+        #expect(deleted.out == "Deleted Ivory Coast from Africa.\n", "\(deleted.err)")
+        let none = try Executable.run(["tap", "--database", database])
+        #expect(none.status == 64 && none.err.hasPrefix("Error: Missing expected argument '<name> ...'"), "\(none.err)")
+    }
+
     @Test("zones says of an empty zone that the board shows no section for it")
     func emptyZone() throws {
         let database = temporaryDatabase()

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `worldcup reset` from a shell while boards are open on the same SQLite file: the boards
-/// follow it, and what they do after it lands in the file everyone reads.
+/// `worldcup reset` from a shell while boards are open on the same SQLite file or PostgreSQL
+/// database: the boards follow it and name who reset it, and what they do after it lands in
+/// the database everyone reads.
 @Suite("Reset while boards are open", .serialized)
 struct ResetEndToEndTests {
     struct ListedTeam: Decodable {
@@ -90,5 +91,23 @@ struct ResetEndToEndTests {
             try board.send("q")
             #expect(board.waitFor("[exited 0]"))
         }
+    }
+
+    @Test("On PostgreSQL: a board open during a reset from a shell shows the seed at once, names who reset it, and its next tap is what the database holds")
+    func postgresBoardFollowsAReset() throws {
+        let server = try SharedServer()
+        try server.tap("Cameroon")
+        let board = try TmuxTerminal(command: server.board() + ["--author", "first@e2e"], width: 100, height: 45)
+        try #require(board.waitFor("Leader: Cameroon (1 win)"))
+        try server.run(["reset", "--yes", "--author", "shell@e2e"])
+        let followed = waitUntil(seconds: 8) {
+            board.screen.contains("shell@e2e") && !board.screen.contains("Leader") && shownWins(of: "Cameroon", on: board) == 0
+        }
+        #expect(followed, "the board did not follow the reset, or did not name it:\n\(board.screen)")
+        try board.send("Home", "Enter")
+        #expect(board.waitFor("Algeria: 1 win."), "\(board.screen)")
+        #expect(try server.wins().filter { $0.value > 0 } == ["Algeria": 1])
+        try board.send("q")
+        #expect(board.waitFor("[exited 0]"))
     }
 }

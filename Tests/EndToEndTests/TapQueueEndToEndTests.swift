@@ -27,6 +27,25 @@ struct TapQueueEndToEndTests {
         #expect(try place.teams()["Algeria"]?.wins == 20)
     }
 
+    @Test("Through a relay adding 50 ms each way: 20 quick Enters count 20, and the board never names its own taps as another's")
+    func twentyQuickEntersThroughARelay() throws {
+        let server = try SharedServer()
+        let relay = try TCPRelay(upstream: server.relayUpstream, delayMilliseconds: 50)
+        defer { relay.kill() }
+        let board = try TmuxTerminal(command: server.board(port: relay.port) + ["--author", "fan@laptop"], width: 100, height: 40)
+        try #require(board.waitFor("32 teams", seconds: 30))
+        try pressEnter(20, on: board)
+        #expect(board.waitFor("Algeria: 20 wins.", seconds: 30), "every Enter counted:\n\(board.screen)")
+        #expect(board.line(containing: "[ALG] Algeria")?.contains("Wins: 20") == true, "\(board.screen)")
+        #expect(!board.screen.contains("still being saved"), "no Enter refused:\n\(board.screen)")
+        #expect(try server.wins()["Algeria"] == 20)
+        // The board's sentence stays 4 s; what waited behind it would be said then.
+        let named = waitUntil(seconds: 6) {
+            ["another program", "changes by", "fan@laptop:"].contains { board.screen.contains($0) }
+        }
+        #expect(!named, "the board named its own taps as another's:\n\(board.screen)")
+    }
+
     @Test("Two boards and the command line tapping one team at once on PostgreSQL: the total equals the taps made, on both boards too")
     func twoBoardsAndTheCommandLine() throws {
         let place = try Place("postgres")

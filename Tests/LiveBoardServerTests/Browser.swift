@@ -55,7 +55,7 @@ final class Browser {
     /// One WebDriver command: its answer's `value`, or what went wrong.
     private static func send(_ method: String, _ url: URL, _ body: [String: Any]?) async throws -> Any {
         let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
-        let (status, data) = try exchange(method, url, payload)
+        let (status, _, data) = try exchange(method, url, payload)
         let answer = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any]
         guard status == 200, let value = answer?["value"] else {
             throw BrowserFailure(description: "WebDriver \(method) \(url.path) answered \(status): \(String(decoding: data, as: UTF8.self))")
@@ -63,10 +63,11 @@ final class Browser {
         return value
     }
 
-    /// One HTTP/1.1 request to chromedriver on the loopback, over a socket of its own: its
-    /// status and body. (Not URLSession: on Linux, its libcurl refuses chromedriver's answer
-    /// with "Failed writing header".)
-    private static func exchange(_ method: String, _ url: URL, _ body: Data) throws -> (Int, Data) {
+    /// One HTTP/1.1 request to a server on the loopback (chromedriver, the example's server),
+    /// over a socket of its own: its status, head and body, the body read to the Content-Length
+    /// or the end of the connection. (Not URLSession: on Linux, its libcurl refuses
+    /// chromedriver's answer with "Failed writing header".)
+    static func exchange(_ method: String, _ url: URL, _ body: Data) throws -> (status: Int, head: String, body: Data) {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw BrowserFailure(description: "No socket: errno \(errno).") }
         defer { close(socket) }
@@ -77,18 +78,19 @@ final class Browser {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw BrowserFailure(description: "chromedriver refused the connection: errno \(errno).") }
+        guard connected == 0 else { throw BrowserFailure(description: "\(url) refused the connection: errno \(errno).") }
         var request = Data("\(method) \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(url.port ?? 80)\r\nConnection: close\r\n".utf8)
         request += Data("Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
         try request.withUnsafeBytes { bytes in
             var sent = 0
             while sent < bytes.count {
                 let count = write(socket, bytes.baseAddress! + sent, bytes.count - sent)
-                guard count > 0 else { throw BrowserFailure(description: "Writing to chromedriver failed: errno \(errno).") }
+                guard count > 0 else { throw BrowserFailure(description: "Writing to \(url) failed: errno \(errno).") }
                 sent += count
             }
         }
-        // chromedriver keeps the connection open: read up to the end its Content-Length gives
+        // chromedriver keeps the connection open: read up to the end its Content-Length gives, or
+        // to the end of the connection (the answer to a HEAD has no body)
         // (a minute at most: a command that never answers fails instead of hanging the tests).
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -107,13 +109,13 @@ final class Browser {
             answer.append(contentsOf: buffer[0..<count])
         }
         guard let end = answer.range(of: Data("\r\n\r\n".utf8)) else {
-            throw BrowserFailure(description: "chromedriver answered no HTTP: \(String(decoding: answer, as: UTF8.self))")
+            throw BrowserFailure(description: "\(url) answered no HTTP: \(String(decoding: answer, as: UTF8.self))")
         }
         let head = String(decoding: answer[..<end.lowerBound], as: UTF8.self)
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
         var content = Data(answer[end.upperBound...])
         if head.lowercased().contains("transfer-encoding: chunked") { content = dechunked(content) }
-        return (status, content)
+        return (status, head, content)
     }
 
     /// A chunked body's bytes.

@@ -169,6 +169,28 @@ import WorldCupSQLite
         #expect(try await server.exitStatus() == 0)
     }
 
+    @Test("HEAD / answers as GET / does (status, type, length), without the body")
+    func headAnswersAsGet() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.server.path),
+                     "Examples/LiveBoardServer is not built: run `make example` (make test does).")
+        let folder = try TemporaryFolder(prefix: "live-board")
+        defer { folder.remove() }
+        let (server, page) = try await Self.startServer(folder.file("board.sqlite").path)
+        defer { server.stop() }
+        let get = try Browser.exchange("GET", page, Data())
+        let head = try Browser.exchange("HEAD", page, Data())
+        /// A header's value in an answer's head, its name in any case.
+        func field(_ name: String, _ answerHead: String) -> String? {
+            answerHead.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name + ":") }
+                .map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(get.status == 200 && head.status == 200, "GET \(get.status), HEAD \(head.status)")
+        #expect(String(decoding: get.body, as: UTF8.self).contains("<html"))
+        #expect(head.body.isEmpty, "HEAD sent \(head.body.count) bytes of body")
+        #expect(field("content-type", head.head) == field("content-type", get.head))
+        #expect(field("content-length", head.head) == String(get.body.count))
+    }
+
     @Test("live-board-server refuses a file that is not a database in one sentence, leaving it as it was")
     func notADatabase() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.server.path),

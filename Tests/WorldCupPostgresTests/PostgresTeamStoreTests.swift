@@ -86,6 +86,26 @@ import WorldCupSQLite
         #expect(try controller.fetchedObjects.map(\.teamName) == (try store.teams()).map(\.teamName))
     }
 
+    @Test("Version 8 folds the typographic apostrophes of the stored sort keys, through the change log, so the filter finds d'ivoire")
+    func aVersionSevenBoardFoldsTheApostrophesOfItsSortKeys() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        let name = "C\u{F4}te d\u{2019}Ivoire"
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled()).add(name: name, zone: "Africa")
+        // As version 7 stored it: the apostrophe as typed.
+        let before = Team.foldedCaseAndAccents(name) + "\u{1}" + Team.nameKey(name)
+        _ = try await database.execute(#"UPDATE team SET "nameSortKey" = '\#(before)' WHERE "teamName" = '\#(name)'"#)
+        _ = try await database.execute("UPDATE worldcup_schema SET version = 7")
+        let logged = try await database.integer("SELECT count(*) FROM liveresults_change") ?? 0
+        let store = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        #expect(try await database.integer("SELECT version FROM worldcup_schema") == 8)
+        let keys = try await database.execute(#"SELECT "teamName", "nameSortKey" FROM team"#).map { try $0.decode((String, String).self) }
+        for (name, key) in keys { #expect(key == Team.nameSortKey(name), "\(name)") }
+        #expect(keys.first { $0.0 == name }?.1.hasPrefix("cote d'ivoire") == true)
+        #expect(try await database.integer("SELECT count(*) FROM liveresults_change") == logged + 1, "one row refolded, logged")
+        #expect(try store.teamCount() == 33)
+    }
+
     @Test func namesInReadingOrderAndZonesInTheBoardsSpelling() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }

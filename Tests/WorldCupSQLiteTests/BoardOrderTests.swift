@@ -93,6 +93,39 @@ struct BoardOrderTests {
         #expect(try scoreboard.teams().map(\.teamName) == ["Brazil", "\u{C5}land", "alpha", "E\u{301}moji", "Switzerland", "beta"])
     }
 
+    @Test("A database of schema v10: v11 folds the typographic apostrophes of the stored sort keys, logged, so the filter finds d'ivoire")
+    func migrationFromV10() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let names = ["C\u{F4}te d\u{2019}Ivoire", "O\u{2018}Brien", "Cote d'Or", "Hawai\u{02BB}i", "Brazil"]
+        do {
+            let old = try DatabaseQueue(path: folder.database.path)
+            try Schema.migrator.migrate(old, upTo: "v10")
+            try old.write { db in
+                try db.execute(sql: "INSERT INTO zone (name, nameKey, position) VALUES ('Europe', 'europe', 0)")
+                for name in names {
+                    // As v10 stored it: the apostrophe as typed.
+                    let folded = Team.foldedCaseAndAccents(name), key = Team.nameKey(name)
+                    try db.execute(sql: "INSERT INTO team (teamName, zoneID, imageName, wins, nameKey, nameSortKey) VALUES (?, 1, 'x', 0, ?, ?)",
+                                   arguments: [name, key, folded == key ? folded : folded + "\u{1}" + key])
+                }
+                try db.execute(sql: "INSERT INTO seedImport (id, importedAt) VALUES (1, CURRENT_TIMESTAMP)")
+            }
+            try old.close()
+        }
+        let logged = try DatabaseQueue(path: folder.database.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM liveresults_change") ?? 0 }
+        let scoreboard = try SQLiteTeamStore(databaseURL: folder.database, seed: [])
+        try scoreboard.database.read { db in
+            for row in try Row.fetchAll(db, sql: "SELECT teamName, nameSortKey FROM team") {
+                #expect(row["nameSortKey"] as String == Team.nameSortKey(row["teamName"]), "\(row)")
+            }
+            #expect(try String.fetchOne(db, sql: "SELECT nameSortKey FROM team WHERE teamName = ?", arguments: [names[0]])?.hasPrefix("cote d'ivoire") == true)
+            // The two names with a typographic apostrophe changed, through the change log (ʻ is no apostrophe).
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM liveresults_change") == logged + 2)
+        }
+        #expect(try scoreboard.teams().map(\.teamName) == ["Brazil", "C\u{F4}te d\u{2019}Ivoire", "Cote d'Or", "Hawai\u{02BB}i", "O\u{2018}Brien"])
+    }
+
     @Test("nameSortKey folds case and accents; where accents went, the lowercased name follows, so it is unique")
     func nameSortKey() {
         #expect(Team.nameSortKey("Åland") == "aland\u{1}åland")

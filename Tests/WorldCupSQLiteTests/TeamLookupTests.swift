@@ -30,4 +30,17 @@ struct TeamLookupTests {
         #expect(throws: WorldCupError("“EMÔJI” could be “Emoji” or “Émoji”: give the exact name.")) { try scoreboard.tap(named: "EMÔJI") }
         #expect(throws: WorldCupError("There is no team named “Narnia”.")) { try scoreboard.delete(named: "Narnia") }
     }
+
+    @Test("A part of a name, which the board's filter would find, names the few teams whose names hold it")
+    func partOfANameSuggestsTheTeams() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let scoreboard = try seededScoreboard(folder)
+        try scoreboard.add(name: "Côte d’Ivoire", zone: "Africa")
+        #expect(throws: WorldCupError("There is no team named “COTE D'”: did you mean “Côte d’Ivoire”?")) { try scoreboard.tap(named: "COTE D'") }
+        #expect(throws: WorldCupError("There is no team named “ÍVO”: did you mean “Côte d’Ivoire” or “Ivory Coast”?")) { try scoreboard.tap(named: "ÍVO") }
+        // Too many to name (an, in 9 names): the plain sentence.
+        #expect(throws: WorldCupError("There is no team named “an”.")) { try scoreboard.tap(named: "an") }
+        #expect(try scoreboard.teams().allSatisfy { $0.wins == 0 })
+    }
 }

@@ -56,6 +56,9 @@ public final class PostgresReader: Sendable {
     let gate = ReadGate()
     /// The connection, or the attempt to make it; neither until the first query or after it closed.
     private let shared = NIOLockedValueBox<SharedConnection>(SharedConnection())
+    /// The reader whose connection sends this reader's feeds' probes (`sendProbes(through:)`);
+    /// nil: a connection is made for each probe.
+    private let probeSender = NIOLockedValueBox<PostgresReader?>(nil)
     static let nextConnectionID = NIOLockedValueBox(0)
 
     private struct SharedConnection {
@@ -198,22 +201,47 @@ public final class PostgresReader: Sendable {
         shared.withLockedValue { if $0.connection === connection { $0.connection = nil } }
     }
 
-    /// Sends a notification on `channel` from `sender`, a connection of its own made for it
-    /// (`connect(on:)`) and closed after (a feed's probe, which must not come from the
-    /// connection it tests), without waiting. A failure is not reported: the notification then
-    /// never arrives, which is what a probe finds out anyway.
-    func notify(channel: String, payload: String, from sender: EventLoopFuture<PostgresConnection>) {
+    /// Sends this reader's feeds' probes from `other`'s connection, between its reads, instead of
+    /// a connection made for each (across a network, a connection costs round trips before its
+    /// first statement). `other` must be another reader on the same server and database, one
+    /// whose connection is open or soon will be, such as an app's own.
+    package func sendProbes(through other: PostgresReader) {
+        precondition(other !== self, "A feed's probe must come from another connection than the one it tests.")
+        probeSender.withLockedValue { $0 = other }
+    }
+
+    /// Sends a feed's probe, a notification on `channel`, from another connection than this
+    /// reader's: `sendProbes(through:)`'s, or one made for it and closed after. The future
+    /// succeeds on `eventLoop` once the server answered the notification's statement (it is
+    /// then on its way to every listener), and fails when the connection or the statement
+    /// failed: the notification then never arrives.
+    func sendProbe(channel: String, payload: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         var bindings = PostgresBindings()
         bindings.append(channel)
         bindings.append(payload)
         let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings)
         let logger = logger
-        sender.whenSuccess { connection in
-            connection.query(query, logger: logger).whenComplete { _ in
-                // Kept until closed: postgres-nio asserts a connection is closed before it goes.
-                connection.close().whenComplete { _ in _ = connection }
+        guard let other = probeSender.withLockedValue({ $0 }) else {
+            return connect(on: eventLoop).flatMap { connection in
+                let sent = connection.query(query, logger: logger).map { _ in }
+                sent.whenComplete { _ in
+                    // Kept until closed: postgres-nio asserts a connection is closed before it goes.
+                    connection.close().whenComplete { _ in _ = connection }
+                }
+                return sent
             }
         }
+        // Between the other reader's own reads, as they are synchronous: one sent inside its
+        // transaction would be held back to the commit, or lost with a rollback.
+        let sent = eventLoop.makePromise(of: Void.self)
+        DispatchQueue.global().async {
+            sent.completeWith(Result {
+                try other.withConnection { connection in
+                    _ = try connection.query(query, logger: logger).waitWithinDeadline()
+                }
+            })
+        }
+        return sent.futureResult
     }
 
     /// Runs `body` with the read connection, on the calling thread (not an event loop's): its

@@ -17,7 +17,8 @@ final class NotificationProbe: Sendable {
     /// Succeeds when the feed has its verdict (or gave the probe up with its connection).
     let verdict: EventLoopPromise<Void>
 
-    /// How long the probe may take to come back before the feed counts on its heartbeat.
+    /// How long the probe may take to come back once the server has sent it, before the feed
+    /// counts on its heartbeat.
     static let patience = TimeAmount.seconds(1)
 
     /// A probe whose verdict is kept on `eventLoop` (the feed's).

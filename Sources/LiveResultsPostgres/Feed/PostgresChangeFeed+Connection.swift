@@ -37,9 +37,11 @@ extension PostgresChangeFeed {
     ///
     /// postgres-nio sends a channel's LISTEN as its first handler is added, queued behind the
     /// statements before it; the look for the writers, added next, is answered after them, so
-    /// its answer says the connection listens: one round trip for it all. The probe's own
-    /// connection is made only then: made before, every attempt to listen again through a
-    /// frozen network would leave one waiting, and they would all reach the server at once.
+    /// its answer says the connection listens (postgres-nio sends one statement at a time: a
+    /// round trip each). The probe is sent only then, and from a connection made for it only
+    /// then when there is none to send it from (`PostgresReader.sendProbes(through:)`): made
+    /// before, every attempt to listen again through a frozen network would leave one waiting,
+    /// and they would all reach the server at once.
     private func listen(on connecting: EventLoopFuture<PostgresConnection>, generation: Int) -> EventLoopFuture<Void> {
         connecting.hop(to: eventLoop).flatMap { connection -> EventLoopFuture<Void> in
             guard generation == self.generation else { return self.eventLoop.makeSucceededVoidFuture() }
@@ -69,8 +71,10 @@ extension PostgresChangeFeed {
                 self.backoff = Self.firstBackoff
                 self.live.withLockedValue { $0 = true }
                 self.notify()
-                self.requestRead(now: true)
-                self.send(probe, from: self.database.connect(on: self.eventLoop), generation: generation)
+                // Listening again, the log is read from the cursor; listening first, the fetch
+                // that follows reads what came before it (`start(at:)`).
+                if self.cursor != nil { self.requestRead(now: true) }
+                self.send(probe, generation: generation)
                 return probe.verdict.futureResult
             }.flatMapError { error in
                 probe.verdict.succeed()
@@ -107,6 +111,7 @@ extension PostgresChangeFeed {
         unansweredSince = nil
         // The next connection reads the log from the cursor, which holds every commit these named.
         waitingNotifications = []
+        awaitingVerdict = []
         lastPosition = nil
         probe?.verdict.succeed()
         probe = nil

@@ -34,6 +34,9 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
     package var untrusted = 0
     /// Of `untrusted`: read later than heard, the budget spent (`HintBudget`).
     package var deferred = 0
+    /// Held until a question said whether its sender (one not known yet) is a writer, then
+    /// taken as any other (with those that came after it, in order).
+    package var asked = 0
 
     package init() {}
 
@@ -51,11 +54,12 @@ package struct NotifiedOutcomes: Equatable, Sendable, CustomStringConvertible {
         sum.waited += other.waited
         sum.untrusted += other.untrusted
         sum.deferred += other.deferred
+        sum.asked += other.asked
         return sum
     }
 
     package var description: String {
-        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited), untrusted \(untrusted), deferred \(deferred)"
+        "applied \(applied), already read \(alreadyRead), gap \(gap), cut \(cut), unusable \(unusable), unknown related \(unknownRelated), related change \(relatedChange), not following \(notFollowing), waited \(waited), untrusted \(untrusted), deferred \(deferred), asked \(asked)"
     }
 }
 
@@ -100,8 +104,11 @@ extension PostgresChangeFeed {
     static func notifiedBeforeRead() -> Int { Int.random(in: 192...320) }
 
     /// A notification on the table's channel (or the related table's). Only a writer's is
-    /// taken at its word (`SenderTrust`); any other is a hint to read the log (`+Trust`).
-    func notified(_ heard: HeardNotification) {
+    /// taken at its word (`SenderTrust`); one of a sender not known yet waits for the question
+    /// about it, with every notification after it; any other is a hint to read the log
+    /// (`+Trust`). `unknownIsHint`: a sender still not known is not waited for again (its
+    /// question failed).
+    func notified(_ heard: HeardNotification, unknownIsHint: Bool = false) {
         let now = NIODeadline.now()
         // Any notification shows the connection alive, as a ping's answer would: the
         // heartbeat pings only once they stop coming (`beat`).
@@ -109,6 +116,7 @@ extension PostgresChangeFeed {
         let sender = SenderTrust.Sender(pid: heard.sender, table: heard.table)
         let verdict = trust.verdict(of: sender, now: now)
         if !trust.toAsk.isEmpty { askAboutSenders() }
+        if !awaitingVerdict.isEmpty || (verdict == .unknown && !unknownIsHint) { return awaitVerdict(heard) }
         guard verdict == .writer else { return hinted(heard.text) }
         guard writesInFlight.withLockedValue({ $0 }) == 0 else {
             heldNotifications.append(heard)

@@ -3,16 +3,31 @@ import PostgresNIO
 
 // Whether notifications reach the connection at all (see `NotificationProbe`).
 extension PostgresChangeFeed {
-    /// Sends the probe from `sender`, a connection of its own (closed once it has sent it),
-    /// gives it `NotificationProbe.patience` to come back, and holds the controller's reads
-    /// back meanwhile.
-    func send(_ probe: NotificationProbe, from sender: EventLoopFuture<PostgresConnection>, generation: Int) {
-        awaitAnswer(since: .now())
+    /// Sends the probe from another connection (`PostgresReader.sendProbe`), gives it
+    /// `NotificationProbe.patience` to come back once the server has sent it, and holds the
+    /// controller's reads back meanwhile.
+    ///
+    /// The patience runs from the server's answer, not from the start: making a sender's
+    /// connection takes as long as the link and the server's load make it (a thousand viewers
+    /// connecting at once, a server far away), and a probe given up for that would have the
+    /// feed poll the log for good where notifications arrive.
+    func send(_ probe: NotificationProbe, generation: Int) {
         database.gate.holdReads(until: probe.verdict.futureResult)
-        database.notify(channel: probe.channel, payload: probe.payload, from: sender)
-        eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
+        // As bounded as a statement on a new connection: the reads it holds back wait no
+        // longer than a connect and a statement.
+        let givenUp = eventLoop.scheduleTask(in: database.connectingDeadline + database.deadline) { [weak self] in
             guard let self, generation == self.generation, self.probe === probe else { return }
             self.settle(probe: false)
+        }
+        probe.verdict.futureResult.whenComplete { _ in givenUp.cancel() }
+        database.sendProbe(channel: probe.channel, payload: probe.payload, on: eventLoop).whenComplete { [weak self] sent in
+            guard let self, generation == self.generation, self.probe === probe else { return }
+            guard case .success = sent else { return self.settle(probe: false) }
+            self.awaitAnswer(since: .now())
+            self.eventLoop.scheduleTask(in: NotificationProbe.patience) { [weak self] in
+                guard let self, generation == self.generation, self.probe === probe else { return }
+                self.settle(probe: false)
+            }
         }
     }
 

@@ -18,10 +18,31 @@ struct HeardNotification: Sendable {
     }
 }
 
-// Notifications the feed does not take at its word (see `SenderTrust`): each is only a hint
-// that the log may have changed, read within `HintBudget`; and the questions that learn which
-// senders are writers, asked in the background, one at a time, at most one an interval.
+// Notifications the feed does not take at its word (see `SenderTrust`): one of a sender not
+// known yet waits for the question about it (one round trip, far cheaper for the server than a
+// read of the log, which a thousand boards would all make at once for a new writer's first
+// commit); one of a sender that may not write is only a hint that the log may have changed,
+// read within `HintBudget`. Questions are asked one at a time, a few at once and then one an
+// interval, unless they find writers.
 extension PostgresChangeFeed {
+    /// The most notifications held for a question: past it, the others are hints (a flood).
+    static let mostAwaitingVerdict = 64
+
+    /// Holds `heard` until the question about its sender (or one before it) is answered.
+    func awaitVerdict(_ heard: HeardNotification) {
+        guard awaitingVerdict.count < Self.mostAwaitingVerdict else { return hinted(heard.text) }
+        count(\.asked)
+        awaitingVerdict.append(heard)
+    }
+
+    /// Takes the held notifications again, in order, once a question was answered; those of a
+    /// sender still not known (a failed question) as hints.
+    private func takeAwaitingVerdict(failed: Bool) {
+        let held = awaitingVerdict
+        awaitingVerdict = []
+        for heard in held { notified(heard, unknownIsHint: failed) }
+    }
+
     /// A notification whose sender is not known to be a writer: the log is read, as for a
     /// notification that says nothing, within the budget. Its text is not looked at.
     func hinted(_ text: String) {
@@ -48,13 +69,13 @@ extension PostgresChangeFeed {
     }
 
     /// Asks the server which senders heard since the last question are writers, unless a
-    /// question is out; no sooner than `HintBudget.interval` after the last one.
+    /// question is out; within the questions' budget (an answer that finds a writer gives its
+    /// question back, as a hint's read that finds the log moved does).
     func askAboutSenders() {
         guard !asking, connection != nil else { return }
         asking = true
-        let due = lastQuestion + HintBudget.interval
-        guard NIODeadline.now() >= due else {
-            eventLoop.scheduleTask(deadline: due) { [weak self] in self?.sendQuestion() }
+        if let later = questions.take(now: .now()) {
+            eventLoop.scheduleTask(deadline: later) { [weak self] in self?.sendQuestion() }
             return
         }
         sendQuestion()
@@ -81,9 +102,11 @@ extension PostgresChangeFeed {
         let question = trust.takeQuestion()
         guard let connection, !question.isEmpty else {
             asking = false
+            // Nothing to ask (the senders held for were not queued: too many at once), or no
+            // connection to ask on: what waited is a hint.
+            if !awaitingVerdict.isEmpty { takeAwaitingVerdict(failed: true) }
             return
         }
-        lastQuestion = .now()
         var binds = PostgresBindings()
         binds.append(question.map(\.pid))
         binds.append(question.map { PostgresSQL.identifier($0.table) })
@@ -92,7 +115,12 @@ extension PostgresChangeFeed {
             guard let self else { return }
             self.asking = false
             // A failed question teaches nothing: its senders are asked about when next heard.
-            if case .success(let writers) = result { self.trust.learned(asked: question, writers: writers, at: .now()) }
+            if case .success(let writers) = result {
+                self.trust.learned(asked: question, writers: writers, at: .now())
+                if !writers.isEmpty { self.questions.refund() }
+            }
+            let failed = if case .failure = result { true } else { false }
+            self.takeAwaitingVerdict(failed: failed)
             if !self.trust.toAsk.isEmpty { self.askAboutSenders() }
         }
     }

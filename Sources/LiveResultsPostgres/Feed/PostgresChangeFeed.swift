@@ -89,12 +89,15 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     var waitingNotifications: [HeardNotification] = []
     /// Whose notifications are believed (`+Trust`).
     var trust = SenderTrust()
+    /// The notifications of a sender being asked about, and every one after it, in order (`+Trust`).
+    var awaitingVerdict: [HeardNotification] = []
+    /// What questions about senders may cost: a few at once, then one an interval (`+Trust`).
+    var questions = HintBudget()
     /// What notifications that are not believed may cost in reads (`+Trust`).
     var hints = HintBudget()
     var hintedReadScheduled = false
     /// Whether a question about senders is out or due (`+Trust`).
     var asking = false
-    var lastQuestion = NIODeadline.uptimeNanoseconds(0)
     /// The highest log position this feed has applied or read since its connection listens;
     /// nil: none yet (`+Notified`).
     var lastPosition: Int64?
@@ -152,7 +155,13 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     }
 
     /// Starts reading the log after `cursor` (the cursor of the snapshot the result was
-    /// fetched from), now and at every wake-up.
+    /// fetched from), at every wake-up.
+    ///
+    /// The feed listened before that snapshot was taken, so every commit it did not see is
+    /// notified after it: the log is read now only if a notification came before the cursor
+    /// did (or the connection was lost meanwhile). Otherwise the snapshot is as good as a read
+    /// that found nothing, and the next notification follows it; the controller's first
+    /// records are read without a log read before them.
     func start(at cursor: ChangeLogCursor, related: RelatedKeys = RelatedKeys()) {
         database.ownWrites.add(self, under: table)
         // Joined: writes of the related table rename and reorder this feed's sections.
@@ -161,7 +170,12 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             self.cursor = cursor
             self.relatedKeys = related
             self.startHeartbeat()
-            self.requestRead(now: true)
+            if self.readRequested || self.connection == nil {
+                self.requestRead(now: true)
+            } else {
+                self.lastPosition = cursor.position
+                self.lastReadStart = .now()
+            }
         }
     }
 

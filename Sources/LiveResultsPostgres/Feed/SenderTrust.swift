@@ -12,7 +12,7 @@ import NIOCore
 /// that the log may have changed (`HintBudget` bounds what hints cost).
 ///
 /// What is learned is kept for `trustedFor`, so that one writer costs one question, not one a
-/// commit; a writer still heard after `askAgainAfter` is asked about again in the background.
+/// commit; a writer still heard after `askAgainAfter` (and a spread) is asked about again in the background.
 /// The bound matters because a process id is reused once its backend ends: a verdict outlives
 /// its backend by at most `trustedFor`, and another role would have to be given that very id
 /// within it (the kernel hands ids out in turn, so that means cycling through all of them).
@@ -34,7 +34,15 @@ struct SenderTrust {
     }
 
     static let trustedFor = TimeAmount.seconds(60)
+    /// The least time after which a writer still heard is asked about again.
     static let askAgainAfter = TimeAmount.seconds(30)
+    /// Up to how much later than `askAgainAfter` this feed asks again: boards that learned of
+    /// a writer at the same commit would otherwise all ask about it at the same moment, and a
+    /// thousand questions at once keep the server from the commits themselves.
+    static let askAgainSpread = TimeAmount.seconds(20)
+
+    /// When this feed asks about a writer again: `askAgainAfter`, and a share of the spread of its own.
+    private let askAgain = SenderTrust.askAgainAfter + .nanoseconds(Int64.random(in: 0..<SenderTrust.askAgainSpread.nanoseconds))
     /// The most senders one question names: a flood from many new connections is asked about
     /// in parts, one a `HintBudget` interval.
     static let mostPerQuestion = 256
@@ -56,7 +64,7 @@ struct SenderTrust {
             return .unknown
         }
         if entry.writer {
-            if now - entry.at >= Self.askAgainAfter { queue(sender) } else { recent = (sender, entry.at + Self.askAgainAfter) }
+            if now - entry.at >= askAgain { queue(sender) } else { recent = (sender, entry.at + askAgain) }
         }
         return entry.writer ? .writer : .notWriter
     }
@@ -98,10 +106,12 @@ struct SenderTrust {
         """
 
     /// The question's SQL: the senders among `$1` (process ids) whose role may write the table
-    /// named at the same place in `$2`.
+    /// named at the same place in `$2`. Each asked backend is looked up by its id, not found
+    /// among all of `pg_stat_activity`'s rows: a server with thousands of connections would
+    /// make a row of each for every question, and a thousand boards ask at once.
     static let questionSQL = """
         SELECT asked.pid, asked.name FROM unnest($1::int4[], $2::text[]) AS asked(pid, name)
-        JOIN pg_stat_activity AS backend ON backend.pid = asked.pid
+        CROSS JOIN LATERAL pg_catalog.pg_stat_get_activity(asked.pid) AS backend
         WHERE \(writes("backend.usesysid", "asked.name"))
         """
 

@@ -16,13 +16,13 @@ public struct Zone: Hashable, Sendable {
         self.position = position
     }
 
-    /// The key under which zone names are unique: case and accents folded (`Team.folded`),
+    /// The key under which zone names are unique: case and accents folded (`Team.foldedCaseAndAccents`),
     /// so "Amérique du Sud" typed beside "Amerique du sud" is the same zone: an add joins it
     /// (`Team.existingSpelling(ofZone:among:)`), a rename to it merges. Stricter than a
     /// team's `nameKey`, where accents tell two teams apart: a zone is a group people name
     /// loosely, and two sections told apart by an accent alone are a typo, not two zones.
     public static func nameKey(_ name: String) -> String {
-        Team.folded(name)
+        Team.foldedCaseAndAccents(name)
     }
 
     /// Where a new zone named `name` goes among `zones` (in the board's order): before the

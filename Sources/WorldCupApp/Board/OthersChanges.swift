@@ -90,9 +90,18 @@ final class OthersChangesReader: Sendable {
     /// The most entries read at one look.
     static let limit = 32
 
+    /// Names nothing older than the newest entry at `startFromNewest()`.
     init(store: any TeamStore) {
         self.store = store
-        lastSeen = Mutex((try? store.history(limit: 1).first?.id) ?? 0)
+        lastSeen = Mutex(0)
+    }
+
+    /// Takes the history's newest entry as seen: what came before the board opened is never
+    /// named. Where the store's work runs, ahead of every look, not on the loop: across a
+    /// network, a read the board's first rows need not wait for.
+    func startFromNewest() {
+        let newest = (try? store.history(limit: 1).first?.id) ?? 0
+        lastSeen.withLock { $0 = max($0, newest) }
     }
 
     /// The entries of others that the notes of a batch from elsewhere list, oldest first (none

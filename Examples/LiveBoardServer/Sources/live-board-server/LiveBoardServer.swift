@@ -39,7 +39,9 @@ struct LiveBoardServer: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let page = try Self.page()
-        let router = Router()
+        // A HEAD request (a link checker's, a monitor's) gets what the GET of its path
+        // answers, without the body: the router makes each GET route's HEAD route.
+        let router = Router(options: .autoGenerateHeadEndpoints)
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
         }
