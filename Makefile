@@ -46,11 +46,14 @@ build:
 merged:
 	@! git grep -n -E '^(<<<<<<<|>>>>>>>)( |$$)' -- . 2>/dev/null || { echo "A merge left conflict markers in the lines above: resolve them." >&2; exit 1; }
 
-# Examples/WatchTable and Examples/LiveBoardServer, packages of their own that depend on this
-# one by path (each builds GRDB again, and LiveBoardServer Hummingbird, in its own .build).
+# Examples/WatchTable, Examples/LiveBoardServer and Examples/PostgresOnly, packages of their own
+# that depend on this one by path (each builds GRDB again, LiveBoardServer Hummingbird, and
+# PostgresOnly postgres-nio without GRDB, in its own .build; its product only: a plain build
+# would build every target of this package too, GRDB among them).
 example: deps
 	$(SWIFT) build --package-path Examples/WatchTable
 	$(SWIFT) build --package-path Examples/LiveBoardServer
+	$(SWIFT) build --package-path Examples/PostgresOnly --product postgres-only
 
 # The Getting Started article's package, manifest and program as the article gives them.
 article: deps

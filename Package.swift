@@ -4,7 +4,10 @@ import PackageDescription
 let package = Package(
     name: "WorldCup",
     products: [
+        // The core: index, storage, filter, request, events, LiveQuery; no database of its own.
         .library(name: "LiveResults", targets: ["LiveResults"]),
+        // LiveResults over SQLite (GRDB): a library of its own, so PostgreSQL-only users never build GRDB.
+        .library(name: "LiveResultsSQLite", targets: ["LiveResultsSQLite"]),
         // LiveResults over PostgreSQL: a library of its own, so SQLite-only users never build postgres-nio.
         .library(name: "LiveResultsPostgres", targets: ["LiveResultsPostgres"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
@@ -22,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // postgres-nio's own, which the PostgreSQL modules import too (event loops, futures, locks, loggers).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
         // What postgres-nio builds its TLS with: the contexts of libpq's sslmodes.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
         // `make docs`: the DocC documentation of LiveResults and LiveResultsPostgres.
@@ -37,26 +43,34 @@ let package = Package(
         .target(name: "CByteScan"),
         .target(
             name: "LiveResults",
+            dependencies: ["CByteScan"],
+            // Debug builds (and so the tests) check the index's invariants after every change.
+            swiftSettings: [.define("LIVERESULTS_INTERNAL_CHECKS", .when(configuration: .debug))]
+        ),
+        // The SQLite store: key query, change log and tracker, section cache.
+        .target(
+            name: "LiveResultsSQLite",
             dependencies: [
-                "CByteScan",
+                "LiveResults",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API, to read key columns straight from a statement.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ],
-            // Debug builds (and so the tests) check the index's invariants after every change.
-            swiftSettings: [.define("LIVERESULTS_INTERNAL_CHECKS", .when(configuration: .debug))]
+            ]
         ),
         .target(
             name: "LiveResultsPostgres",
             dependencies: [
                 "LiveResults",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "WorldCup",
-            dependencies: ["LiveResults", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["LiveResults", "LiveResultsSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             // seed.json, the one copy, is built into the module: the program needs no file.
             plugins: ["EmbedSeed"]
         ),
@@ -64,7 +78,7 @@ let package = Package(
         // the checks of a file before it is opened (header, side files, backups).
         .target(
             name: "WorldCupSQLite",
-            dependencies: ["WorldCup", "LiveResults", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WorldCup", "LiveResults", "LiveResultsSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .plugin(name: "EmbedSeed", capability: .buildTool(), dependencies: ["embed-seed"]),
         .executableTarget(name: "embed-seed", path: "Plugins/EmbedSeedTool"),
@@ -74,8 +88,11 @@ let package = Package(
             name: "WorldCupPostgres",
             dependencies: [
                 "WorldCup", "LiveResults", "LiveResultsPostgres", "PostgresURLs",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
@@ -92,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "worldcup",
             dependencies: [
-                "LiveResults", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite", "WorldCupStores",
+                "LiveResults", "TerminalUI", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite", "WorldCupStores",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -119,10 +136,12 @@ let package = Package(
         .target(
             name: "WorldCupBench",
             dependencies: [
-                "CEpoll", "LiveResults", "LiveResultsPostgres", "SeededRandom", "SpawnActions", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite", "WorldCupStores",
+                "CEpoll", "LiveResults", "LiveResultsPostgres", "LiveResultsSQLite", "SeededRandom", "SpawnActions", "ThrowawayPostgres", "WorldCup", "WorldCupApp", "WorldCupPostgres", "WorldCupSQLite", "WorldCupStores",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(name: "worldcup-bench", dependencies: ["WorldCupBench"]),
@@ -132,14 +151,15 @@ let package = Package(
         .testTarget(
             name: "LiveResultsTests",
             dependencies: [
-                "LiveResults", "LiveResultsPostgres", "TestSupport", "PostgresSupport", "ThrowawayPostgres", "tcp-relay",
+                "LiveResults", "LiveResultsPostgres", "LiveResultsSQLite", "TestSupport", "PostgresSupport", "ThrowawayPostgres", "tcp-relay",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "WorldCupSQLiteTests", dependencies: ["WorldCupSQLite", "WorldCup", "LiveResults", "TestSupport", "TeamStoreContract"]),
+        .testTarget(name: "WorldCupSQLiteTests", dependencies: ["WorldCupSQLite", "WorldCup", "LiveResults", "LiveResultsSQLite", "TestSupport", "TeamStoreContract", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
         // GRDB: another connection holding the board's file locked while its writes wait.
-        .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "WorldCupSQLite", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "WorldCupAppTests", dependencies: ["WorldCupApp", "WorldCup", "WorldCupSQLite", "LiveResults", "LiveResultsSQLite", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // The undo, edit and history rules, checked the same way on both stores.
         .target(name: "TeamStoreContract", dependencies: ["WorldCup"], path: "Tests/TeamStoreContract"),
         // What the tests share: temporary folders, the repository's files, the seeded generator,
@@ -155,7 +175,6 @@ let package = Package(
             name: "LiveResultsPostgresTests",
             dependencies: [
                 "LiveResultsPostgres", "LiveResults", "PostgresSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

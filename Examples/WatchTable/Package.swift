@@ -17,6 +17,7 @@ let package = Package(
             name: "watch-table",
             dependencies: [
                 .product(name: "LiveResults", package: "WorldCup"),
+                .product(name: "LiveResultsSQLite", package: "WorldCup"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

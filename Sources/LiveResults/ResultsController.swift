@@ -21,11 +21,12 @@ import Synchronization
 /// between launches: persistent tracking. Without a delegate nothing is tracked (a snapshot
 /// at the fetch); with a delegate and no cache name, tracking lives in memory.
 ///
-/// The parts: a `ResultsStore` reads keys and starts a `ChangeFeed` (SQLite here, PostgreSQL
-/// in LiveResultsPostgres); `LiveResult` keeps the result in memory and turns changes into
-/// batches (it knows no database); SQLite's store keeps the index between launches in a
-/// `SectionCache`. `Record` is whatever the store's initializer can decode (on SQLite, GRDB's
-/// `FetchableRecord & TableRecord`): the controller itself only holds it.
+/// The parts: a `ResultsStore` reads keys and starts a `ChangeFeed` (SQLite in
+/// LiveResultsSQLite, PostgreSQL in LiveResultsPostgres); `LiveResult` keeps the result in
+/// memory and turns changes into batches (it knows no database); SQLite's store keeps the
+/// index between launches in a `SectionCache`. `Record` is whatever the store's initializer
+/// can decode (on SQLite, GRDB's `FetchableRecord & TableRecord`; on PostgreSQL, a
+/// `ColumnRowRecord`): the controller itself only holds it.
 public final class ResultsController<Record> {
     /// Where the rows live.
     let store: any ResultsStore

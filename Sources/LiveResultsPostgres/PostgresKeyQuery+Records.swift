@@ -1,4 +1,3 @@
-import GRDB
 import LiveResults
 import PostgresNIO
 
@@ -26,15 +25,15 @@ extension PostgresKeyQuery.Statements {
 }
 
 extension PostgresKeyQuery {
-    /// A record's cell as GRDB would read it from SQLite: the key types as the key query
+    /// A record's cell as SQLite would hand it over: the key types as the key query
     /// reads them, anything else as the text the query cast it to.
     static func recordValue(_ cell: PostgresCell) throws -> ColumnValue {
         if supportedTypes[cell.dataType.rawValue] != nil { return try value(cell) }
         return try cell.decode(String?.self).columnValue
     }
 
-    /// A record decoded by GRDB's `FetchableRecord` from its columns' values.
-    static func record<Record: FetchableRecord>(_ type: Record.Type, from columns: RecordColumns) throws -> Record {
-        try Record(row: Row(columns.mapValues { $0 as (any DatabaseValueConvertible)? }))
+    /// A record decoded (`ColumnRowRecord`) from its columns' values.
+    static func record<Record: ColumnRowRecord>(_ type: Record.Type, from columns: RecordColumns) throws -> Record {
+        try Record(row: RecordColumnRow(columns))
     }
 }

@@ -1,10 +1,9 @@
 import Foundation
-import GRDB
 import LiveResults
 import NIOCore
 import PostgresNIO
 
-extension ResultsController where Record: FetchableRecord & TableRecord {
+extension ResultsController where Record: ColumnRowRecord {
     /// A controller over a table of a PostgreSQL database, with the contract it has on SQLite.
     ///
     /// The table needs an integer id column (`idColumn`, the records' `RecordID`) and, for a
@@ -92,9 +91,9 @@ final class PostgresResultsStore: ResultsStore {
         return StoreRows(rows: rows, sections: sections, position: nil)
     }
 
-    /// Reads the records of `table` by id, decoded by GRDB's `FetchableRecord` from the rows'
+    /// Reads the records of `table` by id, each decoded (`ColumnRowRecord`) from its row's
     /// values as SQLite would hand them over.
-    func recordLoader<Record: FetchableRecord>(_ type: Record.Type, table: String) -> RecordLoader<Record> {
+    func recordLoader<Record: ColumnRowRecord>(_ type: Record.Type, table: String) -> RecordLoader<Record> {
         { [self] ids in
             guard !ids.isEmpty else { return [:] }
             return try database.read { connection in
@@ -120,7 +119,7 @@ final class PostgresResultsStore: ResultsStore {
     }
 
     /// Decodes a row a write returned whole, as `recordLoader` reads it.
-    func recordDecoder<Record: FetchableRecord>(_ type: Record.Type) -> RecordDecoder<Record> {
+    func recordDecoder<Record: ColumnRowRecord>(_ type: Record.Type) -> RecordDecoder<Record> {
         { columns in try PostgresKeyQuery.record(Record.self, from: columns) }
     }
 }

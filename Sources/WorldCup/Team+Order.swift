@@ -1,5 +1,6 @@
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 
 extension Team {
     /// The scoreboard's order inside a zone, defined once: most wins, then the name as people

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LiveResults
 import TerminalUI
 
@@ -9,7 +8,7 @@ import TerminalUI
 /// As the controller's delegate, it takes each batch whole and hands it over as one
 /// `TableUpdate` (Core Data's index spaces, which `TableView.apply` takes as they are), with
 /// whose commits it came from; a reset hands over the sections alone.
-final class ResultsTableBinding<Record: FetchableRecord & TableRecord>: ResultsControllerDelegate {
+final class ResultsTableBinding<Record>: ResultsControllerDelegate {
     /// What reaches the table.
     enum Change {
         /// One batch, from this program's own writes or from elsewhere: apply it to the table.

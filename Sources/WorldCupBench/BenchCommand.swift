@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import PostgresNIO
 import ThrowawayPostgres
 import WorldCupApp

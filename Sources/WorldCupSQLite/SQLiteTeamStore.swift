@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import WorldCup
 
 /// The teams in a SQLite file, the embedded default: opens the database, seeds it once, and

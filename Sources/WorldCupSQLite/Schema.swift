@@ -1,5 +1,6 @@
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import WorldCup
 
 /// The database schema, as migrations.

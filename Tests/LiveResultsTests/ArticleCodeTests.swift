@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import LiveResultsPostgres
 import Logging
 import PostgresNIO
@@ -12,12 +13,23 @@ import TestSupport
 // block of the catalogs still reads as it does here.
 
 /// The record of the PostgreSQL article (Getting Started declares its own, in its program).
-struct Player: Decodable, FetchableRecord, TableRecord {
+struct Player: ColumnRowRecord {
+    static let databaseTableName = "player"
     var id: Int64
     var name: String
     var team: String
     var score: Int
+
+    init(row: some ColumnRow) throws {
+        id = try row.decode(column: "id")
+        name = try row.decode(column: "name")
+        team = try row.decode(column: "team")
+        score = try row.decode(column: "score")
+    }
 }
+
+/// The same record on SQLite, decoded by GRDB.
+extension Player: Decodable, FetchableRecord, TableRecord {}
 
 // Serving Live Results: one live query shared by many clients.
 /// What a client shows of a player.

@@ -3,6 +3,7 @@ import GRDB
 import Synchronization
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// The standard result of these tests, sorted by zone, most score, then name:
 ///

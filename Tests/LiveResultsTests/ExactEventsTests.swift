@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// The cases a strict table-view consumer found: each batch, applied the way a table view
 /// applies it, must give exactly what a fresh fetch gives, on every path (this connection,

@@ -1,6 +1,7 @@
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// fetchLimit: the controller shows and reports only the first rows.
 @Suite("fetchLimit")

@@ -3,6 +3,7 @@ import GRDB
 import Synchronization
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 private let items = [
     Item(name: "Ann", zone: "africa", score: 5),

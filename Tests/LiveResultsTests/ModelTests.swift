@@ -3,6 +3,7 @@ import TestSupport
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 // A seeded, model-based test of the results controller.
 //

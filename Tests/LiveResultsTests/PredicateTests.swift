@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import Testing
 
 @Suite("ResultsPredicate: interpolated values bound, GRDB literals carried over")

@@ -2,6 +2,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import TerminalUI
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+@testable import LiveResultsSQLite
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Glibc
 import LiveResults
+import LiveResultsSQLite
 import TestSupport
 import Testing
 

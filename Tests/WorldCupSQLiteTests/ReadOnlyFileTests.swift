@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import TestSupport
 import Testing
 import WorldCup

@@ -3,7 +3,7 @@ import Foundation
 // Reading an index: counts, ids and places of rows.
 
 extension SectionedIndex {
-    var count: Int { isView ? sections.reduce(0) { $0 + $1.slots.count } : store.count }
+    package var count: Int { isView ? sections.reduce(0) { $0 + $1.slots.count } : store.count }
 
     func rowCount(inSection section: Int) -> Int { sections[section].slots.count }
 

@@ -11,7 +11,7 @@ extension SectionedIndex {
 
     /// Applies a commit's (or many commits') changed rows as `apply` does, without working out
     /// the batch. On `sectionOutOfOrder` the index is left half changed: discard it.
-    mutating func replay(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (ColumnValue) -> String) throws {
+    package mutating func replay(_ changes: [(id: RecordID, key: RowKey?)], sectionName: (ColumnValue) -> String) throws {
         precondition(!isView, "a view takes its changes through prepareViewChange and applyViewChange")
         let changed = coalesce(changes)
         guard changed.count >= Self.replayPassRows else {

@@ -44,6 +44,11 @@ package final class OwnWrites<Key: Hashable & Sendable, Listener: AnyObject>: Se
     }
 
     /// The live listeners of the writes under `key`, in the order they were added.
+    ///
+    /// Specialised here for SQLite's registry (connections, any listener): its store asks at
+    /// every commit from another module, where this generic method would run unspecialised
+    /// (its dictionary and weak references through witness tables).
+    @_specialize(exported: true, where Key == ObjectIdentifier, Listener == AnyObject)
     package func listeners(under key: Key) -> [Listener] {
         listenersByKey.withLock { $0[key]?.compactMap(\.listener) ?? [] }
     }

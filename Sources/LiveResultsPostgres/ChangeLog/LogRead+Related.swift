@@ -1,4 +1,3 @@
-import GRDB
 import LiveResults
 import PostgresNIO
 

@@ -1,4 +1,3 @@
-import GRDB
 import LiveResults
 
 /// Where a notification's columns hold what a key query needs: the places of its key columns

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 
 /// The joined board on SQLite (`JoinBenchmark` runs the plan): renaming and moving a zone
 /// through the controller's own connection (`liveResultsWrite`: the commit reaches the

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import SeededRandom
 
 /// The joined variant of the benchmark's board: teams in a table of their own, each naming its
@@ -99,7 +100,7 @@ enum JoinTables {
 }
 
 /// A team of the joined board as the controller loads it.
-struct JoinedTeam: FetchableRecord, TableRecord {
+struct JoinedTeam: FetchableRecord, TableRecord, ColumnRowRecord {
     static let databaseTableName = JoinTables.team
     var id: Int64
     var name: String

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 import LiveResultsPostgres
 import Synchronization
 import WorldCup

@@ -3,6 +3,7 @@ import TestSupport
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// The third mode: the section cache file.
 @Suite("Section cache")

@@ -3,6 +3,7 @@ import GRDB
 import TestSupport
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// A filter whose column is read in the background (`prepareFilter(inColumn:)`): the result
 /// stays whole until the column arrives, commits applied meanwhile reach it, and it arrives

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// The in-memory filter (`ResultsFilter`) on SQLite: what it matches, its events, its errors.
 /// (The model tests run it against random transactions.)

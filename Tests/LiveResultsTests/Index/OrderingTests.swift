@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// Names whose byte order differs from Swift's `<` or from a human's order.
 private let trickyNames: [String] = [

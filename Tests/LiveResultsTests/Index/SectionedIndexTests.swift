@@ -3,6 +3,7 @@ import TestSupport
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// The in-memory index on its own, without a database: random changes against a sorting
 /// oracle, batches applied the way a table view applies them, and its invariants.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+@testable import LiveResultsSQLite
 import LiveResultsPostgres
 import PostgresNIO
 import PostgresSupport
@@ -297,7 +298,7 @@ import Testing
     }
 }
 
-struct Plain: FetchableRecord, TableRecord, Decodable {
+struct Plain: FetchableRecord, TableRecord, Decodable, ColumnRowRecord {
     static let databaseTableName = "plain"
     var id: Int64
     var name: String?

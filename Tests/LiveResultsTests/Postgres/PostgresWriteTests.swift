@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+@testable import LiveResultsSQLite
 @testable import LiveResultsPostgres
 import PostgresNIO
 import PostgresSupport

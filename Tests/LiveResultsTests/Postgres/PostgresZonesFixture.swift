@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+@testable import LiveResultsSQLite
 import LiveResultsPostgres
 import PostgresNIO
 import PostgresSupport
@@ -84,7 +85,7 @@ final class PostgresZones: @unchecked Sendable { // Used from one test at a time
     }
 }
 
-struct ZonedMember: Equatable, FetchableRecord, TableRecord {
+struct ZonedMember: Equatable, FetchableRecord, TableRecord, ColumnRowRecord {
     static let databaseTableName = "member"
     var id: Int64
     var name: String?

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+@testable import LiveResultsSQLite
 import Testing
 
 // The cold fetch through a relationship reads section by section (the related rows in order,
@@ -10,7 +11,7 @@ import Testing
 // rows (PostgresRelatedFetchOrderTests).
 
 /// A member as the fetch-order tests' controllers load it (the table is the same on both stores).
-struct OrderedMember: FetchableRecord, TableRecord {
+struct OrderedMember: FetchableRecord, TableRecord, ColumnRowRecord {
     static let databaseTableName = "member"
     var id: Int64
 

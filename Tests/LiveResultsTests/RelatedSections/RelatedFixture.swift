@@ -1,13 +1,14 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+@testable import LiveResultsSQLite
 import TestSupport
 
 // Sections through a relationship: players sectioned by their club (a row of another table),
 // titled by the club's name and ordered by its position.
 
 /// A row of the `member` table, whose `clubID` names its section's row.
-struct Member: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
+struct Member: Codable, Equatable, FetchableRecord, MutablePersistableRecord, ColumnRowRecord {
     static let databaseTableName = "member"
 
     var id: Int64?

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// A commit of this connection that follows another connection's commit, both changing the
 /// related table: each is read at its own commit, or both as one change, never the other's

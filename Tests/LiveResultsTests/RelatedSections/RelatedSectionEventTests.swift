@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// The events of sections through a relationship, one by one: a rename is one section update,
 /// a reorder one section move (its rows travel unreported), a member changing club a row move,

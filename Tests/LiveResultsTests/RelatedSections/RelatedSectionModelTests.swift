@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 import TestSupport
 
 // A seeded, model-based test of sections through a relationship.

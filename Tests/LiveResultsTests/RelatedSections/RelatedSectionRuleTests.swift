@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// Rules 11 and 12 of the semantics, through a related table: a related row whose order
 /// changed without moving its section is a section update; only sections whose related row

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// Sections through a related table by the thousand: a rename or a reorder of one related row
 /// is still one section event, and the weights that choose the sections that stay cannot

@@ -4,6 +4,7 @@ import GRDB
 import Synchronization
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// Commits of other connections, read from the change log.
 @Suite("Change log: commits of other connections")

@@ -1,6 +1,7 @@
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 @Suite("Key queries")
 struct KeyQueryTests {

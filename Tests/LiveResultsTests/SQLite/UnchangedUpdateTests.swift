@@ -3,6 +3,7 @@ import TestSupport
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 /// An UPDATE that writes the values rows already have changed no data (rule 6): no event,
 /// from this connection or another; and what does change is still reported.

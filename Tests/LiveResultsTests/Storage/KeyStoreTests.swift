@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import LiveResults
+@testable import LiveResultsSQLite
 
 @Suite("KeyStore")
 struct KeyStoreTests {

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 @testable import LiveResults
+@testable import LiveResultsSQLite
 import TestSupport
 
 // MARK: - The test record
 
 /// A test-local record: one row of the `item` table.
-struct Item: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
+struct Item: Codable, Equatable, FetchableRecord, MutablePersistableRecord, ColumnRowRecord {
     static let databaseTableName = "item"
 
     var id: Int64?

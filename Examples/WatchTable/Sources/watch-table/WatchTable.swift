@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import LiveResults
+import LiveResultsSQLite
 
 /// watch-table: the rows of one table of an SQLite file, sorted and sectioned, then the events
 /// of every commit that changes them, from this process or any other, until Ctrl-C.

@@ -1,4 +1,5 @@
 import GRDB
+import LiveResults
 
 /// The related rows a change tracker knows, through a relationship (`RelatedSections`): what
 /// tells a related row changed in place (a section update or move, no row to read) from one

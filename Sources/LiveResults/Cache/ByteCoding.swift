@@ -2,7 +2,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import GRDB
 
 /// Writes little-endian integers, arrays and tagged database values to a file, as `ByteReader`
 /// reads them, and at last their checksum. Small values are gathered in a buffer; an array is

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LiveResults
 
 /// The change feed of an SQLite table: this connection's commits through a transaction
 /// observer and, when the table has a `ChangeLog`, other connections' commits read from the

@@ -1,4 +1,5 @@
 import GRDB
+import LiveResults
 
 extension LiveResultsError {
     /// Runs `body`, turning the database's errors into `LiveResultsError`s a person can read.

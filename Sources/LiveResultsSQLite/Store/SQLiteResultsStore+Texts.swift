@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import LiveResults
 
 // Reading a filter's column (`ResultsFilter`): every row's value once, then the values of the
 // rows a commit changed.

@@ -1,4 +1,5 @@
 import GRDB
+import LiveResults
 
 extension SortColumn {
     /// This term as a controller's queries order by it: the column, in SQLite's BINARY

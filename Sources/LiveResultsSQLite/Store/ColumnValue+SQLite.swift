@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import LiveResults
 
 extension ColumnValue {
     /// The value of column `index` of a statement's current row, read as GRDB reads it (a text

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LiveResults
 
 // The section cache on SQLite: what a cache file must match, and reading it at a fetch,
 // brought up to date from the change log.

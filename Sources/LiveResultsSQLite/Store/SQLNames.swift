@@ -1,3 +1,5 @@
+import LiveResults
+
 /// A few SQL identifiers (table or column names), matched as SQLite matches them: ignoring the
 /// case of ASCII letters only. A match makes no string: the commit observer asks at every
 /// statement, where `lowercased()` cost a tap about a microsecond.

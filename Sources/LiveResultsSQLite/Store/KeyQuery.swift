@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import LiveResults
 
 /// The SQL a controller runs to learn where rows belong: ids with their sort and section values.
 ///

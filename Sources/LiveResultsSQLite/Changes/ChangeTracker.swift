@@ -1,7 +1,6 @@
 import GRDB
+import LiveResults
 import Synchronization
-
-extension RowKey: @unchecked Sendable {} // ColumnValue holds only values (Int64, Double, String, Data).
 
 /// Watches one table for committed changes and queues a change record per commit.
 ///
@@ -101,7 +100,8 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     /// The trackers observing each connection (by its `Database`), which `liveResultsWrite`
     /// on that connection reaches before its commit.
-    static let ownWrites = OwnWrites<ObjectIdentifier, ChangeTracker>()
+    /// Of any listener, the registry's one specialised form across the module border.
+    static let ownWrites = OwnWrites<ObjectIdentifier, AnyObject>()
 
     /// Lets `liveResultsWrite` on `db`'s connection reach this tracker, which observes it.
     func register(on db: Database) {
@@ -124,7 +124,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// Has every tracker observing `db`'s connection read, inside the open transaction, the
     /// keys its commit is about to need. Runs on the writer's queue, last in the transaction.
     static func prepareCommit(of db: Database) {
-        for tracker in ownWrites.listeners(under: ObjectIdentifier(db)) { tracker.prepareCommit(db) }
+        for case let tracker as ChangeTracker in ownWrites.listeners(under: ObjectIdentifier(db)) { tracker.prepareCommit(db) }
     }
 
     /// Reads the keys of the rows the open transaction changed, when its commit would read

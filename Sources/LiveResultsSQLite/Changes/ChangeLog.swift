@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LiveResults
 
 /// A persistent, bounded history of the rows committed changes touched, kept by triggers in
 /// the database itself, so every connection and every process writes to it.

@@ -1,4 +1,5 @@
 import GRDB
+import LiveResults
 
 // Commits of other connections, read from the change log: at a poll (`ChangeLogPoller`, or
 // `refresh()`), and those a commit of ours finds before its own entries; and the columns

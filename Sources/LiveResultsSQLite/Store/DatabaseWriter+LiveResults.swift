@@ -1,4 +1,5 @@
 import GRDB
+import LiveResults
 
 extension DatabaseWriter {
     /// Runs `updates` in a transaction and commits it, as `write(_:)` does, and lets the results

@@ -1,6 +1,7 @@
 import Dispatch
-import Glibc
 import GRDB
+import Glibc
+import LiveResults
 import Synchronization
 
 /// Asks a tracker to look for commits of other connections: just after the database's

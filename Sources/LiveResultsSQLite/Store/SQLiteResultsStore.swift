@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LiveResults
 
 /// The rows of an SQLite table (through GRDB): keys from `KeyQuery`, changes from a
 /// `SQLiteChangeFeed`, and the section cache, whose validity the table's `ChangeLog` decides.

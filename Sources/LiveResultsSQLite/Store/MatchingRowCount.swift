@@ -1,3 +1,5 @@
+import LiveResults
+
 /// The check of a commit that may have removed rows by REPLACE on a table without a change
 /// log: SQLite reports no event for a row REPLACE removes, so only the number of rows that
 /// match the request afterwards can show it, against the result the commit is applied to.

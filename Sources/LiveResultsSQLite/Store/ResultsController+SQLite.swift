@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LiveResults
 
 extension ResultsController where Record: FetchableRecord & TableRecord {
     /// A controller over an SQLite database (a GRDB `DatabaseQueue` or `DatabasePool`), reading

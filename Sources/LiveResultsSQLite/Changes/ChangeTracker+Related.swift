@@ -1,4 +1,5 @@
 import GRDB
+import LiveResults
 
 // Through a relationship (`RelatedSections`), a change must be read as one state of the
 // database: its related rows and the rows whose sections they are. Read apart, a related row

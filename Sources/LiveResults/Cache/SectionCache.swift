@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,18 +6,28 @@ import Glibc
 /// What a section cache was made from. A cache is used only when everything but the
 /// position equals the current request and database, and its position is still in the log.
 package struct CacheStamp: Codable, Equatable {
-    var table: String
+    package var table: String
     /// A fingerprint of the database schema's SQL.
-    var schema: String
-    var sortDescriptors: [String]
-    var predicate: String
-    var sectionKeyPath: String?
-    var databaseID: String
+    package var schema: String
+    package var sortDescriptors: [String]
+    package var predicate: String
+    package var sectionKeyPath: String?
+    package var databaseID: String
     /// The change log position the cached index reflects (at least).
-    var position: Int64
+    package var position: Int64
+
+    package init(table: String, schema: String, sortDescriptors: [String], predicate: String, sectionKeyPath: String?, databaseID: String, position: Int64) {
+        self.table = table
+        self.schema = schema
+        self.sortDescriptors = sortDescriptors
+        self.predicate = predicate
+        self.sectionKeyPath = sectionKeyPath
+        self.databaseID = databaseID
+        self.position = position
+    }
 
     /// Equal in all but the position.
-    func describesSameResult(as other: CacheStamp) -> Bool {
+    package func describesSameResult(as other: CacheStamp) -> Bool {
         var other = other
         other.position = position
         return self == other
@@ -39,7 +48,7 @@ package struct SectionCache {
 
     let url: URL
 
-    init(name: String, directory: URL?) {
+    package init(name: String, directory: URL?) {
         url = (directory ?? Self.defaultDirectory).appendingPathComponent(Self.fileName(for: name))
     }
 
@@ -87,7 +96,7 @@ package struct SectionCache {
     /// The cached index, when the file exists, reads back whole and describes the same result.
     /// Through a relationship, `sectionOrder` and `sectionRows` (every related row) order and
     /// title its sections.
-    func load(matching expected: CacheStamp, ascending: [Bool], sectionOrder: [Bool]? = nil, sectionRows: [(id: ColumnValue, row: SectionRow)] = [],
+    package func load(matching expected: CacheStamp, ascending: [Bool], sectionOrder: [Bool]? = nil, sectionRows: [(id: ColumnValue, row: SectionRow)] = [],
               sectionName: (ColumnValue) -> String) -> (stamp: CacheStamp, index: SectionedIndex)? {
         guard let file = MappedFile(path: url.path), file.size > Self.magic.count + 8 else { return nil }
         // The stamp is read before the checksum is checked, so that a cache of another result
@@ -189,7 +198,7 @@ package struct SectionCache {
     /// and summed as it goes (each array gathered into result order, written, and let go, so
     /// that at most one array is held twice), then renamed over the old file (which a controller
     /// that mapped it keeps reading intact).
-    func save(_ index: SectionedIndex, stamp: CacheStamp) throws {
+    package func save(_ index: SectionedIndex, stamp: CacheStamp) throws {
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         removeAbandonedTemporaries()

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import LiveResults
 
 extension Statement {
     /// Steps through the statement's rows with the SQLite C API, handing over the raw
