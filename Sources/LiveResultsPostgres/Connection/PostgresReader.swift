@@ -211,18 +211,20 @@ public final class PostgresReader: Sendable {
     }
 
     /// Sends a feed's probe, a notification on `channel`, from another connection than this
-    /// reader's: `sendProbes(through:)`'s, or one made for it and closed after. The future
-    /// succeeds on `eventLoop` once the server answered the notification's statement (it is
-    /// then on its way to every listener), and fails when the connection or the statement
-    /// failed: the notification then never arrives.
-    func sendProbe(channel: String, payload: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    /// reader's: `sendProbes(through:)`'s, unless `listeningAgain` (after a lost connection, a
+    /// server restarted or a network cut, the other's is likely lost too), or one made for it
+    /// and closed after, also when the other's failed. The future succeeds on `eventLoop` once
+    /// the server answered the notification's statement (it is then on its way to every
+    /// listener), and fails when the connection or the statement failed: the notification then
+    /// never arrives.
+    func sendProbe(channel: String, payload: String, listeningAgain: Bool, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         var bindings = PostgresBindings()
         bindings.append(channel)
         bindings.append(payload)
         let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: bindings)
         let logger = logger
-        guard let other = probeSender.withLockedValue({ $0 }) else {
-            return connect(on: eventLoop).flatMap { connection in
+        let ownConnection = { [self] () -> EventLoopFuture<Void> in
+            connect(on: eventLoop).flatMap { connection in
                 let sent = connection.query(query, logger: logger).map { _ in }
                 sent.whenComplete { _ in
                     // Kept until closed: postgres-nio asserts a connection is closed before it goes.
@@ -231,6 +233,7 @@ public final class PostgresReader: Sendable {
                 return sent
             }
         }
+        guard !listeningAgain, let other = probeSender.withLockedValue({ $0 }) else { return ownConnection() }
         // Between the other reader's own reads, as they are synchronous: one sent inside its
         // transaction would be held back to the commit, or lost with a rollback.
         let sent = eventLoop.makePromise(of: Void.self)
@@ -241,7 +244,7 @@ public final class PostgresReader: Sendable {
                 }
             })
         }
-        return sent.futureResult
+        return sent.futureResult.flatMapError { _ in ownConnection() }
     }
 
     /// Runs `body` with the read connection, on the calling thread (not an event loop's): its

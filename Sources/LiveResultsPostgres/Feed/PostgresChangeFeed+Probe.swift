@@ -20,7 +20,7 @@ extension PostgresChangeFeed {
             self.settle(probe: false)
         }
         probe.verdict.futureResult.whenComplete { _ in givenUp.cancel() }
-        database.sendProbe(channel: probe.channel, payload: probe.payload, on: eventLoop).whenComplete { [weak self] sent in
+        database.sendProbe(channel: probe.channel, payload: probe.payload, listeningAgain: cursor != nil, on: eventLoop).whenComplete { [weak self] sent in
             guard let self, generation == self.generation, self.probe === probe else { return }
             guard case .success = sent else { return self.settle(probe: false) }
             self.awaitAnswer(since: .now())
