@@ -116,7 +116,7 @@ extension PostgresChangeFeed {
         let sender = SenderTrust.Sender(pid: heard.sender, table: heard.table)
         let verdict = trust.verdict(of: sender, now: now)
         if !trust.toAsk.isEmpty { askAboutSenders() }
-        if !awaitingVerdict.isEmpty || (verdict == .unknown && !unknownIsHint) { return awaitVerdict(heard) }
+        if !awaitingVerdict.isEmpty || (verdict == .unknown && !unknownIsHint && !questionPutOff) { return awaitVerdict(heard) }
         guard verdict == .writer else { return hinted(heard.text) }
         guard writesInFlight.withLockedValue({ $0 }) == 0 else {
             heldNotifications.append(heard)

@@ -71,11 +71,21 @@ extension PostgresChangeFeed {
     /// Asks the server which senders heard since the last question are writers, unless a
     /// question is out; within the questions' budget (an answer that finds a writer gives its
     /// question back, as a hint's read that finds the log moved does).
+    ///
+    /// A question put off to the budget holds nothing back: what waited for one is read at
+    /// once instead, as hints, and so is every notification of an unknown sender until it goes
+    /// (commands that connect, write and leave are gone before anyone asks, so no answer finds
+    /// a writer to give a question back, and their taps would otherwise wait a second each).
     func askAboutSenders() {
         guard !asking, connection != nil else { return }
         asking = true
         if let later = questions.take(now: .now()) {
-            eventLoop.scheduleTask(deadline: later) { [weak self] in self?.sendQuestion() }
+            questionPutOff = true
+            if !awaitingVerdict.isEmpty { takeAwaitingVerdict(failed: true) }
+            eventLoop.scheduleTask(deadline: later) { [weak self] in
+                self?.questionPutOff = false
+                self?.sendQuestion()
+            }
             return
         }
         sendQuestion()

@@ -93,6 +93,8 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
     var awaitingVerdict: [HeardNotification] = []
     /// What questions about senders may cost: a few at once, then one an interval (`+Trust`).
     var questions = HintBudget()
+    /// Whether the next question waits for the budget: nothing is held for it meanwhile.
+    var questionPutOff = false
     /// What notifications that are not believed may cost in reads (`+Trust`).
     var hints = HintBudget()
     var hintedReadScheduled = false

@@ -192,8 +192,9 @@ import Testing
 
     /// Commands that connect, write and leave are a new backend each time, often gone before
     /// the question about them arrives (it then says they may not write): each commit is
-    /// applied once asked, or read from the log at once when its sender had gone, however many
-    /// come in a row (CI once saw a board fall a second behind such taps).
+    /// applied once asked, or read from the log at once when its sender had gone; past the
+    /// questions' budget (no answer finds a writer to give a question back), read at once,
+    /// however many come in a row (CI twice saw a board fall a second behind such taps).
     @Test func commandsThatConnectWriteAndLeaveAreEachShownAtOnce() async throws {
         try await withAttack { attack in
             let reads = attack.feed.logReadsBegun
@@ -202,12 +203,15 @@ import Testing
                 let command = try await TestServer.connect(attack.database.configuration)
                 try await command.query("UPDATE item SET score = score + 1 WHERE id = \(attack.ids[round % attack.ids.count])", logger: TestServer.logger)
                 try await command.close()
-                #expect(try await attack.controller.processChanges { attack.controller.layout == expectedLayout(try await attack.database.allRows()) }, "round \(round)")
+                // At once: a question or a read put off to the budget's next second is too late.
+                #expect(try await attack.controller.processChanges(forUpTo: 0.5) {
+                    attack.controller.layout == expectedLayout(try await attack.database.allRows())
+                }, "round \(round): \(outcomes(attack.feed))")
             }
             // Counted just after the change reaches the controller.
             #expect(try await notified(attack.feed) { $0.applied + $0.untrusted == rounds }, "\(outcomes(attack.feed))")
             let outcomes = outcomes(attack.feed)
-            #expect(outcomes.deferred == 0 && outcomes.asked == rounds, "\(outcomes)")
+            #expect(outcomes.deferred == 0, "\(outcomes)")
             #expect(attack.feed.logReadsBegun - reads <= outcomes.untrusted, "a read only for a sender that had gone")
         }
     }
