@@ -13,8 +13,7 @@ final class Browser {
 
     /// Starts chromedriver on a free port and a browser with a fresh profile in `profile`.
     init(profile: URL) async throws {
-        driver = try RunningProgram(Self.chromedriver, ["--port=0"])
-        try await driver.waitFor(outputContaining: "started successfully on port ")
+        driver = try await Self.startDriver()
         let port = driver.output.split(separator: "started successfully on port ")[1].prefix { $0.isNumber }
         let endpoint = URL(string: "http://127.0.0.1:\(port)/session")!
         let options: [String: Any] = [
@@ -34,6 +33,24 @@ final class Browser {
             throw BrowserFailure(description: "chromedriver started no session: \(answer)")
         }
         session = endpoint.appendingPathComponent(id)
+    }
+
+    /// chromedriver on a port it picks. It binds the port it picked for IPv4 and IPv6 apart,
+    /// and now and then another program holds one of them ("IPv4 port not available"): it is
+    /// started again then, up to three times.
+    private static func startDriver() async throws -> RunningProgram {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let driver = try RunningProgram(chromedriver, ["--port=0"])
+            do {
+                try await driver.waitFor(outputContaining: "started successfully on port ")
+                return driver
+            } catch {
+                driver.stop()
+                guard attempt < 3, driver.output.contains("port not available") else { throw error }
+            }
+        }
     }
 
     /// Opens a page.
