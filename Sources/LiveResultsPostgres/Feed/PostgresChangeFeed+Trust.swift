@@ -120,6 +120,8 @@ extension PostgresChangeFeed {
         var binds = PostgresBindings()
         binds.append(question.map(\.pid))
         binds.append(question.map { PostgresSQL.identifier($0.table) })
+        // 0 is no role's oid: the sender's backend is looked up.
+        binds.append(question.map { trust.steadyRole(of: $0) ?? 0 })
         let tables = Array(Set(question.map(\.table)))
         writers(SenderTrust.questionSQL, binds, among: tables, on: connection).whenComplete { [weak self] result in
             guard let self else { return }
@@ -135,19 +137,20 @@ extension PostgresChangeFeed {
         }
     }
 
-    /// The writers `sql` finds (rows of a backend's pid and a table's quoted name, one of
-    /// `tables`), once the controller's reads leave the connection free; on the feed's loop.
+    /// The writers `sql` finds (rows of a backend's pid, a table's quoted name, one of
+    /// `tables`, and the backend's role), once the controller's reads leave the connection
+    /// free; on the feed's loop.
     private func writers(_ sql: String, _ binds: PostgresBindings, among tables: [String],
-                         on connection: PostgresConnection) -> EventLoopFuture<Set<SenderTrust.Sender>> {
+                         on connection: PostgresConnection) -> EventLoopFuture<[SenderTrust.Sender: Int64]> {
         let quoted = Dictionary(tables.map { (PostgresSQL.identifier($0), $0) }, uniquingKeysWith: { first, _ in first })
         let logger = database.logger
         return database.gate.whenOpen(on: eventLoop).flatMap {
             connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-        }.flatMapThrowing { result -> Set<SenderTrust.Sender> in
-            var writers = Set<SenderTrust.Sender>()
+        }.flatMapThrowing { result -> [SenderTrust.Sender: Int64] in
+            var writers: [SenderTrust.Sender: Int64] = [:]
             for row in result {
-                let (pid, name) = try row.decode((Int32, String).self)
-                if let table = quoted[name] { writers.insert(SenderTrust.Sender(pid: pid, table: table)) }
+                let (pid, name, role) = try row.decode((Int32, String, Int64).self)
+                if let table = quoted[name] { writers[SenderTrust.Sender(pid: pid, table: table)] = role }
             }
             return writers
         }.hop(to: eventLoop)

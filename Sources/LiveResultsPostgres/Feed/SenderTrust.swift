@@ -16,6 +16,13 @@ import NIOCore
 /// The bound matters because a process id is reused once its backend ends: a verdict outlives
 /// its backend by at most `trustedFor`, and another role would have to be given that very id
 /// within it (the kernel hands ids out in turn, so that means cycling through all of them).
+///
+/// Asking again about a writer heard steadily is cheap: when the feed heard it across the
+/// moment of its last answer with no gap of `heardWithin` or more, its backend is the one that
+/// answer described (in so short a gap the kernel cannot have handed out every other id), so
+/// the question only checks that the role it learned may still write, with no look at the
+/// server's backends, which costs in proportion to them all (a thousand boards asking about
+/// one busy writer each half minute).
 struct SenderTrust {
     /// What the feed knows of one sender on one table.
     enum Verdict: Equatable {
@@ -43,14 +50,42 @@ struct SenderTrust {
 
     /// When this feed asks about a writer again: `askAgainAfter`, and a share of the spread of its own.
     private let askAgain = SenderTrust.askAgainAfter + .nanoseconds(Int64.random(in: 0..<SenderTrust.askAgainSpread.nanoseconds))
+    /// The longest gap between two notifications of a sender that leaves no room for its
+    /// backend to have ended and its process id to have been given to another.
+    static let heardWithin = TimeAmount.seconds(1)
     /// The most senders one question names: a flood from many new connections is asked about
     /// in parts, one a `HintBudget` interval.
     static let mostPerQuestion = 256
 
-    private var known: [Sender: (writer: Bool, at: NIODeadline)] = [:]
+    /// When a sender was last heard, and since when without a gap of `heardWithin` or more.
+    struct Hearing {
+        var last: NIODeadline
+        var steadySince: NIODeadline
+
+        init(at now: NIODeadline) {
+            (last, steadySince) = (now, now)
+        }
+
+        mutating func heard(at now: NIODeadline) {
+            if now - last >= SenderTrust.heardWithin { steadySince = now }
+            last = now
+        }
+    }
+
+    /// What the feed knows of one sender: the last answer about it (whether its role, `role`,
+    /// may write, and when the server said so) and when it was heard.
+    private struct Knowledge {
+        var writer = false
+        /// When the server answered (nil: never, the sender was only heard).
+        var at: NIODeadline?
+        var role: Int64?
+        var hearing: Hearing?
+    }
+
+    private var known: [Sender: Knowledge] = [:]
     /// The writer last believed, until it is due to be asked about again: a board hears one
     /// writer most often, and this spares each of its notifications the lookup in `known`.
-    private var recent: (sender: Sender, until: NIODeadline)?
+    private var recent: (sender: Sender, until: NIODeadline, hearing: Hearing)?
     /// Senders to ask about at the next question, in the order they were heard.
     private(set) var toAsk: [Sender] = []
     private var toAskSet: Set<Sender> = []
@@ -58,15 +93,37 @@ struct SenderTrust {
     /// What is known of `sender` at `now`; a writer asked about long enough ago is queued to be
     /// asked again, an unknown sender to be asked.
     mutating func verdict(of sender: Sender, now: NIODeadline) -> Verdict {
-        if let recent, recent.sender == sender, now < recent.until { return .writer }
-        guard let entry = known[sender], now - entry.at < Self.trustedFor else {
+        if let recent, recent.sender == sender, now < recent.until {
+            self.recent?.hearing.heard(at: now)
+            return .writer
+        }
+        forgetRecent()
+        var entry = known[sender] ?? Knowledge()
+        if entry.hearing == nil { entry.hearing = Hearing(at: now) } else { entry.hearing?.heard(at: now) }
+        known[sender] = entry
+        guard let at = entry.at, now - at < Self.trustedFor else {
             queue(sender)
             return .unknown
         }
-        if entry.writer {
-            if now - entry.at >= askAgain { queue(sender) } else { recent = (sender, entry.at + askAgain) }
-        }
-        return entry.writer ? .writer : .notWriter
+        guard entry.writer, let hearing = entry.hearing else { return .notWriter }
+        if now - at >= askAgain { queue(sender) } else { recent = (sender, at + askAgain, hearing) }
+        return .writer
+    }
+
+    /// The role of `sender`, when the feed heard it steadily across its last answer up to its
+    /// last notification, so that the backend is still the one answered about; nil otherwise.
+    func steadyRole(of sender: Sender) -> Int64? {
+        guard var entry = known[sender], entry.writer, let role = entry.role, let at = entry.at else { return nil }
+        if let recent, recent.sender == sender { entry.hearing = recent.hearing }
+        guard let hearing = entry.hearing, hearing.steadySince <= at else { return nil }
+        return role
+    }
+
+    /// Keeps what the fast path heard of the writer last believed with the other verdicts.
+    private mutating func forgetRecent() {
+        guard let recent else { return }
+        known[recent.sender]?.hearing = recent.hearing
+        self.recent = nil
     }
 
     private mutating func queue(_ sender: Sender) {
@@ -82,37 +139,52 @@ struct SenderTrust {
         return question
     }
 
-    /// The answer to a question about `asked`: `writers` are those whose role may write their
-    /// table; the others may not, or had gone.
-    mutating func learned(asked: [Sender], writers: Set<Sender>, at now: NIODeadline) {
-        recent = nil
-        for sender in asked { known[sender] = (writers.contains(sender), now) }
+    /// The answer to a question about `asked`: `writers` are those whose role (the value) may
+    /// write their table; the others may not, or had gone.
+    mutating func learned(asked: [Sender], writers: [Sender: Int64], at now: NIODeadline) {
+        forgetRecent()
+        for sender in asked {
+            known[sender, default: Knowledge()].writer = writers[sender] != nil
+            known[sender]?.at = now
+            known[sender]?.role = writers[sender]
+        }
         if known.count > Self.mostPerQuestion * 16 {
-            known = known.filter { now - $0.value.at < Self.trustedFor }
+            known = known.filter { entry in entry.value.at.map { now - $0 < Self.trustedFor } ?? false }
         }
     }
 
     /// What a look at every backend of the database taught: `writers` may write their tables
     /// (the others are asked about when heard).
-    mutating func learned(writers: Set<Sender>, at now: NIODeadline) {
-        for sender in writers { known[sender] = (true, now) }
+    mutating func learned(writers: [Sender: Int64], at now: NIODeadline) {
+        for (sender, role) in writers {
+            known[sender, default: Knowledge()].writer = true
+            known[sender]?.at = now
+            known[sender]?.role = role
+        }
     }
 
     /// The SQL of a look at every backend of the database whose role may write one of the
     /// tables named in `$1`: what a feed that begins to listen already believes.
     static let writersSQL = """
-        SELECT backend.pid, tracked.name FROM pg_stat_activity AS backend CROSS JOIN unnest($1::text[]) AS tracked(name)
+        SELECT backend.pid, tracked.name, backend.usesysid::int8 FROM pg_stat_activity AS backend CROSS JOIN unnest($1::text[]) AS tracked(name)
         WHERE backend.datname = current_database() AND \(writes("backend.usesysid", "tracked.name"))
         """
 
     /// The question's SQL: the senders among `$1` (process ids) whose role may write the table
-    /// named at the same place in `$2`. Each asked backend is looked up by its id, not found
-    /// among all of `pg_stat_activity`'s rows: a server with thousands of connections would
-    /// make a row of each for every question, and a thousand boards ask at once.
+    /// named at the same place in `$2`, with that role. Where `$3` gives a sender's role (not 0:
+    /// a writer heard steadily, `steadyRole`), only that role's privileges are checked; the
+    /// others' backends are each looked up by process id, not found among all of
+    /// `pg_stat_activity`'s rows. Either look-up reads every backend's status, which costs in
+    /// proportion to the server's connections, and a thousand boards ask at once: the look-up
+    /// sits behind `coalesce`, which evaluates it only where no role is given (`OFFSET 0`
+    /// keeps the planner from copying it into the condition).
     static let questionSQL = """
-        SELECT asked.pid, asked.name FROM unnest($1::int4[], $2::text[]) AS asked(pid, name)
-        CROSS JOIN LATERAL pg_catalog.pg_stat_get_activity(asked.pid) AS backend
-        WHERE \(writes("backend.usesysid", "asked.name"))
+        SELECT asked.pid, asked.name, asked.role FROM (
+            SELECT given.pid, given.name, coalesce(nullif(given.role, 0),
+                (SELECT backend.usesysid::int8 FROM pg_catalog.pg_stat_get_activity(given.pid) AS backend)) AS role
+            FROM unnest($1::int4[], $2::text[], $3::int8[]) AS given(pid, name, role) OFFSET 0
+        ) AS asked
+        WHERE \(writes("asked.role::oid", "asked.name"))
         """
 
     /// SQL that says whether the role `role` may write the table `table` (a quoted name): any

@@ -223,7 +223,7 @@ import Testing
         #expect(trust.verdict(of: sender, now: start) == .unknown)
         let question = trust.takeQuestion()
         #expect(question == [sender])
-        trust.learned(asked: question, writers: [sender], at: start)
+        trust.learned(asked: question, writers: [sender: 10], at: start)
         #expect(trust.verdict(of: sender, now: start + .seconds(1)) == .writer)
         #expect(trust.takeQuestion().isEmpty)
         #expect(trust.verdict(of: sender, now: start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread) == .writer,
@@ -232,7 +232,7 @@ import Testing
         #expect(trust.verdict(of: sender, now: start + SenderTrust.trustedFor) == .unknown, "a verdict outlives its backend only so long")
         let other = SenderTrust.Sender(pid: 43, table: "item")
         _ = trust.verdict(of: other, now: start)
-        trust.learned(asked: trust.takeQuestion(), writers: [], at: start)
+        trust.learned(asked: trust.takeQuestion(), writers: [:], at: start)
         #expect(trust.verdict(of: other, now: start) == .notWriter)
         #expect(trust.verdict(of: SenderTrust.Sender(pid: 42, table: "zone"), now: start) == .unknown, "a writer of one table is not one of another")
     }
@@ -245,7 +245,7 @@ import Testing
         let halfway = start + SenderTrust.askAgainAfter + .nanoseconds(SenderTrust.askAgainSpread.nanoseconds / 2)
         let askingByHalfway = (0..<50).map { _ in
             var trust = SenderTrust()
-            trust.learned(asked: [sender], writers: [sender], at: start)
+            trust.learned(asked: [sender], writers: [sender: 10], at: start)
             #expect(trust.verdict(of: sender, now: start + SenderTrust.askAgainAfter - .seconds(1)) == .writer)
             #expect(trust.takeQuestion().isEmpty, "not asked again before askAgainAfter")
             #expect(trust.verdict(of: sender, now: halfway) == .writer)
@@ -260,10 +260,10 @@ import Testing
         var trust = SenderTrust()
         let sender = SenderTrust.Sender(pid: 42, table: "item")
         let start = NIODeadline.now()
-        trust.learned(asked: [sender], writers: [sender], at: start)
+        trust.learned(asked: [sender], writers: [sender: 10], at: start)
         #expect(trust.verdict(of: sender, now: start + .seconds(1)) == .writer)
         #expect(trust.verdict(of: sender, now: start + .seconds(2)) == .writer, "believed again, from the memory")
-        trust.learned(asked: [sender], writers: [], at: start + .seconds(3))
+        trust.learned(asked: [sender], writers: [:], at: start + .seconds(3))
         #expect(trust.verdict(of: sender, now: start + .seconds(4)) == .notWriter, "its role lost the right to write")
         #expect(trust.verdict(of: SenderTrust.Sender(pid: 42, table: "zone"), now: start + .seconds(4)) == .unknown)
     }
