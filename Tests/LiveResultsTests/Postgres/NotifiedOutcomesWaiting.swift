@@ -8,9 +8,9 @@ func outcomes(_ feed: PostgresChangeFeed) -> NotifiedOutcomes {
     feed.notifiedOutcomes.withLockedValue { $0 }
 }
 
-/// Waits up to 10 s for `condition` about the feed's notifications to hold; whether it did.
-func notified(_ feed: PostgresChangeFeed, _ condition: (NotifiedOutcomes) -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
+/// Waits up to `seconds` for `condition` about the feed's notifications to hold; whether it did.
+func notified(_ feed: PostgresChangeFeed, within seconds: Double = 10, _ condition: (NotifiedOutcomes) -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition(outcomes(feed)) {
         guard ContinuousClock.now < deadline else { return false }
         try await Task.sleep(for: .milliseconds(10))

@@ -18,6 +18,9 @@ import Testing
         let controller: ResultsController<Item>
         let feed: PostgresChangeFeed
         let watcher: PostgresConnection
+        /// How to connect as the watcher again (a new backend each time), and its role.
+        let watcherConfiguration: PostgresConnection.Configuration
+        let watcherRole: String
         let recorder: Recorder
 
         /// Sends `payload` on the table's channel as the watcher.
@@ -67,7 +70,8 @@ import Testing
             try controller.refresh()
             let feed = try #require(database.database.ownWrites.listeners(under: "item").first)
             do {
-                try await body(Attack(database: database, ids: ids, controller: controller, feed: feed, watcher: watcher, recorder: recorder))
+                try await body(Attack(database: database, ids: ids, controller: controller, feed: feed, watcher: watcher,
+                                      watcherConfiguration: configuration, watcherRole: role, recorder: recorder))
             } catch {
                 try? await watcher.close()
                 throw error
