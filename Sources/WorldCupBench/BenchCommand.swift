@@ -107,14 +107,7 @@ public struct BenchCommand: ParsableCommand {
             let workspace = try Workspace(keeping: databaseFolder)
             defer { workspace.remove() }
             let controller = try sizes.map { size in
-                try SizeBenchmark(
-                    rows: size,
-                    taps: measuredTaps(at: size),
-                    peerTaps: measuredPeerTaps(at: size),
-                    seed: seed,
-                    folder: workspace.folder(for: size),
-                    keepDatabase: workspace.keepsDatabases
-                ).run()
+                try SizeBenchmark(settings: settings(at: size), folder: workspace.folder(for: size), keepDatabase: workspace.keepsDatabases).run()
             }
             let terminal = try terminalSizes.compactMap { size -> TerminalResult? in
                 guard let app else { return nil }
@@ -140,27 +133,15 @@ public struct BenchCommand: ParsableCommand {
         let opened = try BenchServer.open(postgresURL: postgresURL, maxConnections: 50)
         defer { opened.stop() }
         let server = opened.url
-        let results = try sizes.map { size in
-            try PostgresSizeBenchmark(
-                rows: size,
-                taps: measuredTaps(at: size),
-                peerTaps: measuredPeerTaps(at: size),
-                seed: seed,
-                server: server
-            ).run()
-        }
+        let results = try sizes.map { size in try PostgresSizeBenchmark(settings: settings(at: size), server: server).run() }
         return SizeReport.merge(controller: results, terminal: [])
     }
 
-    /// The controller's measured taps at a size, on either store: `--taps`, or fewer on large
-    /// boards, where each tap of the peer it is compared with costs a whole refetch.
-    private func measuredTaps(at size: Int) -> Int {
-        taps ?? (size > 100_000 ? 1_000 : 2_000)
-    }
-
-    /// The peer's measured taps at a size: `--peer-taps`, or far fewer on large boards.
-    private func measuredPeerTaps(at size: Int) -> Int {
-        peerTaps ?? (size > 100_000 ? 30 : 200)
+    /// What a size's run measures, on either store: the controller's measured taps are `--taps`,
+    /// or fewer on large boards, where each tap of the peer it is compared with costs a whole
+    /// refetch; the peer's are `--peer-taps`, or far fewer on large boards.
+    private func settings(at size: Int) -> SizeSettings {
+        SizeSettings(rows: size, taps: taps ?? (size > 100_000 ? 1_000 : 2_000), peerTaps: peerTaps ?? (size > 100_000 ? 30 : 200), seed: seed)
     }
 
     /// The `worldcup` executable for the terminal part, found before the long controller part.

@@ -21,6 +21,23 @@ extension SQLiteTeamStore {
         }
     }
 
+    /// Runs `body` as one write transaction of the store, refused on a read-only store: how
+    /// every change of the board is written.
+    func writeTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try refuseIfReadOnly()
+        return try DatabaseFile.readable { try database.liveResultsWrite(body) }
+    }
+
+    /// Makes the change `body` makes, with its history entry in the same transaction (`writeTransaction`,
+    /// `record`). Returns the change with its entry's id.
+    func recordedWrite(_ body: (Database) throws -> TeamChange) throws -> TeamChange {
+        try writeTransaction { db in
+            var change = try body(db)
+            change.entryID = try record(change, db)
+            return change
+        }
+    }
+
     /// Writes `change`'s history entry (by this store's author; `reverts`: the entry an undo
     /// or a redo takes back) in the caller's transaction, and now and then prunes what is
     /// beyond `HistoryEntry.retainedCount`. Returns its id.

@@ -9,18 +9,13 @@ import WorldCup
 extension SQLiteTeamStore: RevertingStore {
     @discardableResult
     public func edit(teamID: Int64, name: String?, zone: String?, wins: Int?) throws -> TeamChange {
-        try refuseIfReadOnly()
-        return try DatabaseFile.readable {
-            try database.liveResultsWrite { db in
-                guard let current = try Self.team(id: teamID, db) else { throw WorldCupError("That team no longer exists.") }
-                var edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zoneNames(db))
-                try TeamValidation.checkName(of: edited, heldBy: Self.team(nameKey: Team.nameKey(edited.teamName), db))
-                try Self.placeInZone(&edited, db)
-                try edited.update(db)
-                var change = TeamChange(action: .edit, before: current, after: edited)
-                change.entryID = try record(change, db)
-                return change
-            }
+        try recordedWrite { db in
+            guard let current = try Self.team(id: teamID, db) else { throw WorldCupError("That team no longer exists.") }
+            var edited = try TeamValidation.edited(current, name: name, zone: zone, wins: wins, zones: zone == nil ? [] : Self.zoneNames(db))
+            try TeamValidation.checkName(of: edited, heldBy: Self.team(nameKey: Team.nameKey(edited.teamName), db))
+            try Self.placeInZone(&edited, db)
+            try edited.update(db)
+            return TeamChange(action: .edit, before: current, after: edited)
         }
     }
 
@@ -32,8 +27,7 @@ extension SQLiteTeamStore: RevertingStore {
     // revert is one transaction, so nothing can change between its read and its write.
 
     package func revertWrite(_ body: (Database) throws -> Result<TeamChange, Refusal>) throws -> Result<TeamChange, Refusal> {
-        try refuseIfReadOnly()
-        return try DatabaseFile.readable { try database.liveResultsWrite(body) }
+        try writeTransaction(body)
     }
 
     package func settled(_ db: Database, _ attempt: () throws -> TeamChange?) throws -> TeamChange {

@@ -26,15 +26,10 @@ extension SQLiteTeamStore {
     /// Makes the plan `decide` makes of the zone `zoneID` as it is, in one transaction with
     /// its history entry.
     package func zoneWrite(_ zoneID: Int64, decide: (Zone, Database) throws -> ZonePlan) throws -> TeamChange {
-        try refuseIfReadOnly()
-        return try DatabaseFile.readable {
-            try database.liveResultsWrite { db in
-                guard let zone = try Self.zone(id: zoneID, db) else { throw ZonePlan.noZone }
-                let plan = try decide(zone, db)
-                var change = TeamChange(action: plan.action, zone: try Self.apply(plan, db))
-                change.entryID = try record(change, db)
-                return change
-            }
+        try recordedWrite { db in
+            guard let zone = try Self.zone(id: zoneID, db) else { throw ZonePlan.noZone }
+            let plan = try decide(zone, db)
+            return TeamChange(action: plan.action, zone: try Self.apply(plan, db))
         }
     }
 

@@ -137,23 +137,18 @@ public final class SQLiteTeamStore: TeamStore {
     /// Adds one win to a team, atomically. Returns the tap with its history entry's id.
     @discardableResult
     public func recordedTap(teamID: Int64) throws -> TeamChange {
-        try refuseIfReadOnly()
-        return try DatabaseFile.readable {
-            try database.liveResultsWrite { db in
-                // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
-                let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING \(Team.columnsInOrder)")
-                // GRDB steps it (its observers see the change) through a cursor of the first
-                // column; the team is read where the statement stands.
-                let returned = try Int64.fetchCursor(statement, arguments: [teamID])
-                guard try returned.next() != nil else { throw WorldCupError("That team no longer exists.") }
-                guard let team = Team(currentRowOf: statement) else { throw DatabaseFile.damagedRow(path: database.path) }
-                while try returned.next() != nil {}
-                var before = team
-                before.wins -= 1
-                var tap = TeamChange(action: .tap, before: before, after: team)
-                tap.entryID = try record(tap, db)
-                return tap
-            }
+        try recordedWrite { db in
+            // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
+            let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING \(Team.columnsInOrder)")
+            // GRDB steps it (its observers see the change) through a cursor of the first
+            // column; the team is read where the statement stands.
+            let returned = try Int64.fetchCursor(statement, arguments: [teamID])
+            guard try returned.next() != nil else { throw WorldCupError("That team no longer exists.") }
+            guard let team = Team(currentRowOf: statement) else { throw DatabaseFile.damagedRow(path: database.path) }
+            while try returned.next() != nil {}
+            var before = team
+            before.wins -= 1
+            return TeamChange(action: .tap, before: before, after: team)
         }
     }
 
@@ -162,32 +157,24 @@ public final class SQLiteTeamStore: TeamStore {
     @discardableResult
     public func recordedAdd(name: String, zone: String) throws -> TeamChange {
         try refuseIfReadOnly()
-        var team = try TeamValidation.newTeam(name: name, zone: zone)
-        return try DatabaseFile.readable {
-            try database.liveResultsWrite { db in
-                try TeamValidation.checkName(of: team, heldBy: Self.team(nameKey: Team.nameKey(team.teamName), db))
-                try Self.placeInZone(&team, db)
-                try team.insert(db)
-                var add = TeamChange(action: .add, before: nil, after: team)
-                add.entryID = try record(add, db)
-                return add
-            }
+        let new = try TeamValidation.newTeam(name: name, zone: zone)
+        return try recordedWrite { db in
+            var team = new
+            try TeamValidation.checkName(of: team, heldBy: Self.team(nameKey: Team.nameKey(team.teamName), db))
+            try Self.placeInZone(&team, db)
+            try team.insert(db)
+            return TeamChange(action: .add, before: nil, after: team)
         }
     }
 
     /// Deletes a team. Returns the delete with its history entry's id.
     @discardableResult
     public func recordedDelete(teamID: Int64) throws -> TeamChange {
-        try refuseIfReadOnly()
-        return try DatabaseFile.readable {
-            try database.liveResultsWrite { db in
-                guard let team = try Self.team(id: teamID, db), try Team.deleteOne(db, key: teamID) else {
-                    throw WorldCupError("That team no longer exists.")
-                }
-                var delete = TeamChange(action: .delete, before: team, after: nil)
-                delete.entryID = try record(delete, db)
-                return delete
+        try recordedWrite { db in
+            guard let team = try Self.team(id: teamID, db), try Team.deleteOne(db, key: teamID) else {
+                throw WorldCupError("That team no longer exists.")
             }
+            return TeamChange(action: .delete, before: team, after: nil)
         }
     }
 

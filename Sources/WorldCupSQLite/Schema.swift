@@ -173,28 +173,7 @@ public enum Schema {
         // Another process opening the file at the same moment may have done it (see v9).
         let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'history'") ?? ""
         guard !sql.contains("'reset'") else { return }
-        try db.execute(sql: """
-            CREATE TABLE history_v10 (
-                id INTEGER PRIMARY KEY,
-                at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-                author TEXT NOT NULL,
-                action TEXT NOT NULL CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone', 'reset')),
-                teamID INTEGER NOT NULL,
-                teamName TEXT NOT NULL,
-                oldName TEXT, oldZone TEXT, oldImage TEXT, oldWins INTEGER,
-                newName TEXT, newZone TEXT, newImage TEXT, newWins INTEGER,
-                undid TEXT,
-                undoneBy INTEGER,
-                reverts INTEGER,
-                refused INTEGER NOT NULL DEFAULT 0,
-                oldPosition INTEGER, newPosition INTEGER, intoZoneID INTEGER, intoName TEXT, teamIDs TEXT);
-            INSERT INTO history_v10 SELECT id, at, author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins,
-                newName, newZone, newImage, newWins, undid, undoneBy, reverts, refused,
-                oldPosition, newPosition, intoZoneID, intoName, teamIDs FROM history;
-            DROP TABLE history;
-            ALTER TABLE history_v10 RENAME TO history;
-            CREATE INDEX history_by_author ON history (author, id);
-            """)
+        try remakeHistory(db, as: "v10", actions: zoneActions + ["reset"], copying: columnsBeforeZones + zoneColumns)
     }
 
     /// Migration v9 (see `migrator`).
@@ -246,12 +225,32 @@ public enum Schema {
         if let sequence {
             try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'team'", arguments: [sequence])
         }
+        try remakeHistory(db, as: "v9", actions: zoneActions, copying: columnsBeforeZones)
+        try ChangeLog.install(on: "team", in: db)
+        try ChangeLog.install(on: "zone", in: db)
+    }
+
+    /// The history's actions from v9 on (v10 adds `reset`).
+    private static let zoneActions = ["tap", "add", "delete", "edit", "undo", "renameZone", "moveZone", "mergeZone"]
+    /// The history's columns before v9.
+    private static let columnsBeforeZones = ["id", "at", "author", "action", "teamID", "teamName", "oldName", "oldZone", "oldImage", "oldWins",
+                                             "newName", "newZone", "newImage", "newWins", "undid", "undoneBy", "reverts", "refused"]
+    /// The zone changes' columns, which v9 adds to the history.
+    private static let zoneColumns = ["oldPosition", "newPosition", "intoZoneID", "intoName", "teamIDs"]
+
+    /// Makes the history table again with its columns since v9 and `actions` as the actions
+    /// it takes (SQLite changes a CHECK only so), copying the `copied` columns of every entry
+    /// (those of the zones' changes were added by v9). `version` names the migration's table
+    /// while both exist.
+    private static func remakeHistory(_ db: Database, as version: String, actions: [String], copying copied: [String]) throws {
+        let table = "history_" + version
+        let columns = copied.joined(separator: ", ")
         try db.execute(sql: """
-            CREATE TABLE history_v9 (
+            CREATE TABLE \(table) (
                 id INTEGER PRIMARY KEY,
                 at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
                 author TEXT NOT NULL,
-                action TEXT NOT NULL CHECK (action IN ('tap', 'add', 'delete', 'edit', 'undo', 'renameZone', 'moveZone', 'mergeZone')),
+                action TEXT NOT NULL CHECK (action IN (\(actions.map { "'\($0)'" }.joined(separator: ", ")))),
                 teamID INTEGER NOT NULL,
                 teamName TEXT NOT NULL,
                 oldName TEXT, oldZone TEXT, oldImage TEXT, oldWins INTEGER,
@@ -261,15 +260,10 @@ public enum Schema {
                 reverts INTEGER,
                 refused INTEGER NOT NULL DEFAULT 0,
                 oldPosition INTEGER, newPosition INTEGER, intoZoneID INTEGER, intoName TEXT, teamIDs TEXT);
-            INSERT INTO history_v9 (id, at, author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins,
-                    newName, newZone, newImage, newWins, undid, undoneBy, reverts, refused)
-                SELECT id, at, author, action, teamID, teamName, oldName, oldZone, oldImage, oldWins,
-                    newName, newZone, newImage, newWins, undid, undoneBy, reverts, refused FROM history;
+            INSERT INTO \(table) (\(columns)) SELECT \(columns) FROM history;
             DROP TABLE history;
-            ALTER TABLE history_v9 RENAME TO history;
+            ALTER TABLE \(table) RENAME TO history;
             CREATE INDEX history_by_author ON history (author, id);
             """)
-        try ChangeLog.install(on: "team", in: db)
-        try ChangeLog.install(on: "zone", in: db)
     }
 }

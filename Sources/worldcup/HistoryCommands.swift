@@ -26,8 +26,7 @@ extension WorldCupCommand {
             guard newName != nil || zone != nil || wins != nil else {
                 throw WorldCupError("Give --name, --zone or --wins: what the team should become.")
             }
-            try store.refuseChangesIfReadOnly()
-            let change = try store.open().edit(named: teamName.name, newName: newName, zone: zone, wins: wins)
+            let change = try store.openForChanges().edit(named: teamName.name, newName: newName, zone: zone, wins: wins)
             print(change.summary)
         }
     }
@@ -43,9 +42,7 @@ extension WorldCupCommand {
         var id: Int64?
 
         func run() throws {
-            try store.refuseChangesIfReadOnly()
-            let scoreboard = try store.open()
-            let undo = try id.map { try scoreboard.undo(entryID: $0) } ?? scoreboard.undoLast()
+            let undo = try store.revert(.undo, entryID: id)
             print("Undid: " + (undo.undoneChange ?? undo).summary)
         }
     }
@@ -61,10 +58,7 @@ extension WorldCupCommand {
         var id: Int64?
 
         func run() throws {
-            try store.refuseChangesIfReadOnly()
-            let scoreboard = try store.open()
-            let redo = try id.map { try scoreboard.redo(entryID: $0) } ?? scoreboard.redoLast()
-            print("Redid: " + redo.summary)
+            print("Redid: " + (try store.revert(.redo, entryID: id)).summary)
         }
     }
 
@@ -90,5 +84,14 @@ extension WorldCupCommand {
             }
             for entry in entries { print(entry.line) }
         }
+    }
+}
+
+extension StoreOptions {
+    /// Undoes or redoes (`revert`) the history entry `id`, or, without one, the author's
+    /// latest that it may take.
+    func revert(_ revert: Revert, entryID id: Int64?) throws -> TeamChange {
+        let scoreboard = try openForChanges()
+        return try id.map { try scoreboard.revert(revert, entryID: $0) } ?? scoreboard.revertLatest(revert)
     }
 }

@@ -94,6 +94,13 @@ struct StoreOptions: ParsableArguments {
         if readOnly { throw ReadOnlyBoard.asked.refusal }
     }
 
+    /// Opens the teams for a command that changes them, once refused when the person asked
+    /// only to watch.
+    func openForChanges() throws -> any TeamStore {
+        try refuseChangesIfReadOnly()
+        return try open()
+    }
+
     /// Where the teams are: `--database`, `WORLDCUP_DATABASE`, or the default file.
     func location() throws -> StoreLocation {
         try StoreLocation(database: database)
@@ -213,8 +220,7 @@ extension WorldCupCommand {
         @OptionGroup var teamName: TeamNameArgument
 
         func run() throws {
-            try store.refuseChangesIfReadOnly()
-            let team = try store.open().tap(named: teamName.name)
+            let team = try store.openForChanges().tap(named: teamName.name)
             print("\(escapedForTerminal(team.teamName)): \(team.wins) \(team.wins == 1 ? "win" : "wins")")
         }
     }
@@ -231,8 +237,7 @@ extension WorldCupCommand {
         var zone: String
 
         func run() throws {
-            try store.refuseChangesIfReadOnly()
-            let team = try store.open().add(name: name, zone: zone)
+            let team = try store.openForChanges().add(name: name, zone: zone)
             print("Added \(team.teamName) to \(team.qualifyingZone).")
         }
     }
@@ -245,8 +250,7 @@ extension WorldCupCommand {
         @OptionGroup var teamName: TeamNameArgument
 
         func run() throws {
-            try store.refuseChangesIfReadOnly()
-            let team = try store.open().delete(named: teamName.name)
+            let team = try store.openForChanges().delete(named: teamName.name)
             print("Deleted \(escapedForTerminal(team.teamName)) from \(escapedForTerminal(team.qualifyingZone)).")
         }
     }

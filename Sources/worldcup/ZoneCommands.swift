@@ -55,8 +55,7 @@ extension WorldCupCommand.ZoneCommand {
         var merge = false
 
         func run() throws {
-            try store.refuseChangesIfReadOnly()
-            let scoreboard = try store.open()
+            let scoreboard = try store.openForChanges()
             let change: TeamChange
             do {
                 change = try scoreboard.renameZone(named: name, to: newName)
@@ -92,8 +91,7 @@ extension WorldCupCommand.ZoneCommand {
         var to: Int
 
         func run() throws {
-            try store.refuseChangesIfReadOnly()
-            print(try store.open().moveZone(named: name, to: to - 1).summary)
+            print(try store.openForChanges().moveZone(named: name, to: to - 1).summary)
         }
     }
 }

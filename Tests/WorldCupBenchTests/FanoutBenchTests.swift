@@ -44,12 +44,12 @@ struct FanoutBenchTests {
         #expect(result.isExact)
         // Every viewer delivered at least one batch for the 15 taps, and at most one per tap.
         #expect(result.batchesPerTap > 0 && result.batchesPerTap <= 1)
-        #expect(result.fanoutMaxMs >= result.fanoutP99Ms && result.fanoutP99Ms >= result.fanoutP50Ms && result.fanoutP50Ms > 0)
+        #expect(result.fanout.maxMs >= result.fanout.p99Ms && result.fanout.p99Ms >= result.fanout.p50Ms && result.fanout.p50Ms > 0)
         #expect(result.viewersMemoryMB > 0)
         #expect(result.backendsPerViewer == 1, "one server connection a viewer, counted by the server")
         // The floor: as many plain listeners heard every one of the same taps.
         #expect(result.rawMissed == 0)
-        #expect(result.rawNotifyP99Ms >= result.rawNotifyP50Ms && result.rawNotifyP50Ms > 0)
+        #expect(result.rawNotify.p99Ms >= result.rawNotify.p50Ms && result.rawNotify.p50Ms > 0)
         #expect(result.columns.contains { $0.key == "p99_vs_raw" && $0.value != nil })
     }
 
@@ -77,11 +77,11 @@ struct FanoutBenchTests {
         #expect(result.unexpected == 1, "team 9 was not tapped")
         #expect(result.notConverged == 1 && result.resets == 1)
         // Measured: team 2 in viewer 0 (10 ms), team 3 in viewers 0 (30 ms) and 1 (20 ms, its first report).
-        #expect(result.fanoutP50Ms == 20 && result.fanoutMaxMs == 30)
+        #expect(result.fanout.p50Ms == 20 && result.fanout.maxMs == 30)
         // Wake-ups 4, 28 and 19 ms after their taps; batches 6, 2 and 1 ms after the wake-ups.
-        #expect(result.wakeP50Ms == 19 && result.wakeP99Ms == 28)
-        #expect(result.deliverP50Ms == 2 && result.deliverP99Ms == 6)
-        #expect(result.commitP50Ms == 1)
+        #expect(result.wake.p50Ms == 19 && result.wake.p99Ms == 28)
+        #expect(result.deliver.p50Ms == 2 && result.deliver.p99Ms == 6)
+        #expect(result.commit.p50Ms == 1)
         #expect(result.batchesPerTap == 1)
         #expect(result.viewersMemoryMB == 2)
         #expect(!result.isExact)

@@ -19,7 +19,7 @@ struct SSEBenchTests {
         #expect(runs.server.map(\.count) == [1, 1] && runs.floor.map(\.count) == [1, 1])
         for floor in runs.floor.joined() {
             #expect(floor.taps == 6 && floor.isExact, "the floor's subscribers read every event once")
-            #expect(floor.maxMs >= floor.p99Ms && floor.p99Ms >= floor.p50Ms && floor.p50Ms > 0)
+            #expect(floor.latency.maxMs >= floor.latency.p99Ms && floor.latency.p99Ms >= floor.latency.p50Ms && floor.latency.p50Ms > 0)
         }
         return runs.server.joined().map { $0 }
     }
@@ -28,8 +28,8 @@ struct SSEBenchTests {
         #expect(result.taps == 6)
         #expect(result.missed == 0, "every subscriber read every tap")
         #expect(result.duplicates == 0 && result.laterSnapshots == 0)
-        #expect(result.maxMs >= result.p99Ms && result.p99Ms >= result.p50Ms && result.p50Ms > 0)
-        #expect(result.lastSubscriberP50Ms >= result.p50Ms)
+        #expect(result.latency.maxMs >= result.latency.p99Ms && result.latency.p99Ms >= result.latency.p50Ms && result.latency.p50Ms > 0)
+        #expect(result.lastSubscriberP50Ms >= result.latency.p50Ms)
         #expect(result.rssIdleMB > 0 && result.rssSubscribedMB > 0 && result.rssPeakMB >= result.rssSubscribedMB)
         #expect(result.cpuMsPerTap > 0 && result.commitP50Ms > 0)
     }
@@ -91,7 +91,7 @@ struct SSEBenchTests {
         let ms: UInt64 = 1_000_000
         result.tally(seen: [5 * ms, 6 * ms, 110 * ms, 130 * ms, 204 * ms, 0], starts: [0, 100 * ms, 200 * ms], warmUpTaps: 1, subscribers: 2)
         #expect(result.missed == 1)
-        #expect(result.p50Ms == 10 && result.maxMs == 30)
+        #expect(result.latency.p50Ms == 10 && result.latency.maxMs == 30)
         #expect(result.lastSubscriberP50Ms == 4)
     }
 }

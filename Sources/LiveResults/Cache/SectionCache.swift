@@ -224,7 +224,7 @@ package struct SectionCache {
     }
 
     /// Removes the temporary files of this cache that a process killed while saving left
-    /// behind (a third of a gigabyte at ten million rows): those whose process is gone and
+    /// behind (each as large as the cache): those whose process is gone and
     /// that nothing wrote to for a minute. A file of a living process is left alone, even
     /// when its number was reused.
     func removeAbandonedTemporaries() {

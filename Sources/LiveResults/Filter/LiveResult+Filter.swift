@@ -21,7 +21,8 @@ struct RowFilter {
     /// The states of this filter before its needle was extended (typed further), oldest
     /// first: erasing the end of the needle (Backspace) goes back to one of them without a
     /// search. Forgotten when a value changes (a commit changes rows, their values and the
-    /// index's order). At a million rows a state holds a few megabytes.
+    /// index's order). A state holds its matches, so the states kept are few (`earlierLimit`;
+    /// a state's size: "The figures behind the code's limits" in docs/BENCHMARKS.md).
     private var earlier: [(needle: [UInt8], matches: Matches, parkedView: SectionedIndex?)] = []
     /// The most states `earlier` keeps.
     static let earlierLimit = 16

@@ -149,10 +149,7 @@ extension LogRead {
             let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?, [String]?, Bool?, Bool?, [Int64]?).self)
             var cells = row.makeIterator()
             for _ in 0..<10 { _ = cells.next() }
-            found.snapshot = try ChangeLogReader.snapshot(header.0)
-            if let position = header.1, let xid = header.2.flatMap(UInt64.init) { found.pruned = PrunedMark(position: position, xid: xid) }
-            found.lastPosition = header.3
-            found.everyRow = header.4
+            try found.readLog(snapshot: header.0, prunedPosition: header.1, prunedXID: header.2, lastPosition: header.3, everyRow: header.4)
             if let keys = header.9 { found.relatedKeys = keys }
             guard let changedID = header.5 else { continue }
             let transactions = (header.6 ?? []).compactMap { UInt64($0) }
@@ -167,16 +164,13 @@ extension LogRead {
                 found.rejoined.insert(changedID)
                 if transactions.isEmpty { found.readByForeignKey.insert(changedID) }
             }
-            var peek = cells
-            guard let idCell = peek.next(), idCell.bytes != nil else {
+            guard let changed = try decodeChanged(&cells) else {
                 found.rows.append((changedID, nil)) // Deleted.
                 continue
             }
-            let (id, key) = try keys.decode(&cells)
-            let matches = try cells.next()?.decode(Bool?.self) ?? false
             _ = cells.next() // The foreign key again, which `key` holds as its section.
             let section = try related.decode(&cells)
-            found.rows.append((id, matches == true && section != nil ? key : nil))
+            found.rows.append((changed.id, changed.matches && section != nil ? changed.key : nil))
         }
         return found
     }

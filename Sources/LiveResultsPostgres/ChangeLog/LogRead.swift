@@ -85,21 +85,36 @@ struct LogRead: Sendable {
             let header = try row.decode((String, Int64?, String?, Int64?, Bool, Int64?, [String]?).self)
             var cells = row.makeIterator()
             for _ in 0..<7 { _ = cells.next() }
-            found.snapshot = try ChangeLogReader.snapshot(header.0)
-            if let position = header.1, let xid = header.2.flatMap(UInt64.init) { found.pruned = PrunedMark(position: position, xid: xid) }
-            found.lastPosition = header.3
-            found.everyRow = header.4
+            try found.readLog(snapshot: header.0, prunedPosition: header.1, prunedXID: header.2, lastPosition: header.3, everyRow: header.4)
             guard let changedID = header.5 else { continue }
             found.transactions[changedID] = (header.6 ?? []).compactMap { UInt64($0) }
-            var peek = cells
-            guard let idCell = peek.next(), idCell.bytes != nil else {
+            guard let changed = try decodeChanged(&cells) else {
                 found.rows.append((changedID, nil)) // Deleted.
                 continue
             }
-            let (id, key) = try keys.decode(&cells)
-            let matches = try cells.next()?.decode(Bool?.self) ?? false
-            found.rows.append((id, matches == true ? key : nil))
+            found.rows.append((changed.id, changed.matches ? changed.key : nil))
         }
         return found
+    }
+
+    /// The changed row's cells, after a read row's header: nil when there is no row (it was
+    /// deleted), else its id, its key and whether it matches the predicate.
+    func decodeChanged(_ cells: inout PostgresRow.Iterator) throws -> (id: RecordID, key: RowKey, matches: Bool)? {
+        var peek = cells
+        guard let idCell = peek.next(), idCell.bytes != nil else { return nil }
+        let (id, key) = try keys.decode(&cells)
+        let matches = try cells.next()?.decode(Bool?.self) ?? false
+        return (id, key, matches == true)
+    }
+}
+
+extension LogRead.Found {
+    /// Reads the columns every row of a read begins with (the same on each): the read's
+    /// snapshot, the pruned mark, the highest position, and whether an entry named every row.
+    mutating func readLog(snapshot: String, prunedPosition: Int64?, prunedXID: String?, lastPosition: Int64?, everyRow: Bool) throws {
+        self.snapshot = try ChangeLogReader.snapshot(snapshot)
+        if let prunedPosition, let xid = prunedXID.flatMap(UInt64.init) { pruned = PrunedMark(position: prunedPosition, xid: xid) }
+        self.lastPosition = lastPosition
+        self.everyRow = everyRow
     }
 }

@@ -77,10 +77,10 @@ extension SQLiteResultsStore {
 
     /// The most changes a cache of `rows` rows catches up with rather than being fetched again:
     /// a thirty-second of its rows, or a thousand. A change costs a point query and its share of
-    /// the replay, a fetch a pass over every row; a change costs a few times more than a fetched
-    /// row and a little more as the index grows, so, measured at launches of an app, replaying
-    /// stays the faster up to a thirteenth of the rows at a million and a twentieth at ten
-    /// million: a thirty-second keeps clear of both.
+    /// the replay, a fetch a pass over every row; a change costs more than a fetched row, and
+    /// more as the index grows, so the share of the rows up to which replaying stays the faster
+    /// shrinks as boards grow: a thirty-second keeps clear of it at the sizes measured (the
+    /// figures: "The figures behind the code's limits" in docs/BENCHMARKS.md).
     static func replayableChanges(rows: Int) -> Int {
         max(1_000, rows / 32)
     }

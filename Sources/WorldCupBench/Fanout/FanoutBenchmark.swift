@@ -112,14 +112,13 @@ struct FanoutBenchmark {
         let reports = try children.indices.map { index in try children[index].finish() }
         children = []
         let raw = FanoutResult.tally(taps: tapping.taps, warmUpTaps: warmUpTaps, reports: reports)
-        result.rawNotifyP50Ms = raw.fanoutP50Ms
-        result.rawNotifyP99Ms = raw.fanoutP99Ms
+        result.rawNotify = raw.fanout
         result.rawMissed = raw.missed
         result.rawServerCPUPercent = tapping.cpuPercent
         result.rawServerCPUMsPerTap = tapping.cpuMsPerTap
         result.rawListenersCPUMsPerTap = tapping.clientsCPUMsPerTap
-        Progress.say("\(label) NOTIFY p50 \(Report.format(raw.fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(raw.fanoutP99Ms, decimals: 2)) ms, missed \(raw.missed); "
-            + "server CPU \(tapping.cpuPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a"); viewers' p99 is \(Report.format(result.fanoutP99Ms / max(raw.fanoutP99Ms, 0.001), decimals: 2))× it")
+        Progress.say("\(label) NOTIFY p50 \(Report.format(raw.fanout.p50Ms, decimals: 2)) ms, p99 \(Report.format(raw.fanout.p99Ms, decimals: 2)) ms, missed \(raw.missed); "
+            + "server CPU \(tapping.cpuPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a"); viewers' p99 is \(Report.format(result.fanout.p99Ms / max(raw.fanout.p99Ms, 0.001), decimals: 2))× it")
         return tapping.queries
     }
 

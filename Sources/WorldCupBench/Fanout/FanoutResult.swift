@@ -11,16 +11,12 @@ struct FanoutResult: Equatable {
     var taps = 0
     var intervalMs = 0.0
     /// Start of a tap's UPDATE → end of a viewer's batch naming it, over every (tap, viewer).
-    var fanoutP50Ms = 0.0
-    var fanoutP99Ms = 0.0
-    var fanoutMaxMs = 0.0
+    var fanout = Latencies()
     /// Where that time went: start of the tap → `onChangesAvailable` in the viewer (the
     /// commit, the NOTIFY, the feed's log read), then → end of the batch (waiting for the
     /// viewer process's drain thread, `processPendingChanges`).
-    var wakeP50Ms = 0.0
-    var wakeP99Ms = 0.0
-    var deliverP50Ms = 0.0
-    var deliverP99Ms = 0.0
+    var wake = Latencies()
+    var deliver = Latencies()
     /// (tap, viewer) pairs the viewer never reported, even after its final look.
     var missed = 0
     /// Reports of a tap beyond a viewer's first.
@@ -33,8 +29,7 @@ struct FanoutResult: Equatable {
     /// Batches delivered per tap and viewer (1 when each tap was a batch of its own).
     var batchesPerTap = 0.0
     /// The tapper's UPDATE round trip (its commit, with the change log's triggers).
-    var commitP50Ms = 0.0
-    var commitP99Ms = 0.0
+    var commit = Latencies()
     /// The server's CPU while the taps ran, and before them with the viewers idle, in
     /// percent of one core; nil for a server elsewhere (`--postgres-url`).
     var serverCPUPercent: Double?
@@ -47,8 +42,7 @@ struct FanoutResult: Equatable {
     var serverQueriesPerTapViewer: Double?
     /// The floor: the same taps heard by as many plain LISTEN connections (postgres-nio, no
     /// LiveResults), from the start of the tap to the notification's arrival.
-    var rawNotifyP50Ms = 0.0
-    var rawNotifyP99Ms = 0.0
+    var rawNotify = Latencies()
     var rawMissed = 0
     var rawServerCPUPercent: Double?
     var rawServerCPUMsPerTap: Double?
@@ -95,15 +89,8 @@ struct FanoutResult: Equatable {
                 deliveries.append(Self.milliseconds(from: first.woken, to: first.at))
             }
         }
-        let fanout = Percentiles(latencies)
-        result.fanoutP50Ms = fanout.median ?? 0
-        result.fanoutP99Ms = fanout.p99 ?? 0
-        result.fanoutMaxMs = fanout.value(at: 100) ?? 0
-        (result.wakeP50Ms, result.wakeP99Ms) = (Percentiles(wakes).median ?? 0, Percentiles(wakes).p99 ?? 0)
-        (result.deliverP50Ms, result.deliverP99Ms) = (Percentiles(deliveries).median ?? 0, Percentiles(deliveries).p99 ?? 0)
-        let commits = Percentiles(taps.dropFirst(warmUpTaps).map { Monotonic.milliseconds(from: $0.start, to: $0.committed) })
-        result.commitP50Ms = commits.median ?? 0
-        result.commitP99Ms = commits.p99 ?? 0
+        (result.fanout, result.wake, result.deliver) = (Latencies(latencies), Latencies(wakes), Latencies(deliveries))
+        result.commit = Latencies(taps.dropFirst(warmUpTaps).map { Monotonic.milliseconds(from: $0.start, to: $0.committed) })
         result.batchesPerTap = viewers > 0 && !taps.isEmpty ? Double(batches) / Double(viewers * taps.count) : 0
         result.viewersMemoryMB = Double(reports.reduce(0) { $0 + $1.rssKB }) / 1024
         return result
@@ -117,32 +104,25 @@ struct FanoutResult: Equatable {
 
     /// The columns, named as the JSON keys, with each value (nil: not measured).
     var columns: [(key: String, value: String?)] {
-        [
+        let run: [(key: String, value: String?)] = [
             ("viewers", String(viewers)),
             ("request", request.rawValue),
             ("processes", String(processes)),
             ("taps", String(taps)),
             ("interval_ms", Report.format(intervalMs, decimals: 0)),
-            ("fanout_p50_ms", Report.format(fanoutP50Ms, decimals: 2)),
-            ("fanout_p99_ms", Report.format(fanoutP99Ms, decimals: 2)),
-            ("fanout_max_ms", Report.format(fanoutMaxMs, decimals: 2)),
-            ("wake_p50_ms", Report.format(wakeP50Ms, decimals: 2)),
-            ("wake_p99_ms", Report.format(wakeP99Ms, decimals: 2)),
-            ("deliver_p50_ms", Report.format(deliverP50Ms, decimals: 2)),
-            ("deliver_p99_ms", Report.format(deliverP99Ms, decimals: 2)),
+        ]
+        let exactness: [(key: String, value: String?)] = [
             ("missed", String(missed)),
             ("duplicated", String(duplicated)),
             ("unexpected", String(unexpected)),
             ("not_converged", String(notConverged)),
             ("resets", String(resets)),
             ("batches_per_tap", Report.format(batchesPerTap, decimals: 3)),
-            ("commit_p50_ms", Report.format(commitP50Ms, decimals: 2)),
-            ("commit_p99_ms", Report.format(commitP99Ms, decimals: 2)),
-            ("raw_notify_p50_ms", Report.format(rawNotifyP50Ms, decimals: 2)),
-            ("raw_notify_p99_ms", Report.format(rawNotifyP99Ms, decimals: 2)),
+        ]
+        let floorAndCosts: [(key: String, value: String?)] = [
             ("raw_missed", String(rawMissed)),
-            ("p50_vs_raw", Report.format(fanoutP50Ms / max(rawNotifyP50Ms, 0.001), decimals: 2)),
-            ("p99_vs_raw", Report.format(fanoutP99Ms / max(rawNotifyP99Ms, 0.001), decimals: 2)),
+            ("p50_vs_raw", Report.format(fanout.p50Ms / max(rawNotify.p50Ms, 0.001), decimals: 2)),
+            ("p99_vs_raw", Report.format(fanout.p99Ms / max(rawNotify.p99Ms, 0.001), decimals: 2)),
             ("server_tap_cpu_percent", serverCPUPercent.map { Report.format($0, decimals: 1) }),
             ("server_cpu_ms_per_tap", serverCPUMsPerTap.map { Report.format($0, decimals: 1) }),
             ("raw_server_tap_cpu_percent", rawServerCPUPercent.map { Report.format($0, decimals: 1) }),
@@ -157,6 +137,8 @@ struct FanoutResult: Equatable {
             ("backends_per_viewer", backendsPerViewer.map { Report.format($0, decimals: 2) }),
             ("viewers_rss_mb", Report.format(viewersMemoryMB, decimals: 0)),
         ]
+        return run + fanout.columns("fanout", withMax: true) + wake.columns("wake") + deliver.columns("deliver") + exactness
+            + commit.columns("commit") + rawNotify.columns("raw_notify") + floorAndCosts
     }
 
     /// Processes' CPU in milliseconds a tap, in microseconds a tap and viewer (or listener).
@@ -166,10 +148,10 @@ struct FanoutResult: Equatable {
 
     /// One line for the progress output.
     var summary: String {
-        "tap→batch p50 \(Report.format(fanoutP50Ms, decimals: 2)) ms, p99 \(Report.format(fanoutP99Ms, decimals: 2)) ms, max \(Report.format(fanoutMaxMs, decimals: 2)) ms "
-            + "(to the viewer's wake-up p50 \(Report.format(wakeP50Ms, decimals: 2)) ms, then to its batch p50 \(Report.format(deliverP50Ms, decimals: 2)) ms); "
+        "tap→batch p50 \(Report.format(fanout.p50Ms, decimals: 2)) ms, p99 \(Report.format(fanout.p99Ms, decimals: 2)) ms, max \(Report.format(fanout.maxMs, decimals: 2)) ms "
+            + "(to the viewer's wake-up p50 \(Report.format(wake.p50Ms, decimals: 2)) ms, then to its batch p50 \(Report.format(deliver.p50Ms, decimals: 2)) ms); "
             + "missed \(missed), duplicated \(duplicated), unexpected \(unexpected), not converged \(notConverged), resets \(resets); "
-            + "commit p50 \(Report.format(commitP50Ms, decimals: 2)) ms; server CPU \(serverCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")"
+            + "commit p50 \(Report.format(commit.p50Ms, decimals: 2)) ms; server CPU \(serverCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")"
             + " (idle \(serverIdleCPUPercent.map { Report.format($0, decimals: 1) + " %" } ?? "n/a")), server memory \(serverMemoryMB.map { Report.format($0, decimals: 0) + " MB" } ?? "n/a")"
             + ", \(backendsPerViewer.map { Report.format($0, decimals: 2) } ?? "n/a") server connections a viewer"
     }

@@ -82,10 +82,11 @@ struct JoinBenchmark<Store: JoinStore> {
         say("peer \(store.peerNote)", peer)
         let floor = try store.measureFloor(renames: renames.prefix(changes + 5).map(rename), moves: moves.prefix(changes + 5).map(JoinTables.moveSQL))
         say("floor (the bare UPDATE of the zone rows, no trigger)", floor)
-        return JoinResult(store: store.name, rows: rows, zoneRows: zoneRows, fetch: fetch, changes: JoinChangeResult(
-                          renameOurs: median(ours.renames), renamePeer: median(peer.renames), renameFloor: median(floor.renames),
-                          moveOurs: median(ours.moves), movePeer: median(peer.moves), moveFloor: median(floor.moves),
-                          renameNotified: notified.map { median($0.renames) }, moveNotified: notified.map { median($0.moves) }))
+        func contest(_ change: (JoinTimes) -> [Double]) -> JoinContest {
+            JoinContest(ours: median(change(ours)), peer: median(change(peer)), floor: median(change(floor)), notified: notified.map { median(change($0)) })
+        }
+        return JoinResult(store: store.name, rows: rows, zoneRows: zoneRows, fetch: fetch,
+                          changes: JoinChangeResult(rename: contest { $0.renames }, move: contest { $0.moves }))
     }
 
     /// Milliseconds of cold fetches and of the bare selects, alternated, medians.

@@ -170,22 +170,27 @@ struct JoinResult {
 
 /// The medians of renaming and moving a zone, in microseconds.
 struct JoinChangeResult {
-    var renameOurs: Double
-    var renamePeer: Double
-    var renameFloor: Double
-    var moveOurs: Double
-    var movePeer: Double
-    var moveFloor: Double
-    /// PostgreSQL: the controller hearing another connection's change (NOTIFY, its log read).
-    var renameNotified: Double?
-    var moveNotified: Double?
+    var rename: JoinContest
+    var move: JoinContest
 
     func lines(store: String, rows: Int, zoneRows: Int) -> [String] {
+        let board = "\(store), \(rows) teams, zones of \(zoneRows)"
+        return [rename.line(board + ": rename a zone"), move.line(board + ": move a zone one place")]
+    }
+}
+
+/// One change's medians, in microseconds: the controller, the refetch-and-diff peer, the bare UPDATE.
+struct JoinContest {
+    var ours: Double
+    var peer: Double
+    var floor: Double
+    /// PostgreSQL: the controller hearing another connection's change (NOTIFY, its log read).
+    var notified: Double?
+
+    /// The report's line, after `what`.
+    func line(_ what: String) -> String {
         func us(_ value: Double) -> String { Report.format(value, decimals: 0) + " µs" }
-        func notified(_ value: Double?) -> String { value.map { ", from another connection \(us($0))" } ?? "" }
-        return [
-            "\(store), \(rows) teams, zones of \(zoneRows): rename a zone: ours \(us(renameOurs))\(notified(renameNotified)), refetch peer \(us(renamePeer)) (\(Report.format(renamePeer / max(renameOurs, 1), decimals: 0))×), bare UPDATE \(us(renameFloor))",
-            "\(store), \(rows) teams, zones of \(zoneRows): move a zone one place: ours \(us(moveOurs))\(notified(moveNotified)), refetch peer \(us(movePeer)) (\(Report.format(movePeer / max(moveOurs, 1), decimals: 0))×), bare UPDATE \(us(moveFloor))",
-        ]
+        let fromElsewhere = notified.map { ", from another connection \(us($0))" } ?? ""
+        return "\(what): ours \(us(ours))\(fromElsewhere), refetch peer \(us(peer)) (\(Report.format(peer / max(ours, 1), decimals: 0))×), bare UPDATE \(us(floor))"
     }
 }

@@ -7,9 +7,7 @@ struct SSERunResult: Equatable {
     var taps: Int
     /// Start of a tap's write → a subscriber's read of the batch carrying it, over every
     /// (measured tap, subscriber).
-    var p50Ms = 0.0
-    var p99Ms = 0.0
-    var maxMs = 0.0
+    var latency = Latencies()
     /// The median over the taps of the time until the last subscriber read it.
     var lastSubscriberP50Ms = 0.0
     /// (tap, subscriber) pairs never read, warm-up taps included.
@@ -58,16 +56,13 @@ struct SSERunResult: Equatable {
             }
             if tap >= warmUpTaps { lasts.append(last) }
         }
-        let percentiles = Percentiles(latencies)
-        p50Ms = percentiles.median ?? 0
-        p99Ms = percentiles.p99 ?? 0
-        maxMs = percentiles.value(at: 100) ?? 0
+        latency = Latencies(latencies)
         lastSubscriberP50Ms = Percentiles(lasts).median ?? 0
     }
 
     /// The run in one line, for the progress output.
     var summary: String {
-        "p50 \(Report.format(p50Ms, decimals: 2)) ms, p99 \(Report.format(p99Ms, decimals: 2)) ms, last subscriber \(Report.format(lastSubscriberP50Ms, decimals: 1)) ms; "
+        "p50 \(Report.format(latency.p50Ms, decimals: 2)) ms, p99 \(Report.format(latency.p99Ms, decimals: 2)) ms, last subscriber \(Report.format(lastSubscriberP50Ms, decimals: 1)) ms; "
             + "missed \(missed), duplicated \(duplicates), boards again \(laterSnapshots); server \(Report.format(rssSubscribedMB, decimals: 1)) MB, "
             + "CPU \(Report.format(cpuMsPerTap, decimals: 1)) ms a tap"
     }
@@ -76,24 +71,13 @@ struct SSERunResult: Equatable {
     /// went wrong added up.
     static func median(_ runs: [SSERunResult]) -> SSERunResult {
         precondition(!runs.isEmpty)
-        func middle(_ value: (SSERunResult) -> Double) -> Double { Percentiles(runs.map(value)).median ?? 0 }
         var result = SSERunResult(subscribers: runs[0].subscribers, taps: runs.map(\.taps).reduce(0, +))
-        result.p50Ms = middle(\.p50Ms)
-        result.p99Ms = middle(\.p99Ms)
-        result.maxMs = middle(\.maxMs)
-        result.lastSubscriberP50Ms = middle(\.lastSubscriberP50Ms)
-        result.commitP50Ms = middle(\.commitP50Ms)
-        result.rssIdleMB = middle(\.rssIdleMB)
-        result.rssSubscribedMB = middle(\.rssSubscribedMB)
-        result.rssTapsMB = middle(\.rssTapsMB)
-        result.rssPeakMB = middle(\.rssPeakMB)
-        result.connectCPUMs = middle(\.connectCPUMs)
-        result.cpuMsPerTap = middle(\.cpuMsPerTap)
-        result.connectSeconds = middle(\.connectSeconds)
+        let medians: [WritableKeyPath<SSERunResult, Double>] = [\.latency.p50Ms, \.latency.p99Ms, \.latency.maxMs, \.lastSubscriberP50Ms, \.commitP50Ms, \.rssIdleMB, \.rssSubscribedMB,
+                                                              \.rssTapsMB, \.rssPeakMB, \.connectCPUMs, \.cpuMsPerTap, \.connectSeconds]
+        for figure in medians { result[keyPath: figure] = Percentiles(runs.map { $0[keyPath: figure] }).median ?? 0 }
+        let wrong: [WritableKeyPath<SSERunResult, Int>] = [\.missed, \.duplicates, \.laterSnapshots]
+        for count in wrong { result[keyPath: count] = runs.map { $0[keyPath: count] }.reduce(0, +) }
         result.databaseConnections = runs.compactMap(\.databaseConnections).max()
-        result.missed = runs.map(\.missed).reduce(0, +)
-        result.duplicates = runs.map(\.duplicates).reduce(0, +)
-        result.laterSnapshots = runs.map(\.laterSnapshots).reduce(0, +)
         return result
     }
 
@@ -102,9 +86,9 @@ struct SSERunResult: Equatable {
         [
             ("subscribers", String(subscribers)),
             ("taps", String(taps)),
-            ("p50_ms", Report.format(p50Ms, decimals: 2)),
-            ("p99_ms", Report.format(p99Ms, decimals: 2)),
-            ("max_ms", Report.format(maxMs, decimals: 1)),
+            ("p50_ms", Report.format(latency.p50Ms, decimals: 2)),
+            ("p99_ms", Report.format(latency.p99Ms, decimals: 2)),
+            ("max_ms", Report.format(latency.maxMs, decimals: 1)),
             ("last_p50_ms", Report.format(lastSubscriberP50Ms, decimals: 1)),
             ("missed", String(missed)),
             ("commit_ms", Report.format(commitP50Ms, decimals: 2)),
@@ -125,7 +109,7 @@ struct SSERunResult: Equatable {
     static func table(_ results: [SSERunResult]) -> String {
         var text = Report.aligned(results.map(\.columns)) + ratio(results)
         if let large = results.first(where: { $0.subscribers == 10_000 }) {
-            text += "\n10,000 subscribers: p99 \(Report.format(large.p99Ms, decimals: 1)) ms, \(Report.format(large.rssSubscribedMB, decimals: 0)) MB resident "
+            text += "\n10,000 subscribers: p99 \(Report.format(large.latency.p99Ms, decimals: 1)) ms, \(Report.format(large.rssSubscribedMB, decimals: 0)) MB resident "
                 + "(\(Report.format(large.kBPerSubscriber, decimals: 1)) kB a subscriber), \(Report.format(large.cpuMsPerTap, decimals: 0)) ms of CPU a tap, "
                 + "\(large.databaseConnections.map { "\($0) database connection\($0 == 1 ? "" : "s")" } ?? "database connections unknown")"
         }
@@ -146,8 +130,8 @@ struct SSERunResult: Equatable {
     /// The p99 at 1,000 subscribers over the p99 at 10, when both were measured.
     private static func ratio(_ results: [SSERunResult]) -> String {
         guard let ten = results.first(where: { $0.subscribers == 10 }), let thousand = results.first(where: { $0.subscribers == 1_000 }),
-              ten.p99Ms > 0 else { return "" }
-        let ratio = thousand.p99Ms / ten.p99Ms
+              ten.latency.p99Ms > 0 else { return "" }
+        let ratio = thousand.latency.p99Ms / ten.latency.p99Ms
         return "\n\np99 at 1,000 subscribers / p99 at 10: \(Report.format(ratio, decimals: 2))×, at most 2×: \(ratio <= 2 ? "met" : "not met")"
     }
 }

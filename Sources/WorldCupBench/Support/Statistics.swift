@@ -37,3 +37,25 @@ struct Percentiles {
     var median: Double? { value(at: 50) }
     var p99: Double? { value(at: 99) }
 }
+
+/// What a result keeps of a latency's sample, in milliseconds: its median, its 99th
+/// percentile and its largest value (0 each when the sample is empty).
+struct Latencies: Equatable {
+    var p50Ms = 0.0
+    var p99Ms = 0.0
+    var maxMs = 0.0
+
+    init() {}
+
+    init(_ sample: [Double]) {
+        let percentiles = Percentiles(sample)
+        (p50Ms, p99Ms, maxMs) = (percentiles.median ?? 0, percentiles.p99 ?? 0, percentiles.value(at: 100) ?? 0)
+    }
+
+    /// Its columns in a report, to two decimals: `<name>_p50_ms`, `<name>_p99_ms`, then
+    /// `<name>_max_ms` when `withMax`.
+    func columns(_ name: String, withMax: Bool = false) -> [(key: String, value: String?)] {
+        [(name + "_p50_ms", Report.format(p50Ms, decimals: 2)), (name + "_p99_ms", Report.format(p99Ms, decimals: 2))]
+            + (withMax ? [(name + "_max_ms", Report.format(maxMs, decimals: 2))] : [])
+    }
+}
