@@ -19,7 +19,8 @@ import Testing
         return trust
     }
 
-    /// Hears `writer` every half second from `from` up to `until`.
+    /// Hears `writer` every half second from `from` up to `until` (past the moment this feed
+    /// asks again, at most `askAgainAfter` and `askAgainSpread` after the answer).
     func hearSteadily(_ trust: inout SenderTrust, from: NIODeadline, until: NIODeadline) {
         var now = from
         while now <= until {
@@ -31,7 +32,7 @@ import Testing
     @Test func aWriterHeardSteadilyAcrossItsAnswerIsAskedAboutByItsRole() {
         let start = NIODeadline.now()
         var trust = trustAfterAFirstQuestion(at: start)
-        let due = start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread
+        let due = start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread + .seconds(1)
         hearSteadily(&trust, from: start + .milliseconds(10), until: due)
         #expect(trust.takeQuestion() == [writer], "asked again when due")
         #expect(trust.steadyRole(of: writer) == 10)
@@ -40,7 +41,7 @@ import Testing
     @Test func aGapLongerThanHeardWithinMeansItsBackendIsLookedUpAgain() {
         let start = NIODeadline.now()
         var trust = trustAfterAFirstQuestion(at: start)
-        let due = start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread
+        let due = start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread + .seconds(1)
         hearSteadily(&trust, from: start + .milliseconds(10), until: start + .seconds(10))
         // Silent for longer than heardWithin: its backend may have ended and its id been reused.
         hearSteadily(&trust, from: start + .seconds(10) + SenderTrust.heardWithin + .milliseconds(500), until: due)
@@ -57,7 +58,7 @@ import Testing
         var trust = SenderTrust()
         trust.learned(writers: [writer: 10], at: start)
         // First heard well after the look: nothing ties its backend to the one looked at.
-        hearSteadily(&trust, from: start + .seconds(5), until: start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread)
+        hearSteadily(&trust, from: start + .seconds(5), until: start + SenderTrust.askAgainAfter + SenderTrust.askAgainSpread + .seconds(1))
         #expect(trust.takeQuestion() == [writer])
         #expect(trust.steadyRole(of: writer) == nil)
     }
