@@ -86,7 +86,9 @@ struct WrittenRows {
         let rowFeed = feeds.first { $0.relatedWritten(by: write) == nil }
         guard !write.deletes, let id = rowFeed?.keys.keyColumns.first else { return "false" }
         let table = PostgresSQL.identifier(write.table)
-        return "(SELECT liveresults_old *= \(table) AND liveresults_old.xmax = pg_current_xact_id()::xid"
+        // The row written as a value of the table's type: the bare name could be a column of
+        // another table of the statement (`FROM noted`, whose column is `item`).
+        return "(SELECT liveresults_old *= ROW(\(table).*)::\(table) AND liveresults_old.xmax = pg_current_xact_id()::xid"
             + " FROM \(table) liveresults_old WHERE liveresults_old.\(id) = \(table).\(id))"
     }
 
