@@ -96,11 +96,11 @@ fuzz: deps
 	    || exit 1; \
 	done
 
-# The DocC documentation of LiveResults and LiveResultsPostgres (swift-docc-plugin), as static
-# sites in .build/docs/LiveResults and .build/docs/LiveResultsPostgres; a warning fails it.
+# The DocC documentation of LiveResults, LiveResultsSQLite and LiveResultsPostgres
+# (swift-docc-plugin), as static sites in .build/docs/<target>; a warning fails it.
 DOCS := .build/docs
 docs:
-	@mkdir -p $(DOCS) && for target in LiveResults LiveResultsPostgres; do \
+	@mkdir -p $(DOCS) && for target in LiveResults LiveResultsSQLite LiveResultsPostgres; do \
 	  $(SWIFT) package --allow-writing-to-directory $(DOCS) generate-documentation --target $$target \
 	    --output-path $(DOCS)/$$target --transform-for-static-hosting --warnings-as-errors || exit 1; \
 	done

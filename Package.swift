@@ -30,7 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
         // What postgres-nio builds its TLS with: the contexts of libpq's sslmodes.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
-        // `make docs`: the DocC documentation of LiveResults and LiveResultsPostgres.
+        // `make docs`: the DocC documentation of LiveResults, LiveResultsSQLite and LiveResultsPostgres.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [

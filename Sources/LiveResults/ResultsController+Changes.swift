@@ -18,10 +18,12 @@ extension ResultsController {
     /// name (its store's `check` fails) or split a section.
     func apply(_ commit: CommittedChange) throws {
         var commit = commit
-        if !commit.readByForeignKey.isEmpty {
-            // A row read only for its related row, in and out of the result with the same key
-            // (its related row went and came back), did not change: not reported.
-            commit.rows.removeAll { row in commit.readByForeignKey.contains(row.id) && row.key != nil && result.index.key(for: row.id) == row.key }
+        if !commit.unchangedRows.isEmpty {
+            // A row whose values the commit did not change (read only for its related row, or
+            // written as it was), with the key the result holds, has nothing to report (rule 6).
+            // One whose key differs is applied: the result had not caught up with an earlier
+            // commit of it, whose change the viewer has not seen.
+            commit.rows.removeAll { row in commit.unchangedRows.contains(row.id) && row.key != nil && result.index.key(for: row.id) == row.key }
         }
         let ids = commit.rows.map(\.id)
         filterLoad?.touched.formUnion(ids) // a filter column being read reads these again

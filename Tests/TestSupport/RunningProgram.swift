@@ -36,6 +36,9 @@ public final class RunningProgram {
         }
     }
 
+    /// The program's process id (to read its /proc entries).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     public var output: String { outputText.value }
     public var error: String { errorText.value }
 

@@ -23,7 +23,7 @@ extension Collection where Element == TrackedChange {
         guard changes.count > 1 else { return changes }
         var touched = Set<RecordID>()
         var latestKeys: [RecordID: RowKey?] = [:]
-        var readByForeignKey = Set<RecordID>()
+        var unchanged = Set<RecordID>()
         var written = Set<RecordID>()
         var latestRecords: [RecordID: RecordColumns] = [:] // a later commit without one makes it stale
         var latestSectionRows: [(id: ColumnValue, row: SectionRow?)] = []
@@ -45,9 +45,9 @@ extension Collection where Element == TrackedChange {
                     touched.insert(row.id)
                     latestKeys[row.id] = row.key
                     latestRecords[row.id] = commit.records[row.id]
-                    if !commit.readByForeignKey.contains(row.id) { written.insert(row.id) }
+                    if !commit.unchangedRows.contains(row.id) { written.insert(row.id) }
                 }
-                readByForeignKey.formUnion(commit.readByForeignKey)
+                unchanged.formUnion(commit.unchangedRows)
                 for section in commit.sections {
                     if let place = sectionPlaces[section.id] {
                         latestSectionRows[place] = section
@@ -65,7 +65,7 @@ extension Collection where Element == TrackedChange {
         guard !needsRefetch, case .rows(let last) = changes[changes.count - 1] else { return [.refetch(touched: touched, origin: origin)] }
         let rows = latestKeys.keys.sorted().map { (id: $0, key: latestKeys[$0]!) }
         var merged = CommittedChange(rows: rows, sections: latestSectionRows, position: position, origin: origin, check: last.check)
-        merged.readByForeignKey = readByForeignKey.subtracting(written)
+        merged.unchangedRows = unchanged.subtracting(written)
         merged.records = latestRecords
         merged.notes = notes
         return [.rows(merged)]

@@ -43,9 +43,12 @@ package struct CommittedChange: Sendable {
     /// `rows`: the store reads the rows whose foreign key names it. A related row changed in
     /// place costs no row read.
     package var sections: [(id: ColumnValue, row: SectionRow?)]
-    /// The ids of `rows` the commit did not write, read only because their related row
-    /// appeared or went: reported only when they came in, left, or changed section (rule 6).
-    package var readByForeignKey: Set<RecordID> = []
+    /// The ids of `rows` whose values the commit did not change: read only because their
+    /// related row appeared or went, or written with the values they had (an UPDATE that sets
+    /// a column to what it holds, through a way the change log cannot skip). Such a row is
+    /// reported only when its key differs from the one the result holds: it came in, left,
+    /// or changed place or section (rule 6).
+    package var unchangedRows: Set<RecordID> = []
     /// The change log position the keys were read at (at least); nil without a log.
     package var position: Int64?
     /// Whether the connection's own writes made the commit, or another connection.

@@ -44,9 +44,12 @@ struct WrittenRows {
     /// Per feed, in the order given: each row written and kept (not deleted), whole, for the
     /// controller's record cache (drawing the row reads nothing).
     var records: [[RecordID: RecordColumns]]
+    /// Per feed, in the order given: the rows kept that the statement wrote with the values
+    /// they had (`CommittedChange.unchangedRows`).
+    var unchanged: [Set<RecordID>]
 
     /// `write`'s statement with a RETURNING clause of the caller's columns, then ours:
-    /// the transaction, each feed's keys and match.
+    /// the transaction, whether the row was written as it was, each feed's keys and match.
     static func query(_ write: PostgresWrite, feeds: [PostgresChangeFeed]) throws -> PostgresQuery {
         var columns = write.returning.isEmpty ? [] : [write.returning]
         var bindings = write.statement.binds
@@ -55,6 +58,7 @@ struct WrittenRows {
             columns.append("set_config(\(PostgresSQL.literal(PostgresChangeLog.handedOverSetting)), 'on', true)")
             columns.append("pg_current_xact_id()::text")
             let table = PostgresSQL.identifier(write.table)
+            columns.append(unchangedSelection(write, feeds: feeds))
             for feed in feeds {
                 if let related = feed.relatedWritten(by: write) {
                     // A write of the related table: its rows are sections, read as they are.
@@ -71,23 +75,42 @@ struct WrittenRows {
         return PostgresQuery(unsafeSQL: write.statement.sql + "\nRETURNING " + columns.joined(separator: ", "), binds: bindings)
     }
 
+    /// Whether the statement wrote the row with the values it had: the row as the statement's
+    /// snapshot holds it (a subquery of RETURNING does not see the statement's own changes)
+    /// has the same bytes as the row written (`*=`, as the change log's trigger compares), and
+    /// was replaced by this transaction itself (its `xmax`: a row a concurrent commit changed
+    /// after the snapshot, whose newer version the statement updated, or that another
+    /// transaction had locked, counts as changed). Null for a row the statement inserted;
+    /// false for a DELETE.
+    private static func unchangedSelection(_ write: PostgresWrite, feeds: [PostgresChangeFeed]) -> String {
+        let rowFeed = feeds.first { $0.relatedWritten(by: write) == nil }
+        guard !write.deletes, let id = rowFeed?.keys.keyColumns.first else { return "false" }
+        let table = PostgresSQL.identifier(write.table)
+        // The row written as a value of the table's type: the bare name could be a column of
+        // another table of the statement (`FROM noted`, whose column is `item`).
+        return "(SELECT liveresults_old *= ROW(\(table).*)::\(table) AND liveresults_old.xmax = pg_current_xact_id()::xid"
+            + " FROM \(table) liveresults_old WHERE liveresults_old.\(id) = \(table).\(id))"
+    }
+
     /// The rows of `query(_:feeds:)`'s answer as each feed reads them; nil when there is
     /// nothing to hand over (no row).
     init?(_ result: PostgresQueryResult, feeds: [PostgresChangeFeed], table: String, deletes: Bool) throws {
         let related = feeds.map { $0.relatedWritten(byTable: table) }
-        let ours = 2 + zip(feeds, related).reduce(0) { count, pair in
+        let ours = 3 + zip(feeds, related).reduce(0) { count, pair in
             count + (pair.1?.cellCount ?? (pair.0.keys.keyColumns.count + 1 + (pair.0.keys.related?.cellCount ?? 0) + pair.0.keys.recordCells.count))
         }
         var xid: UInt64?
         rows = Array(repeating: [], count: feeds.count)
         sections = Array(repeating: [], count: feeds.count)
         records = Array(repeating: [:], count: feeds.count)
+        unchanged = Array(repeating: [], count: feeds.count)
         for row in result {
             var cells = row.makeIterator()
             for _ in 0...(row.count - ours) { _ = cells.next() } // the caller's columns, then the no-op mark
             guard let xidText = try cells.next()?.decode(String.self), let rowXID = UInt64(xidText),
                   xid == nil || xid == rowXID else { return nil }
             xid = rowXID
+            let rowUnchanged = try cells.next()?.decode(Bool?.self) == true
             for (index, feed) in feeds.enumerated() {
                 if let written = related[index] {
                     // A related row: a section changed (nil: deleted), and no row of the feed's table.
@@ -105,7 +128,10 @@ struct WrittenRows {
                     }
                 }
                 let record = try feed.keys.decodeRecord(&cells)
-                if matches && !deletes { records[index][id] = record }
+                if matches && !deletes {
+                    records[index][id] = record
+                    if rowUnchanged { unchanged[index].insert(id) }
+                }
                 rows[index].append((id, matches && !deletes ? key : nil))
             }
         }

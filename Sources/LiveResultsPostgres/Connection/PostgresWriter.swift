@@ -49,7 +49,8 @@ public struct PostgresWriter: Sendable {
         // Ended whatever happens, so the feeds do not hold notifications for it.
         defer {
             for (index, feed) in feeds.enumerated() {
-                feed.endWrite(written.map { ($0.xid, $0.rows[index], $0.sections[index], $0.records[index]) }, sentAfter: handOffs[index])
+                feed.endWrite(written.map { ($0.xid, $0.rows[index], $0.sections[index], $0.records[index], $0.unchanged[index]) },
+                              sentAfter: handOffs[index])
             }
         }
         let query = try WrittenRows.query(write, feeds: feeds)

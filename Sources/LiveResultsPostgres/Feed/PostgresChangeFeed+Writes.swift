@@ -36,7 +36,7 @@ extension PostgresChangeFeed {
     /// its answer gave them (nil: it failed, or there is nothing to hand over), unless
     /// `EarlyWrites` says the log has them already or they may be stale; returns once done
     /// (the change is then pending). `sentAfter`: what `beginWrite` returned.
-    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)], records: [RecordID: RecordColumns])?,
+    func endWrite(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)], records: [RecordID: RecordColumns], unchanged: Set<RecordID>)?,
                   sentAfter: Int) {
         let done = eventLoop.submit {
             let stillInFlight = self.writesInFlight.withLockedValue { count in
@@ -52,6 +52,7 @@ extension PostgresChangeFeed {
                     }
                     var change = CommittedChange(rows: written.rows, sections: written.sections, origin: .ownWrites)
                     change.records = written.records
+                    change.unchangedRows = written.unchanged
                     self.enqueue(.rows(change), wakes: self.notifiesOwnWrites())
                 }
             }
@@ -69,7 +70,7 @@ extension PostgresChangeFeed {
     /// place (one that appeared or went changes which rows the join keeps, which the log's read
     /// finds by foreign key), and a write of rows must find their sections as the result has
     /// them (else a commit the feed has not applied changed them, and the log brings both).
-    private func mayHandOver(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)], records: [RecordID: RecordColumns])) -> Bool {
+    private func mayHandOver(_ written: (xid: UInt64, rows: [(id: RecordID, key: RowKey?)], sections: [(id: ColumnValue, row: SectionRow?)], records: [RecordID: RecordColumns], unchanged: Set<RecordID>)) -> Bool {
         written.sections.allSatisfy { section in
             guard let row = section.row, case .integer(let key) = section.id, relatedKeys.known else { return false }
             return written.rows.isEmpty ? relatedKeys.keys.contains(key) : relatedKeys.knows(key, as: row)

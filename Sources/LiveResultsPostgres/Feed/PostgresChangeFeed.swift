@@ -330,7 +330,7 @@ final class PostgresChangeFeed: ChangeFeed, @unchecked Sendable { // Mutable sta
             let rows = early.filter(found.rows, transactions: found.transactions, rejoined: found.rejoined, snapshot: found.snapshot)
             guard !rows.isEmpty || !found.sections.isEmpty else { return }
             var change = CommittedChange(rows: rows, sections: found.sections)
-            change.readByForeignKey = found.readByForeignKey
+            change.unchangedRows = found.readByForeignKey
             enqueue(.rows(change))
         }
     }

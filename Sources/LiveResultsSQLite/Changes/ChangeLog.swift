@@ -164,13 +164,15 @@ public enum ChangeLog {
                        arguments: [given, given])
     }
 
-    /// The update trigger's condition: the rowid or a column's value changed. An UPDATE that
+    /// The update trigger's condition (and, negated, that of the trigger that tells a tracker
+    /// without a log of the updates that changed nothing: `watchUnchangedUpdates`): the rowid
+    /// or a column's value changed. An UPDATE that
     /// writes the values a row already has (`SET c = c`) changed no data, so no reader hears of
     /// it. Values compare by their bytes (`COLLATE BINARY`): a column's own collation may call
     /// different texts equal ('a' and 'A' under NOCASE). The columns are the table's at install
     /// time: install the log again after adding one (`checkCoversColumns` refuses a log that
     /// misses one, rather than miss its changes).
-    private static func valueChanged(in table: String, _ db: Database) throws -> String {
+    static func valueChanged(in table: String, _ db: Database) throws -> String {
         let columns = try db.columns(in: table).map { $0.name.quotedDatabaseIdentifier }
         return (["rowid"] + columns).map { "OLD.\($0) COLLATE BINARY IS NOT NEW.\($0)" }.joined(separator: " OR ")
     }

@@ -60,7 +60,7 @@ extension ChangeTracker {
             guard !rows.isEmpty || !related.sections.isEmpty else { return nil }
             var change = CommittedChange(rows: rows, sections: related.sections, position: logPosition, origin: origin,
                                          check: count.map(MatchingRowCount.init))
-            change.readByForeignKey = Set(byForeignKey).subtracting(ids)
+            change.unchangedRows = Set(byForeignKey).subtracting(ids)
             return .rows(change)
         }
         resyncRelatedRows(db)

@@ -26,6 +26,9 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// The rowids the open transaction's events named, in event order, repeats kept (a
     /// commit sorts them once: cheaper than a set's hashing at every event).
     private var touched: [RecordID] = []
+    /// The rowids of the open transaction's updates that left a row as it was, one entry an
+    /// update (`watchUnchangedUpdates`; without a change log only).
+    var unchangedUpdates: [RecordID] = []
     private var rowIDsMayChange = false
     /// The number of row events on the table, and of entries this transaction wrote to the
     /// change log: more entries than events means the log knows rows the events missed.
@@ -215,6 +218,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     func databaseDidCommit(_ db: Database) {
         var ids = Self.sortedDistinct(touched)
+        let unchanged = Self.unchangedRows(touched: touched, unchanged: unchangedUpdates)
         // The events name every row whose data changed, unless rowids changed (events give
         // only the new one) or REPLACE removed rows (no event at all).
         var complete = !rowIDsMayChange
@@ -287,8 +291,9 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
             }
             keyReadsAfterCommit += 1
             do {
-                enqueue(try readRelatedChange(db, ids: Set(ids).union(others?.ids ?? []), relatedIDs: related, origin: others == nil ? .ownWrites : .elsewhere,
-                                              countingMatches: mayHaveReplaced))
+                let change = try readRelatedChange(db, ids: Set(ids).union(others?.ids ?? []), relatedIDs: related, origin: others == nil ? .ownWrites : .elsewhere,
+                                                   countingMatches: mayHaveReplaced)
+                enqueue(others == nil ? Self.marking(change, unchanged: unchanged) : change)
             } catch {
                 resyncRelatedRows(db)
                 enqueue(.refetch(touched: Set(ids).union(others?.ids ?? []), origin: others == nil ? .ownWrites : .elsewhere))
@@ -302,10 +307,10 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         }
         if usesPrepared, let prepared {
             // Read inside the transaction, after its last statement: what the commit made.
-            enqueue(.rows(CommittedChange(rows: prepared.rows, position: logPosition, origin: .ownWrites)))
+            enqueue(Self.marking(.rows(CommittedChange(rows: prepared.rows, position: logPosition, origin: .ownWrites)), unchanged: unchanged))
         } else {
             keyReadsAfterCommit += 1
-            enqueue(readKeys(db, ids: ids, origin: .ownWrites, countingMatches: mayHaveReplaced))
+            enqueue(Self.marking(readKeys(db, ids: ids, origin: .ownWrites, countingMatches: mayHaveReplaced), unchanged: unchanged))
         }
     }
 
@@ -315,6 +320,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
 
     private func resetTransactionState() {
         touched.removeAll(keepingCapacity: true)
+        unchangedUpdates.removeAll(keepingCapacity: true)
         rowIDsMayChange = false
         mayHaveReplaced = false
         ownLogPositions = nil
@@ -330,18 +336,5 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     func resyncRelatedRows(_ db: Database) {
         guard relatedRows != nil else { return }
         relatedRows = try? RelatedRows(db, query: query)
-    }
-
-    /// `ids` ascending, each once.
-    private static func sortedDistinct(_ ids: [RecordID]) -> [RecordID] {
-        guard ids.count > 1 else { return ids }
-        var sorted = ids.sorted()
-        var kept = 1
-        for next in 1..<sorted.count where sorted[next] != sorted[kept - 1] {
-            sorted[kept] = sorted[next]
-            kept += 1
-        }
-        sorted.removeLast(sorted.count - kept)
-        return sorted
     }
 }

@@ -45,6 +45,7 @@ final class SQLiteResultsStore: ResultsStore {
                         }
                         db.add(transactionObserver: tracker!, extent: .observerLifetime)
                         tracker!.register(on: db)
+                        if position == nil { tracker!.watchUnchangedUpdates(db) }
                     }
                     fetched = ((StoreFetch(index: index, feed: nil, position: position, source: cached == nil ? .database : .cache), stamp), tracker)
                     return .commit

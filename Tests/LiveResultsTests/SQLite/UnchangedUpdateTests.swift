@@ -48,6 +48,25 @@ struct UnchangedUpdateTests {
         #expect(try fixture.layout == fixture.freshLayout())
     }
 
+    @Test("Without a change log, `SET score = score` on the controller's connection reports nothing, through `write` or `liveResultsWrite`; what changes is still reported")
+    func ownConnectionWithoutLog() throws {
+        let fixture = try Fixture(Self.items) // in memory: no change log
+        #expect(try fixture.execute("UPDATE item SET score = score, name = name").isEmpty)
+        try fixture.database.liveResultsWrite { try $0.execute(sql: "UPDATE item SET score = score WHERE name = 'Brazil'") }
+        try fixture.controller.processPendingChanges()
+        #expect(fixture.recorder.take().isEmpty)
+        // A column no key holds is a change; so is a row written as it was, then changed.
+        #expect(try fixture.execute("UPDATE item SET flag = 7 WHERE name = 'Brazil'")
+                    == [.willChange, .row(.update, id: 3, from: ip(1, 0), to: ip(1, 0)), .didChange])
+        #expect(try fixture.write { db in
+            try db.execute(sql: "UPDATE item SET score = score")
+            try db.execute(sql: "UPDATE item SET flag = 8 WHERE name = 'Ghana'")
+        } == [.willChange, .row(.update, id: 1, from: ip(0, 1), to: ip(0, 1)), .didChange])
+        #expect(try fixture.execute("UPDATE item SET score = 3 WHERE name = 'Ghana'")
+                    == [.willChange, .row(.move, id: 1, from: ip(0, 1), to: ip(0, 0)), .didChange])
+        #expect(try fixture.layout == fixture.freshLayout())
+    }
+
     @Test("A text changed only in case is a change, whatever the column's collation")
     func caseOnlyChange() throws {
         let folder = try makeTemporaryFolder()

@@ -1,0 +1,71 @@
+import GRDB
+import LiveResults
+
+// Updates of this connection that write the values rows already have (`SET c = c`), on a
+// table without a change log. The update hook names every row an UPDATE wrote, changed or
+// not; the log's trigger skips the unchanged ones, but without a log nothing does. So the
+// tracker has the connection tell it of them: a temporary trigger (the connection's own, the
+// file is not changed) runs the change log's comparison after each update of the table, and
+// calls a function of the connection for a row it left as it was. The commit then marks the
+// rows whose every event was such an update (`CommittedChange.unchangedRows`), and the
+// controller reports them only if their key moved (rule 6).
+
+extension ChangeTracker {
+    /// The function the temporary trigger calls with the table's name and the row's rowid.
+    static let unchangedUpdateFunction = "liveresults_unchanged_update"
+
+    /// Has `db`'s connection tell the trackers of this table on it of each UPDATE that leaves
+    /// a row as it was. Made again at each fetch, so that it compares the table's columns as
+    /// they are then. Leaves things as they were when the connection refuses (a read-only
+    /// one): such updates are then reported, as before.
+    func watchUnchangedUpdates(_ db: Database) {
+        let connection = ObjectIdentifier(db)
+        db.add(function: DatabaseFunction(Self.unchangedUpdateFunction, argumentCount: 2, pure: false) { values in
+            guard let table = String.fromDatabaseValue(values[0]), let rowID = Int64.fromDatabaseValue(values[1]) else { return nil }
+            for case let tracker as ChangeTracker in ChangeTracker.ownWrites.listeners(under: connection) where tracker.query.tableName == table {
+                tracker.unchangedUpdates.append(rowID)
+            }
+            return nil
+        })
+        let table = query.tableName
+        let triggerName = ("liveresults_unchanged_" + table).quotedDatabaseIdentifier
+        let name = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
+        try? db.execute(sql: """
+            DROP TRIGGER IF EXISTS temp.\(triggerName);
+            CREATE TEMP TRIGGER \(triggerName) AFTER UPDATE ON main.\(table.quotedDatabaseIdentifier)
+            WHEN NOT (\(try ChangeLog.valueChanged(in: table, db))) BEGIN
+                SELECT \(Self.unchangedUpdateFunction)(\(name), NEW.rowid);
+            END
+            """)
+    }
+
+    /// The rows among `touched` (the transaction's events, repeats kept) whose every event
+    /// was an update that left them as they were (`unchanged`, one entry per such update).
+    static func unchangedRows(touched: [RecordID], unchanged: [RecordID]) -> Set<RecordID> {
+        guard !unchanged.isEmpty else { return [] }
+        var events: [RecordID: Int] = [:]
+        for id in touched { events[id, default: 0] += 1 }
+        for id in unchanged { events[id, default: 0] -= 1 }
+        return Set(events.compactMap { $0.value == 0 ? $0.key : nil })
+    }
+
+    /// `change` with the rows in `unchanged` marked as written with the values they had.
+    static func marking(_ change: TrackedChange?, unchanged: Set<RecordID>) -> TrackedChange? {
+        guard !unchanged.isEmpty, case .rows(var commit)? = change else { return change }
+        commit.unchangedRows.formUnion(unchanged.intersection(commit.rows.map(\.id)))
+        return .rows(commit)
+    }
+
+    /// `ids` ascending, each once.
+    static func sortedDistinct(_ ids: [RecordID]) -> [RecordID] {
+        guard ids.count > 1 else { return ids }
+        var sorted = ids.sorted()
+        var kept = 1
+        for next in 1..<sorted.count where sorted[next] != sorted[kept - 1] {
+            sorted[kept] = sorted[next]
+            kept += 1
+        }
+        sorted.removeLast(sorted.count - kept)
+        return sorted
+    }
+}
