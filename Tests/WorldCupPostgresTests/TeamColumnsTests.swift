@@ -11,6 +11,19 @@ import WorldCup
     /// A new column, "flag", holding the team's image name (see the SQLite store's test).
     static let scratch = PostgresTeamColumns(Team.columns + [.stored("flag", \.imageName, .text, writtenBy: [.add, .edit])])
 
+    @Test func theTableNamesTheColumnsTheMigrationsMake() async throws {
+        let database = try await FreshDatabase.make()
+        defer { Task { await database.drop() } }
+        _ = try PostgresTeamStore(location: database.location, seed: Seed.bundled())
+        let columns = try await database.execute("""
+            SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'team'
+            """).map { try $0.decode((String, String).self) }
+        let types: [TeamColumn.SQLType: String] = [.bigint: "bigint", .integer: "integer", .text: "text"]
+        let declared = Team.columns.map { (name: $0.name, type: types[$0.type]) }
+        #expect(columns.map(\.0).sorted() == declared.map(\.name).sorted())
+        for column in declared { #expect(columns.first { $0.0 == column.name }?.1 == column.type, "\(column.name)") }
+    }
+
     @Test func aColumnAddedToTheTableIsWrittenAndReadOnPostgres() async throws {
         let database = try await FreshDatabase.make()
         defer { Task { await database.drop() } }

@@ -19,6 +19,17 @@ import WorldCupSQLite
         func encode(to container: inout PersistenceContainer) { TeamColumnsTests.scratch.encode(team, to: &container) }
     }
 
+    @Test func theTableNamesTheColumnsTheMigrationsMake() throws {
+        let folder = try TemporaryFolder()
+        _ = try seededScoreboard(folder)
+        let columns = try DatabaseQueue(path: folder.database.path).read { db in
+            try Row.fetchAll(db, sql: "PRAGMA table_info(team)").map { (name: $0["name"] as String, type: $0["type"] as String) }
+        }
+        let declared = Team.columns.map { (name: $0.name, type: $0.type == .text ? "TEXT" : "INTEGER") }
+        #expect(columns.map(\.name).sorted() == declared.map(\.name).sorted())
+        for column in declared { #expect(columns.first { $0.name == column.name }?.type == column.type, "\(column.name)") }
+    }
+
     @Test func aColumnAddedToTheTableIsWrittenAndReadOnSQLite() throws {
         let folder = try TemporaryFolder()
         let store = try seededScoreboard(folder)
