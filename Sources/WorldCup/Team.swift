@@ -77,8 +77,8 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
-    /// Reads a row by column name (`Team.columns`); a value of the wrong type throws. (Written
-    /// out: the `Decodable` way builds a decoder for every row, on the tap's path.)
+    /// Reads a row by column name (`Team.columns`); a value of the wrong type throws. (Not the
+    /// `Decodable` way, which builds a decoder for every row, on the tap's path.)
     public init(row: Row) throws {
         try self.init(row: row, columns: Self.columns)
     }
