@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import LiveResults
+import LiveResultsSQLite
 
 /// A World Cup team: one row of the `team` table.
 ///
@@ -75,26 +77,24 @@ public struct Team: Codable, Hashable, Sendable, FetchableRecord, MutablePersist
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
-    /// Reads a row by column name; a value of the wrong type throws. (Written out: the
-    /// `Decodable` way builds a decoder for every row, on the tap's path.)
+    /// Reads a row by column name (`Team.columns`); a value of the wrong type throws. (Not the
+    /// `Decodable` way, which builds a decoder for every row, on the tap's path.)
     public init(row: Row) throws {
-        id = try row.decode(forColumn: "id")
-        teamName = try row.decode(forColumn: "teamName")
+        try self.init(row: row, columns: Self.columns)
+    }
+
+    /// A team from a row of the table `columns` describes (`Team.columns`, or a test's copy).
+    public init(row: Row, columns: [TeamColumn]) throws {
+        self.init(teamName: "", qualifyingZone: "", imageName: "")
+        for column in columns where column.read != nil {
+            try column.assign(row.decode(ColumnValue.self, forColumn: column.name), to: &self)
+        }
         // The zone's name, where the query joined it as `qualifyingZone`.
         qualifyingZone = row.hasColumn("qualifyingZone") ? try row.decode(forColumn: "qualifyingZone") : ""
-        zoneID = try row.decode(forColumn: "zoneID")
-        imageName = try row.decode(forColumn: "imageName")
-        wins = try row.decode(forColumn: "wins")
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
-        container["id"] = id
-        container["teamName"] = teamName
-        container["zoneID"] = zoneID
-        container["imageName"] = imageName
-        container["wins"] = wins
-        container["nameKey"] = Team.nameKey(teamName)
-        container["nameSortKey"] = Team.nameSortKey(teamName)
+        Self.columns.encode(self, to: &container)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

@@ -90,7 +90,7 @@ package struct PostgresRecordedWrite {
     }
 
     /// Statement text with its bindings, built piece by piece.
-    private struct Text {
+    struct Text {
         var sql = ""
         var binds = PostgresBindings()
 
@@ -104,6 +104,8 @@ package struct PostgresRecordedWrite {
     /// What a recorded write returns: the team (`PostgresSchema.teamColumns`), then the id
     /// of its history entry, so the store knows its own entries (`ownEntries`).
     static let returning = PostgresSchema.writtenTeamColumns + #", (SELECT "entryID" FROM recorded)"#
+    /// Where the history entry's id is in a row of `returning`.
+    static let entryIDIndex = PostgresTeamColumns.team.count
 
     /// The statement, for `PostgresWriter.write`.
     var write: PostgresWrite {
@@ -173,23 +175,14 @@ package struct PostgresRecordedWrite {
         sql += ",\n" + Self.pruned(sparing: reverting.map { text.bind($0) }) + "\n"
         switch apply {
         case .update(let team):
-            sql += """
-                UPDATE team SET "teamName" = \(text.bind(team.teamName)), "zoneID" = \(text.bind(team.zoneID)),
-                    wins = \(text.bind(Int32(clamping: team.wins))), "nameKey" = \(text.bind(Team.nameKey(team.teamName))),
-                    "nameSortKey" = \(text.bind(Team.nameSortKey(team.teamName)))
-                FROM recorded WHERE team.id = recorded."teamID"
-                """
+            sql += PostgresTeamColumns.team.update(to: team, from: "recorded", &text)
         case .takeWin, .addWin:
-            sql += #"UPDATE team SET wins = wins + (\#(apply.step ?? 0)) FROM recorded WHERE team.id = recorded."teamID""#
+            let tapped = PostgresTeamColumns.team.tapped
+            sql += #"UPDATE team SET \#(tapped) = \#(tapped) + (\#(apply.step ?? 0)) FROM recorded WHERE team.id = recorded."teamID""#
         case .delete:
             sql += #"DELETE FROM team USING recorded WHERE team.id = recorded."teamID""#
         case .insert(let team):
-            sql += """
-                INSERT INTO team (id, "teamName", "zoneID", "imageName", wins, "nameKey", "nameSortKey")
-                SELECT "teamID", \(text.bind(team.teamName)), \(text.bind(team.zoneID)), \(text.bind(team.imageName)),
-                    \(text.bind(Int32(clamping: team.wins))), \(text.bind(Team.nameKey(team.teamName))), \(text.bind(Team.nameSortKey(team.teamName)))
-                FROM recorded
-                """
+            sql += PostgresTeamColumns.team.insert(team, from: "recorded", &text)
         }
         if case .delete = apply {
             return PostgresWrite(table: "team", PostgresQuery(unsafeSQL: sql, binds: text.binds), returning: Self.returning, deletes: true)

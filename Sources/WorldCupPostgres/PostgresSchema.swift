@@ -20,13 +20,12 @@ public enum PostgresSchema {
     /// The index that holds the teams in the board's order.
     public static let boardIndexName = "team_in_scoreboard_order"
     /// The text columns, ordered `COLLATE "C"` (by bytes, as SQLite orders them).
-    static let textColumns: Set<String> = ["teamName", "imageName", "nameKey", "nameSortKey"]
-    /// The columns of a team as `Team` decodes them (`PostgresTeamStore` selects them in this
-    /// order), its zone's name by a subquery, in the statement's snapshot as the team.
-    static let teamColumns = #"team.id, team."teamName", (SELECT zone.name FROM zone WHERE zone.id = team."zoneID"), team."imageName", team.wins, team."zoneID""#
+    static let textColumns = Set(Team.columns.filter { $0.type == .text }.map(\.name))
+    /// The columns of a team as `Team(postgresRow:)` decodes them (`PostgresTeamColumns`).
+    static let teamColumns = PostgresTeamColumns.team.selectList
 
     /// `teamColumns` as a write returns them: the zone's name by `zoneName`.
-    static let writtenTeamColumns = #"team.id, team."teamName", \#(zoneName)(team."zoneID"), team."imageName", team.wins, team."zoneID""#
+    static let writtenTeamColumns = PostgresTeamColumns.team.writtenList
 
     /// The function a write reads its team's zone's name with, sharing the zone row's lock to
     /// the end of its transaction. So a write and a zone's rename or merge wait for each other,

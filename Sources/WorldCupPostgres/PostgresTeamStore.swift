@@ -264,7 +264,7 @@ public final class PostgresTeamStore: TeamStore {
     /// history entry's id, or nil when its guard stopped it (nothing was written).
     func recordedWrite(_ write: PostgresRecordedWrite, _ connection: PostgresConnection) throws -> (team: Team, entryID: Int64)? {
         guard let row = try self.write(write.write, connection).first else { return nil }
-        guard let entryID = try row.makeRandomAccess()[6].decode(Int64?.self) else { return nil }
+        guard let entryID = try row.makeRandomAccess()[PostgresRecordedWrite.entryIDIndex].decode(Int64?.self) else { return nil }
         return (try Team(postgresRow: row), entryID)
     }
 
@@ -273,7 +273,7 @@ public final class PostgresTeamStore: TeamStore {
     /// A recorded write's history entry goes to `ownEntries`.
     func write(_ change: PostgresWrite, _ connection: PostgresConnection) throws -> [PostgresRow] {
         let rows = try PostgresWriter(handingOverTo: controllerDatabase).write(change, on: connection)
-        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[6].decode(Int64?.self) {
+        if change.returning == PostgresRecordedWrite.returning, let entry = try rows.first?.makeRandomAccess()[PostgresRecordedWrite.entryIDIndex].decode(Int64?.self) {
             ownEntries.insert(entry)
         }
         return rows
@@ -283,14 +283,6 @@ public final class PostgresTeamStore: TeamStore {
     static func team(nameKey key: String, _ connection: PostgresConnection) throws -> Team? {
         try query(connection, "SELECT \(unescaped: PostgresSchema.teamColumns) FROM team WHERE team.\"nameKey\" = \(key)")
             .map(Team.init(postgresRow:)).first
-    }
-}
-
-extension Team {
-    /// A team from a row of `PostgresSchema.teamColumns`.
-    init(postgresRow row: PostgresRow) throws {
-        let (id, name, zone, image, wins, zoneID) = try row.decode((Int64, String, String, String, Int32, Int64).self)
-        self.init(id: id, teamName: name, qualifyingZone: zone, imageName: image, wins: Int(wins), zoneID: zoneID)
     }
 }
 

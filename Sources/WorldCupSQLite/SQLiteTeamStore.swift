@@ -139,7 +139,7 @@ public final class SQLiteTeamStore: TeamStore {
     public func recordedTap(teamID: Int64) throws -> TeamChange {
         try recordedWrite { db in
             // A cached statement: preparing it (with the change log's triggers) would cost more than running it.
-            let statement = try db.cachedStatement(sql: "UPDATE team SET wins = wins + 1 WHERE id = ? RETURNING \(Team.columnsInOrder)")
+            let statement = try db.cachedStatement(sql: Team.tapStatement)
             // GRDB steps it (its observers see the change) through a cursor of the first
             // column; the team is read where the statement stands.
             let returned = try Int64.fetchCursor(statement, arguments: [teamID])
