@@ -6,37 +6,32 @@ import LiveResults
 // not; the log's trigger skips the unchanged ones, but without a log nothing does. So the
 // tracker has the connection tell it of them: a temporary trigger (the connection's own, the
 // file is not changed) runs the change log's comparison after each update of the table, and
-// calls a function of the connection for a row it left as it was. The commit then marks the
-// rows whose every event was such an update (`CommittedChange.unchangedRows`), and the
-// controller reports them only if their key moved (rule 6).
+// for a row it left as it was inserts the row's rowid into a temporary table, which the
+// trackers of the table observe (and empties it again). The commit then marks the rows whose
+// every event was such an update (`CommittedChange.unchangedRows`), and the controller
+// reports them only if their key moved (rule 6).
 
 extension ChangeTracker {
-    /// The function the temporary trigger calls with the table's name and the row's rowid.
-    static let unchangedUpdateFunction = "liveresults_unchanged_update"
-
     /// Has `db`'s connection tell the trackers of this table on it of each UPDATE that leaves
     /// a row as it was. Made again at each fetch, so that it compares the table's columns as
     /// they are then. Leaves things as they were when the connection refuses (a read-only
     /// one): such updates are then reported, as before.
     func watchUnchangedUpdates(_ db: Database) {
-        let connection = ObjectIdentifier(db)
-        db.add(function: DatabaseFunction(Self.unchangedUpdateFunction, argumentCount: 2, pure: false) { values in
-            guard let table = String.fromDatabaseValue(values[0]), let rowID = Int64.fromDatabaseValue(values[1]) else { return nil }
-            for case let tracker as ChangeTracker in ChangeTracker.ownWrites.listeners(under: connection) where tracker.query.tableName == table {
-                tracker.unchangedUpdates.append(rowID)
-            }
-            return nil
-        })
         let table = query.tableName
+        let rowsTable = "liveresults_unchanged_rows_" + table
         let triggerName = ("liveresults_unchanged_" + table).quotedDatabaseIdentifier
-        let name = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
-        try? db.execute(sql: """
-            DROP TRIGGER IF EXISTS temp.\(triggerName);
-            CREATE TEMP TRIGGER \(triggerName) AFTER UPDATE ON main.\(table.quotedDatabaseIdentifier)
-            WHEN NOT (\(try ChangeLog.valueChanged(in: table, db))) BEGIN
-                SELECT \(Self.unchangedUpdateFunction)(\(name), NEW.rowid);
-            END
-            """)
+        do {
+            try db.execute(sql: """
+                CREATE TEMP TABLE IF NOT EXISTS \(rowsTable.quotedDatabaseIdentifier)(unused);
+                DROP TRIGGER IF EXISTS temp.\(triggerName);
+                CREATE TEMP TRIGGER \(triggerName) AFTER UPDATE ON main.\(table.quotedDatabaseIdentifier)
+                WHEN NOT (\(try ChangeLog.valueChanged(in: table, db))) BEGIN
+                    INSERT INTO \(rowsTable.quotedDatabaseIdentifier)(rowid) VALUES (NEW.rowid);
+                    DELETE FROM \(rowsTable.quotedDatabaseIdentifier);
+                END
+                """)
+            unchangedRowsTable = rowsTable
+        } catch {}
     }
 
     /// The rows among `touched` (the transaction's events, repeats kept) whose every event

@@ -58,12 +58,16 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// The keys read inside the open transaction just before its commit (`liveResultsWrite`),
     /// with the number of events seen then: the commit uses them instead of a read of its own
     /// when no event came after.
-    private var preparedKeys: (ids: [RecordID], rows: [(id: RecordID, key: RowKey?)], events: Int)?
+    var preparedKeys: (ids: [RecordID], rows: [(id: RecordID, key: RowKey?)], events: Int)?
     /// How many commits of this connection had their keys read after the commit, in a read
     /// transaction of their own (for tests: `liveResultsWrite` reads them before).
     private(set) var keyReadsAfterCommit = 0
-    /// The connection whose `liveResultsWrite`s reach this tracker (`OwnWrites`); nil until registered.
-    private var registeredConnection: ObjectIdentifier?
+    /// The connection this tracker observes, once it listens for its writes' last moments
+    /// (`listenBeforeCommits`): the one its reads before a commit go through.
+    weak var connection: Database?
+    /// Without a change log, the connection's table that the update trigger names each row an
+    /// UPDATE left as it was in (`watchUnchangedUpdates`).
+    var unchangedRowsTable: String?
 
     /// Through a relationship: the related table's name, the related rows known, whether the
     /// log records the related table, and the rowids of related rows the open transaction
@@ -99,40 +103,11 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         readPosition.store(logPosition ?? 0, ordering: .releasing)
     }
 
-    // MARK: Keys read before the commit (OwnWrites)
-
-    /// The trackers observing each connection (by its `Database`), which `liveResultsWrite`
-    /// on that connection reaches before its commit.
-    /// Of any listener, the registry's one specialised form across the module border.
-    static let ownWrites = OwnWrites<ObjectIdentifier, AnyObject>()
-
-    /// Lets `liveResultsWrite` on `db`'s connection reach this tracker, which observes it.
-    func register(on db: Database) {
-        let connection = ObjectIdentifier(db)
-        registeredConnection = connection
-        Self.ownWrites.add(self, under: connection)
-    }
-
-    /// Undoes `register(on:)`: the tracker no longer observes its connection.
-    func unregister() {
-        guard let connection = registeredConnection else { return }
-        registeredConnection = nil
-        Self.ownWrites.remove(self, under: connection)
-    }
-
-    deinit {
-        unregister()
-    }
-
-    /// Has every tracker observing `db`'s connection read, inside the open transaction, the
-    /// keys its commit is about to need. Runs on the writer's queue, last in the transaction.
-    static func prepareCommit(of db: Database) {
-        for case let tracker as ChangeTracker in ownWrites.listeners(under: ObjectIdentifier(db)) { tracker.prepareCommit(db) }
-    }
+    // MARK: Keys read before the commit (`liveResultsWrite`, ChangeTracker+BeforeCommit)
 
     /// Reads the keys of the rows the open transaction changed, when its commit would read
     /// exactly those (no rowid changed, nothing the log knows better, no row count needed).
-    private func prepareCommit(_ db: Database) {
+    func prepareCommit(_ db: Database) {
         preparedKeys = nil
         guard !touched.isEmpty, touchedRelated.isEmpty, !relatedNeedsFullRead, !rowIDsMayChange, ownLogEntryCount <= tableEventCount, !mayHaveReplaced || logPosition != nil else { return }
         let ids = Self.sortedDistinct(touched)
@@ -172,7 +147,11 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        if logPosition != nil, case .insert(let table) = eventKind, table == ChangeLog.tableName { return true }
+        if case .insert(let table) = eventKind {
+            if logPosition != nil, table == ChangeLog.tableName { return true }
+            // The connection's own tables, which no statement of the program writes.
+            if table == Self.beforeCommitTable || table == unchangedRowsTable { return true }
+        }
         if let relatedTableName, relatedTableName.contains(eventKind.tableName) {
             switch eventKind {
             case .insert: relatedNeedsFullRead = true // REPLACE may remove rows unreported
@@ -201,13 +180,23 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        // Only inserts of the log are observed: an update or a delete is the table's, and its
-        // name (a string made at each call) is not asked.
-        if case .insert = event.kind, event.tableName == ChangeLog.tableName {
-            let position = event.rowID
-            ownLogPositions = ownLogPositions.map { min($0.lowerBound, position)...max($0.upperBound, position) } ?? position...position
-            ownLogEntryCount += 1
-        } else if let relatedTableName, relatedTableName.contains(event.tableName) {
+        // Of the log and the unchanged rows, only inserts are observed: without a relationship,
+        // an update or a delete is the table's, and its name (a string made at each call) is
+        // not asked.
+        if case .insert = event.kind {
+            let table = event.tableName
+            if table == ChangeLog.tableName {
+                let position = event.rowID
+                ownLogPositions = ownLogPositions.map { min($0.lowerBound, position)...max($0.upperBound, position) } ?? position...position
+                ownLogEntryCount += 1
+                return
+            }
+            if table == unchangedRowsTable {
+                unchangedUpdates.append(event.rowID)
+                return
+            }
+        }
+        if let relatedTableName, relatedTableName.contains(event.tableName) {
             touchedRelated.append(event.rowID)
             if relatedIsLogged { tableEventCount += 1 } // the log has an entry for it too
         } else {

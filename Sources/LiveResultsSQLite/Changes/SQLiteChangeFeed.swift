@@ -32,7 +32,6 @@ final class SQLiteChangeFeed: ChangeFeed {
 
     deinit {
         poller?.cancel()
-        tracker.unregister()
         database.remove(transactionObserver: tracker)
     }
 
