@@ -4,28 +4,35 @@ import LiveResults
 // Updates of this connection that write the values rows already have (`SET c = c`), on a
 // table without a change log. The update hook names every row an UPDATE wrote, changed or
 // not; the log's trigger skips the unchanged ones, but without a log nothing does. So the
-// tracker has the connection tell it of them: a temporary trigger (the connection's own, the
-// file is not changed) runs the change log's comparison after each update of the table, and
-// for a row it left as it was inserts the row's rowid into a temporary table, which the
-// trackers of the table observe (and empties it again). The commit then marks the rows whose
-// every event was such an update (`CommittedChange.unchangedRows`), and the controller
+// tracker has the connection tell it of them: temporary triggers (the connection's own, the
+// file is not changed) compare each row before and after an update of the table
+// (`UnchangedRowCheck`), and for a row left as it was insert its rowid into a temporary table,
+// which the trackers of the table observe (and empty it again). The commit then marks the rows
+// whose every event was such an update (`CommittedChange.unchangedRows`), and the controller
 // reports them only if their key moved (rule 6).
 
 extension ChangeTracker {
     /// Has `db`'s connection tell the trackers of this table on it of each UPDATE that leaves
-    /// a row as it was. Made again at each fetch, so that it compares the table's columns as
-    /// they are then. Leaves things as they were when the connection refuses (a read-only
-    /// one): such updates are then reported, as before.
+    /// a row as it was. Leaves things as they were when the connection refuses (a read-only
+    /// one, a table without rowids): such updates are then reported, as before.
     func watchUnchangedUpdates(_ db: Database) {
         let table = query.tableName
+        let target = "main." + table.quotedDatabaseIdentifier
+        let name = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
         let rowsTable = "liveresults_unchanged_rows_" + table
-        let triggerName = ("liveresults_unchanged_" + table).quotedDatabaseIdentifier
+        let before = ("liveresults_before_update_" + table).quotedDatabaseIdentifier
+        let after = ("liveresults_unchanged_" + table).quotedDatabaseIdentifier
+        UnchangedRowCheck.register(on: db)
         do {
             try db.execute(sql: """
                 CREATE TEMP TABLE IF NOT EXISTS \(rowsTable.quotedDatabaseIdentifier)(unused);
-                DROP TRIGGER IF EXISTS temp.\(triggerName);
-                CREATE TEMP TRIGGER \(triggerName) AFTER UPDATE ON main.\(table.quotedDatabaseIdentifier)
-                WHEN NOT (\(try ChangeLog.valueChanged(in: table, db))) BEGIN
+                DROP TRIGGER IF EXISTS temp.\(before);
+                DROP TRIGGER IF EXISTS temp.\(after);
+                CREATE TEMP TRIGGER \(before) BEFORE UPDATE ON \(target) BEGIN
+                    SELECT \(UnchangedRowCheck.keepFunction)(\(name), OLD.rowid);
+                END;
+                CREATE TEMP TRIGGER \(after) AFTER UPDATE ON \(target)
+                WHEN \(UnchangedRowCheck.isUnchangedFunction)(\(name), OLD.rowid, NEW.rowid) BEGIN
                     INSERT INTO \(rowsTable.quotedDatabaseIdentifier)(rowid) VALUES (NEW.rowid);
                     DELETE FROM \(rowsTable.quotedDatabaseIdentifier);
                 END

@@ -67,6 +67,44 @@ struct UnchangedUpdateTests {
         #expect(try fixture.layout == fixture.freshLayout())
     }
 
+    @Test("Without a change log, columns added, renamed and dropped by this connection or another leave every UPDATE working, and a new column's change is reported")
+    func schemaChangesWithoutLog() throws {
+        let folder = try makeTemporaryFolder()
+        let path = folder.appendingPathComponent("nolog.sqlite").path
+        let database = try DatabaseQueue(path: path, configuration: fileConfiguration)
+        try database.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, zone TEXT, score INTEGER, flag INTEGER, note TEXT, extra TEXT)")
+            try db.execute(sql: "INSERT INTO item (name, zone, score, flag) VALUES ('Ghana', 'Africa', 0, 0), ('Brazil', 'South America', 5, 0)")
+        }
+        let controller = ResultsController<Item>(database: database, fetchRequest: ResultsRequest(sortDescriptors: zoneScoreName), sectionNameKeyPath: "zone")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        func update(_ sql: String) throws -> [Recorder.Event] {
+            try database.write { try $0.execute(sql: sql) }
+            try controller.processPendingChanges()
+            return recorder.take()
+        }
+        let brazilUpdated: [Recorder.Event] = [.willChange, .row(.update, id: 2, from: ip(1, 0), to: ip(1, 0)), .didChange]
+
+        // Another connection renames and drops columns the controller's connection compared.
+        let other = try DatabaseQueue(path: path, configuration: fileConfiguration)
+        try other.write { db in
+            try db.execute(sql: "ALTER TABLE item RENAME COLUMN note TO remark")
+            try db.execute(sql: "ALTER TABLE item DROP COLUMN extra")
+        }
+        #expect(try update("UPDATE item SET score = score") == [])
+        #expect(try update("UPDATE item SET remark = 'seen' WHERE name = 'Brazil'") == brazilUpdated)
+
+        // This connection adds a column, changes only it, and drops it again.
+        try database.write { try $0.execute(sql: "ALTER TABLE item ADD COLUMN added TEXT") }
+        #expect(try update("UPDATE item SET added = 'new' WHERE name = 'Brazil'") == brazilUpdated)
+        #expect(try update("UPDATE item SET added = added") == [])
+        try database.write { try $0.execute(sql: "ALTER TABLE item DROP COLUMN added") }
+        #expect(try update("UPDATE item SET flag = 3 WHERE name = 'Brazil'") == brazilUpdated)
+        #expect(try controller.sections.map(\.numberOfObjects) == [1, 1])
+    }
+
     @Test("A text changed only in case is a change, whatever the column's collation")
     func caseOnlyChange() throws {
         let folder = try makeTemporaryFolder()
