@@ -38,7 +38,7 @@ struct JoinCommand: ParsableCommand {
     var fetchOnly = false
 
     /// The seed of the random wins and of the zones changed.
-    private let seed: UInt64 = 2014
+    private static let seed: UInt64 = 2014
 
     func validate() throws {
         if teams < 2 { throw ValidationError("--teams must be at least 2.") }
@@ -56,12 +56,12 @@ struct JoinCommand: ParsableCommand {
                     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worldcup-bench-join-\(getpid())", isDirectory: true)
                     defer { try? FileManager.default.removeItem(at: folder) }
                     return try JoinBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
-                                             fetchOnly: fetchOnly, seed: seed, store: JoinSQLite(folder: folder)).run()
+                                             fetchOnly: fetchOnly, seed: Self.seed, store: JoinSQLite(folder: folder)).run()
                 case .postgres:
                     let opened = try BenchServer.open(postgresURL: server, maxConnections: 20)
                     defer { opened.stop() }
                     return try JoinBenchmark(rows: teams, zoneRows: zoneTeams, changes: changes, peerChanges: peerChanges, fetchRuns: fetchRuns,
-                                             fetchOnly: fetchOnly, seed: seed, store: JoinPostgres(server: opened.url)).run()
+                                             fetchOnly: fetchOnly, seed: Self.seed, store: JoinPostgres(server: opened.url)).run()
                 }
             }
         }

@@ -5,7 +5,6 @@ import LiveResultsPostgres
 import NIOCore
 import NIOPosix
 import PostgresNIO
-import SeededRandom
 import Synchronization
 import ThrowawayPostgres
 import WorldCup
@@ -57,7 +56,7 @@ struct PostgresBoard {
         try PG.withConnection(url) { connection in
             // Every tap writes its history entry, as the app's does.
             for statement in PostgresSchema.zoneAndHistoryStatements { try PG.execute(connection, statement) }
-            for (position, zone) in BenchDatabase.zones.enumerated() {
+            for (position, zone) in GeneratedTeams.zones.enumerated() {
                 try PG.execute(connection, "INSERT INTO zone (id, name, \"nameKey\", position) VALUES (\(position + 1), '\(zone)', '\(Team.nameKey(zone))', \(position))")
             }
             try PG.execute(connection, PostgresSchema.createTeamTable)
@@ -82,18 +81,12 @@ struct PostgresBoard {
     /// Streams the teams in with COPY (text format), about a megabyte at a time.
     private static func load(rows: Int, seed: UInt64, connection: PostgresConnection) throws {
         try PG.await {
-            try await connection.copyFrom(table: "team", columns: ["id", "teamName", "zoneID", "imageName", "wins", "nameKey", "nameSortKey"], // quoted by copyFrom
+            try await connection.copyFrom(table: "team", columns: GeneratedTeams.columns.map(\.name), // quoted by copyFrom
                                           logger: logger) { writer in
-                var random = SplitMix64(seed: seed)
-                let digits = max(7, String(rows).count)
                 var buffer = ByteBuffer()
                 buffer.reserveCapacity(1 << 20)
-                for number in 1...rows {
-                    let digitsOfNumber = String(number)
-                    let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
-                    let zoneID = Int.random(in: 0..<BenchDatabase.zones.count, using: &random) + 1
-                    let wins = Int.random(in: 0..<1000, using: &random)
-                    buffer.writeString("\(number)\t\(name)\t\(zoneID)\t\(Team.secretImageName)\t\(wins)\t\(Team.nameKey(name))\t\(Team.nameSortKey(name))\n")
+                for team in GeneratedTeams(rows: rows, seed: seed) {
+                    buffer.writeString(GeneratedTeams.values(of: team).map(copyField).joined(separator: "\t") + "\n")
                     if buffer.readableBytes >= 1 << 20 {
                         try await writer.write(buffer)
                         buffer.clear()
@@ -101,6 +94,19 @@ struct PostgresBoard {
                 }
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
             }
+        }
+    }
+
+    /// A value as a field of COPY's text format.
+    private static func copyField(_ value: ColumnValue) -> String {
+        switch value {
+        case .null: return "\\N"
+        case .integer(let number): return String(number)
+        case .real(let number): return String(number)
+        case .text(let text):
+            return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
+                .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+        case .blob(let data): return "\\\\x" + data.map { String(format: "%02x", $0) }.joined()
         }
     }
 

@@ -57,31 +57,24 @@ final class FolderLock {
     deinit { close(descriptor) }
 }
 
-/// Builds a scoreboard database of generated teams: unique names, six zones, random wins.
+/// Builds a scoreboard database of generated teams (`GeneratedTeams`).
 enum BenchDatabase {
-    static let zones = ["Africa", "Asia", "Europe", "North America", "Oceania", "South America"]
-
     /// Creates the database at `url` through the app's own migrations (WAL mode), then inserts
     /// `rows` teams in one transaction with one prepared statement. Team ids are 1...rows.
     static func build(rows: Int, at url: URL, seed: UInt64) throws -> SQLiteTeamStore {
         let scoreboard = try SQLiteTeamStore(databaseURL: url, seedURL: nil)
-        var random = SplitMix64(seed: seed)
-        let digits = max(7, String(rows).count)
         try scoreboard.database.write { db in
-            // The zones in alphabetical positions, ids 1...zones.count, as the app numbers them.
-            for (position, zone) in zones.enumerated() {
+            for (position, zone) in GeneratedTeams.zones.enumerated() {
                 try db.execute(sql: "INSERT INTO zone (id, name, nameKey, position) VALUES (?, ?, ?, ?)",
                                arguments: [position + 1, zone, Team.nameKey(zone), position])
             }
+            let columns = GeneratedTeams.columns
             let statement = try db.makeStatement(sql: """
-                INSERT INTO team (teamName, zoneID, imageName, wins, nameKey, nameSortKey) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO team (\(columns.map(\.identifier).joined(separator: ", "))) \
+                VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
                 """)
-            for number in 1...rows {
-                let digitsOfNumber = String(number)
-                let name = "Team " + String(repeating: "0", count: digits - digitsOfNumber.count) + digitsOfNumber
-                let zoneID = Int.random(in: 0..<zones.count, using: &random) + 1
-                let wins = Int.random(in: 0..<1000, using: &random)
-                try statement.execute(arguments: [name, zoneID, Team.secretImageName, wins, Team.nameKey(name), Team.nameSortKey(name)])
+            for team in GeneratedTeams(rows: rows, seed: seed) {
+                try statement.execute(arguments: StatementArguments(GeneratedTeams.values(of: team)))
             }
         }
         // Leave the database at rest, as an app finds it: everything in the main file.
