@@ -58,7 +58,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// The keys read inside the open transaction just before its commit (`liveResultsWrite`),
     /// with the number of events seen then: the commit uses them instead of a read of its own
     /// when no event came after.
-    var preparedKeys: (ids: [RecordID], rows: [(id: RecordID, key: RowKey?)], events: Int)?
+    private var preparedKeys: (ids: [RecordID], rows: [(id: RecordID, key: RowKey?)], events: Int)?
     /// How many commits of this connection had their keys read after the commit, in a read
     /// transaction of their own (for tests: `liveResultsWrite` reads them before).
     private(set) var keyReadsAfterCommit = 0
