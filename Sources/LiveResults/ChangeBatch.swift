@@ -70,7 +70,7 @@ public struct RowChange: Hashable, Sendable {
 /// Where the commits of a batch were made.
 public enum ChangeOrigin: Hashable, Sendable {
     /// Through the connection the controller reads with, in this process: on SQLite its
-    /// `DatabaseWriter`, on PostgreSQL `PostgresWriter.write`. The change was
+    /// `DatabaseWriter`, on PostgreSQL `PostgresWriter.write` (`OwnWrites`). The change was
     /// queued when the write returned.
     case ownWrites
     /// Anywhere else: other connections and processes, read from the change log.

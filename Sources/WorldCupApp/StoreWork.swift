@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// A job may use the store (which is `Sendable`) and the values it was made with, nothing of
 /// the loop's: not the model, not the results controller, not the terminal. The rows a write
-/// commits reach the controller by the store's own way (from any thread); the
+/// commits reach the controller by the store's own way (`OwnWrites`, from any thread); the
 /// loop picks them up with `processChanges()` when the outcome arrives.
 final class StoreWork: Sendable {
     /// A job's outcome, for the loop.

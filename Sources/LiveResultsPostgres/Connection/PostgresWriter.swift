@@ -1,8 +1,8 @@
 import LiveResults
 import PostgresNIO
 
-/// Writes whose rows reach the controllers of a `PostgresReader` before they return
-/// (`OwnWrites`), as SQLite's controllers learn of their connection's commits.
+/// Writes whose rows reach the controllers of a `PostgresReader` before they return, as
+/// SQLite's controllers learn of their connection's commits (`OwnWrites`).
 ///
 /// The reader reads; the writer writes on a connection of the caller's (a second one, so that
 /// a tap never waits behind the controller's reads) and hands what each statement committed

@@ -32,6 +32,7 @@ final class SQLiteChangeFeed: ChangeFeed {
 
     deinit {
         poller?.cancel()
+        tracker.unregister()
         database.remove(transactionObserver: tracker)
     }
 

@@ -10,7 +10,7 @@ extension DatabaseWriter {
     /// saves each commit a read transaction (two locks on the write-ahead log's index, and
     /// SQLite's checks at the start of a read), a visible share of a one-row write. Commits of
     /// other connections and processes are seen through the change log as always. (The
-    /// connection itself reaches its controllers: `ChangeTracker+BeforeCommit`.)
+    /// controllers of this connection are found through `OwnWrites`.)
     public func liveResultsWrite<T>(_ updates: (Database) throws -> T) throws -> T {
         try write { db in
             let value = try updates(db)

@@ -44,7 +44,7 @@ final class SQLiteResultsStore: ResultsStore {
                             try tracker!.trackRelatedRows(db, logged: logged)
                         }
                         db.add(transactionObserver: tracker!, extent: .observerLifetime)
-                        tracker!.listenBeforeCommits(on: db)
+                        tracker!.register(on: db)
                         if position == nil { tracker!.watchUnchangedUpdates(db) }
                     }
                     fetched = ((StoreFetch(index: index, feed: nil, position: position, source: cached == nil ? .database : .cache), stamp), tracker)
