@@ -62,11 +62,17 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Reads a postgres:// URL, filling what it leaves out from `environment`. Throws one
     /// sentence, which never repeats the URL (it may hold a password), when it is malformed.
     public init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        guard let parts = PostgresURL.Parts(string: text) else {
-            throw WorldCupError("The database URL is not a valid PostgreSQL URL (postgres://user:password@host:port/database).")
+        do {
+            self = try Self(reading: text, environment: environment)
+        } catch let error as PostgresSettingsError {
+            throw WorldCupError(error)
         }
+    }
+
+    private init(reading text: String, environment: [String: String]) throws {
+        guard let parts = PostgresURL.Parts(string: text) else { throw PostgresSettingsError.malformedURL }
         if let unknown = parts.otherParameters.keys.sorted().first(where: { Self.parameters[$0] == nil }) {
-            throw WorldCupError("The database URL has a parameter worldcup does not know: “\(WorldCupError.quotable(unknown))”.")
+            throw PostgresSettingsError.unknownParameter(unknown)
         }
         func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let home = variable("HOME") ?? Self.homeDirectory()
@@ -95,7 +101,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         let needsDefault = parts.port == nil || parts.otherHosts.contains { $0.port == nil }
         if needsDefault, let pgPort = service["port"] ?? variable("PGPORT") {
             guard let number = Int(pgPort), (1...65535).contains(number) else {
-                throw WorldCupError("\(service["port"] == nil ? "PGPORT" : "The service's port") is not a port number: “\(WorldCupError.quotable(pgPort))”.")
+                throw PostgresSettingsError.notAPort(pgPort, fromService: service["port"] != nil)
             }
             defaultPort = number
         }
@@ -120,7 +126,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
             let found = PasswordFile(path: passwordFile).password(host: Self.passwordFileHost(of: url), port: url.port,
                                                                   database: url.database, user: url.user)
             url.password = found.password
-            warnings += found.warning.map { [$0] } ?? []
+            warnings += found.warning.map { [WorldCupError.sentence(for: $0)] } ?? []
         }
         self.url = url
         self.warnings = warnings
@@ -159,36 +165,32 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         return configuration
     }
 
-    /// Throws one sentence for a `channel_binding` postgres-nio cannot honour.
-    private static func checkChannelBinding(_ setting: PostgresTLS.Setting?) throws {
+    /// Throws for a `channel_binding` postgres-nio cannot honour.
+    private static func checkChannelBinding(_ setting: PostgresTLS.Setting?) throws(PostgresSettingsError) {
         guard let setting else { return }
         switch setting.value {
         case "disable", "prefer": return
-        case "require":
-            throw WorldCupError("Channel binding (\(setting.source)=require) needs SCRAM-SHA-256-PLUS, which worldcup's PostgreSQL driver (postgres-nio) does not have: use channel_binding=prefer with sslmode=verify-full, which makes sure of the server before the password is sent.")
-        default:
-            throw WorldCupError("The channel binding “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use disable, prefer or require.")
+        case "require": throw .channelBindingRequired(source: setting.source)
+        default: throw .unknownChannelBinding(setting.value, source: setting.source)
         }
     }
 
-    /// Throws one sentence for an `sslnegotiation` (libpq 17's) postgres-nio cannot honour:
+    /// Throws for an `sslnegotiation` (libpq 17's) postgres-nio cannot honour:
     /// it asks the server for TLS first (`postgres`, libpq's default), never starts with the
     /// TLS handshake (`direct`, which needs PostgreSQL 17 on the server too).
-    private static func checkNegotiation(_ setting: PostgresTLS.Setting?) throws {
+    private static func checkNegotiation(_ setting: PostgresTLS.Setting?) throws(PostgresSettingsError) {
         guard let setting else { return }
         switch setting.value {
         case "postgres": return
-        case "direct":
-            throw WorldCupError("Direct TLS (\(setting.source)=direct) is not something worldcup's PostgreSQL driver (postgres-nio) can do: leave it out, and the connection asks the server for TLS first, as sslnegotiation=postgres does.")
-        default:
-            throw WorldCupError("The TLS negotiation “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use postgres or direct.")
+        case "direct": throw .directNegotiation(source: setting.source)
+        default: throw .unknownNegotiation(setting.value, source: setting.source)
         }
     }
 
     /// libpq's reading of `connect_timeout`: whole seconds, 0 or less for no limit, 1 read as 2.
-    private static func connectTimeout(_ setting: PostgresTLS.Setting) throws -> Int {
+    private static func connectTimeout(_ setting: PostgresTLS.Setting) throws(PostgresSettingsError) -> Int {
         guard let seconds = Int(setting.value.trimmingCharacters(in: .whitespaces)) else {
-            throw WorldCupError("The connection timeout “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not a whole number of seconds.")
+            throw .notSeconds(setting.value, source: setting.source)
         }
         return seconds <= 0 ? 0 : max(seconds, 2)
     }

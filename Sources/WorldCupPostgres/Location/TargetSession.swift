@@ -1,4 +1,4 @@
-import WorldCup
+import PostgresURLs
 
 /// libpq's `target_session_attrs` (PGTARGETSESSIONATTRS): which of several hosts is kept. A
 /// board writes, so the modes that look for a standby are refused.
@@ -10,12 +10,11 @@ public enum TargetSession: String, CaseIterable, Equatable, Sendable {
     /// The first that is not a standby (not in recovery).
     case primary
 
-    /// The mode `setting` names; throws one sentence naming it otherwise.
-    init(parsing setting: PostgresTLS.Setting) throws {
+    /// The mode `setting` names.
+    init(parsing setting: PostgresTLS.Setting) throws(PostgresSettingsError) {
         guard let mode = TargetSession(rawValue: setting.value) else {
             let standby = ["read-only", "standby", "prefer-standby"].contains(setting.value)
-                ? ": a board writes, so it follows a primary" : ""
-            throw WorldCupError("The target_session_attrs “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one worldcup follows\(standby); use any, read-write or primary.")
+            throw .unfollowedTargetSession(setting.value, source: setting.source, isStandby: standby)
         }
         self = mode
     }

@@ -1,4 +1,4 @@
-import WorldCup
+import PostgresURLs
 
 /// libpq's `sslmode`: whether a connection uses TLS and what it verifies.
 ///
@@ -18,12 +18,9 @@ public enum SSLMode: String, CaseIterable, Equatable, Sendable {
     /// `verifyCA`, and the server's certificate names the host.
     case verifyFull = "verify-full"
 
-    /// The mode `text` names (an `sslmode` parameter or PGSSLMODE); throws one sentence naming it otherwise.
-    init(parsing text: String, from source: String) throws {
-        guard let mode = SSLMode(rawValue: text) else {
-            let modes = Self.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + Self.verifyFull.rawValue
-            throw WorldCupError("The sslmode “\(WorldCupError.quotable(text))” (\(source)) is not one libpq knows: use \(modes).")
-        }
+    /// The mode `text` names (an `sslmode` parameter or PGSSLMODE, the `source`).
+    init(parsing text: String, from source: String) throws(PostgresSettingsError) {
+        guard let mode = SSLMode(rawValue: text) else { throw .unknownSSLMode(text, source: source) }
         self = mode
     }
 
