@@ -1,4 +1,5 @@
 import Foundation
+@testable import PostgresURLs
 import Testing
 import TestSupport
 import ThrowawayPostgres

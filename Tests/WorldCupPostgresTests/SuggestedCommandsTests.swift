@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@testable import PostgresURLs
 import Testing
 import TestSupport
 @testable import WorldCup

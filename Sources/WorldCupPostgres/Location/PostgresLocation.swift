@@ -42,16 +42,8 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// What the reading found worth a word on stderr (a password file others may read).
     public let warnings: [String]
 
-    /// The URL parameters worldcup knows besides those `PostgresURL.Parts` reads, with their variables.
-    static let parameters = ["sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
-                             "application_name": "PGAPPNAME", "connect_timeout": "PGCONNECT_TIMEOUT",
-                             "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE", "passfile": "PGPASSFILE",
-                             "options": "PGOPTIONS", "target_session_attrs": "PGTARGETSESSIONATTRS", "sslnegotiation": "PGSSLNEGOTIATION"]
-    /// What a service file may set: the URL's parts and `parameters` (but another service).
-    static let keywords = Set(["host", "port", "user", "password", "dbname"] + parameters.keys).subtracting(["service"])
-
     /// The Unix socket directory libpq (as Debian builds it) uses when no host is given.
-    public static let defaultSocketDirectory = "/run/postgresql"
+    public static let defaultSocketDirectory = PostgresSettings.defaultSocketDirectory
 
     /// Whether `text` (a `--database` value) names a PostgreSQL server rather than a file.
     public static func isURL(_ text: String) -> Bool {
@@ -71,7 +63,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
 
     private init(reading text: String, environment: [String: String]) throws {
         guard let parts = PostgresURL.Parts(string: text) else { throw PostgresSettingsError.malformedURL }
-        if let unknown = parts.otherParameters.keys.sorted().first(where: { Self.parameters[$0] == nil }) {
+        if let unknown = parts.otherParameters.keys.sorted().first(where: { PostgresSettings.parameters[$0] == nil }) {
             throw PostgresSettingsError.unknownParameter(unknown)
         }
         func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -82,7 +74,7 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         func setting(_ parameter: String) -> PostgresTLS.Setting? {
             if let value = parts.otherParameters[parameter] { return .init(value: value, source: parameter) }
             if let value = service[parameter] { return .init(value: value, source: parameter) }
-            let name = Self.parameters[parameter] ?? parameter
+            let name = PostgresSettings.parameters[parameter] ?? parameter
             return variable(name).map { .init(value: $0, source: name) }
         }
         try Self.checkChannelBinding(setting("channel_binding"))

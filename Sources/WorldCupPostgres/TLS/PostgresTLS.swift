@@ -1,4 +1,5 @@
 import Foundation
+import PostgresURLs
 import WorldCup
 
 /// TLS for a connection as libpq settles it from `sslmode`, `sslrootcert`, `sslcert` and
@@ -56,10 +57,7 @@ public struct PostgresTLS: Equatable, Sendable {
     }
 
     /// One setting: its value and where it came from, for sentences (“sslmode” or “PGSSLMODE”).
-    struct Setting {
-        var value: String
-        var source: String
-    }
+    typealias Setting = PostgresSettings.Setting
 
     /// Settles TLS from `setting` (a URL parameter by name, or its variable) and the files in
     /// `home`'s `.postgresql` folder. Throws one sentence when a mode is unknown, a file named

@@ -1,5 +1,4 @@
 import Foundation
-import PostgresURLs
 
 /// libpq's connection service file: named sections of `keyword=value` lines, such as
 ///
@@ -14,13 +13,13 @@ import PostgresURLs
 /// then in the system's file (PGSYSCONFDIR/pg_service.conf, or Debian's
 /// /etc/postgresql-common/pg_service.conf). Its settings come after the URL's and before the
 /// environment's, as in libpq.
-struct ServiceFile {
+package struct ServiceFile {
     /// The file's path.
     let path: String
 
     /// The settings of `service`, from the first file that defines it. Throws when none does,
     /// or when its section has a line that cannot be used.
-    static func settings(of service: String, environment variable: (String) -> String?, home: String?) throws(PostgresSettingsError) -> [String: String] {
+    package static func settings(of service: String, environment variable: (String) -> String?, home: String?) throws(PostgresSettingsError) -> [String: String] {
         let user = variable("PGSERVICEFILE") ?? home.map { "\($0)/.pg_service.conf" }
         let system = (variable("PGSYSCONFDIR") ?? "/etc/postgresql-common") + "/pg_service.conf"
         for path in [user, system].compactMap({ $0 }) {
@@ -44,7 +43,7 @@ struct ServiceFile {
             guard settings != nil else { continue }
             guard let equals = line.firstIndex(of: "=") else { throw .serviceLineWithoutValue(file: path, line: number + 1) }
             let keyword = line[..<equals].trimmingCharacters(in: .whitespaces)
-            guard PostgresLocation.keywords.contains(keyword) else {
+            guard PostgresSettings.keywords.contains(keyword) else {
                 // Only the keyword is kept: the value may be a password (a misspelt `pasword=`).
                 throw .unknownServiceKeyword(file: path, line: number + 1, keyword: keyword)
             }

@@ -1,7 +1,5 @@
-import PostgresURLs
-
-/// libpq's `target_session_attrs` (PGTARGETSESSIONATTRS): which of several hosts is kept. A
-/// board writes, so the modes that look for a standby are refused.
+/// libpq's `target_session_attrs` (PGTARGETSESSIONATTRS): which of several hosts is kept. The
+/// modes that look for a standby are refused: the programs reading these settings write.
 public enum TargetSession: String, CaseIterable, Equatable, Sendable {
     /// The first server that accepts the connection.
     case any
@@ -11,7 +9,7 @@ public enum TargetSession: String, CaseIterable, Equatable, Sendable {
     case primary
 
     /// The mode `setting` names.
-    init(parsing setting: PostgresTLS.Setting) throws(PostgresSettingsError) {
+    public init(parsing setting: PostgresSettings.Setting) throws(PostgresSettingsError) {
         guard let mode = TargetSession(rawValue: setting.value) else {
             let standby = ["read-only", "standby", "prefer-standby"].contains(setting.value)
             throw .unfollowedTargetSession(setting.value, source: setting.source, isStandby: standby)
@@ -20,7 +18,7 @@ public enum TargetSession: String, CaseIterable, Equatable, Sendable {
     }
 
     /// The query that says whether a session is one to keep (one boolean), nil for `any`.
-    var acceptingQuery: String? {
+    public var acceptingQuery: String? {
         switch self {
         case .any: nil
         case .readWrite: "SELECT current_setting('transaction_read_only') = 'off'"

@@ -1,5 +1,3 @@
-import PostgresURLs
-
 /// libpq's `sslmode`: whether a connection uses TLS and what it verifies.
 ///
 /// `allow` (libpq: try without TLS first) cannot be expressed with postgres-nio, which either
@@ -19,14 +17,14 @@ public enum SSLMode: String, CaseIterable, Equatable, Sendable {
     case verifyFull = "verify-full"
 
     /// The mode `text` names (an `sslmode` parameter or PGSSLMODE, the `source`).
-    init(parsing text: String, from source: String) throws(PostgresSettingsError) {
+    public init(parsing text: String, from source: String) throws(PostgresSettingsError) {
         guard let mode = SSLMode(rawValue: text) else { throw .unknownSSLMode(text, source: source) }
         self = mode
     }
 
     /// Whether the mode wants TLS at all (`prefer` and `allow` settle for a connection in clear).
-    var demandsTLS: Bool { self == .require || self == .verifyCA || self == .verifyFull }
+    public var demandsTLS: Bool { self == .require || self == .verifyCA || self == .verifyFull }
 
     /// Whether the mode refuses a server whose certificate is not vouched for.
-    var verifies: Bool { self == .verifyCA || self == .verifyFull }
+    public var verifies: Bool { self == .verifyCA || self == .verifyFull }
 }

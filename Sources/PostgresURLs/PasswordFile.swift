@@ -1,5 +1,4 @@
 import Foundation
-import PostgresURLs
 
 /// libpq's password file (PGPASSFILE, by default ~/.pgpass): lines of
 /// `host:port:database:username:password`, where `*` in the first four fields matches
@@ -8,14 +7,18 @@ import PostgresURLs
 ///
 /// As libpq does, a file that group or others may read is ignored with a warning, and a
 /// missing file is no error.
-struct PasswordFile {
+package struct PasswordFile {
     /// The file's path.
-    let path: String
+    package let path: String
+
+    package init(path: String) {
+        self.path = path
+    }
 
     /// The password for `user` on `database` at `host` (for a Unix socket: its directory, or
     /// `localhost` for the default one, as libpq matches it) and `port`; or nil, with the
     /// warning to give when the file was ignored.
-    func password(host: String, port: Int, database: String, user: String) -> (password: String?, warning: PostgresSettingsWarning?) {
+    package func password(host: String, port: Int, database: String, user: String) -> (password: String?, warning: PostgresSettingsWarning?) {
         var status = stat()
         guard stat(path, &status) == 0 else { return (nil, nil) }
         guard status.st_mode & S_IFMT == S_IFREG else { return (nil, .passwordFileNotPlain(path)) }
