@@ -7,18 +7,14 @@ import Foundation
 ///
 /// As libpq does, a file that group or others may read is ignored with a warning, and a
 /// missing file is no error.
-package struct PasswordFile {
+struct PasswordFile {
     /// The file's path.
-    package let path: String
-
-    package init(path: String) {
-        self.path = path
-    }
+    let path: String
 
     /// The password for `user` on `database` at `host` (for a Unix socket: its directory, or
     /// `localhost` for the default one, as libpq matches it) and `port`; or nil, with the
     /// warning to give when the file was ignored.
-    package func password(host: String, port: Int, database: String, user: String) -> (password: String?, warning: PostgresSettingsWarning?) {
+    func password(host: String, port: Int, database: String, user: String) -> (password: String?, warning: PostgresSettingsWarning?) {
         var status = stat()
         guard stat(path, &status) == 0 else { return (nil, nil) }
         guard status.st_mode & S_IFMT == S_IFREG else { return (nil, .passwordFileNotPlain(path)) }

@@ -13,13 +13,13 @@ import Foundation
 /// then in the system's file (PGSYSCONFDIR/pg_service.conf, or Debian's
 /// /etc/postgresql-common/pg_service.conf). Its settings come after the URL's and before the
 /// environment's, as in libpq.
-package struct ServiceFile {
+struct ServiceFile {
     /// The file's path.
     let path: String
 
     /// The settings of `service`, from the first file that defines it. Throws when none does,
     /// or when its section has a line that cannot be used.
-    package static func settings(of service: String, environment variable: (String) -> String?, home: String?) throws(PostgresSettingsError) -> [String: String] {
+    static func settings(of service: String, environment variable: (String) -> String?, home: String?) throws(PostgresSettingsError) -> [String: String] {
         let user = variable("PGSERVICEFILE") ?? home.map { "\($0)/.pg_service.conf" }
         let system = (variable("PGSYSCONFDIR") ?? "/etc/postgresql-common") + "/pg_service.conf"
         for path in [user, system].compactMap({ $0 }) {
