@@ -8,8 +8,9 @@ import Foundation
 /// database. A password not given is looked up in the password file (`passfile`,
 /// PGPASSFILE, ~/.pgpass: `PasswordFile`).
 ///
+/// TLS as libpq settles it (`PostgresTLS`: the sslmode, its files and those in ~/.postgresql).
 /// What is wrong throws a `PostgresSettingsError` naming it, never a sentence: the program
-/// words it. TLS is settled from `setting(_:)` by the program too (its files, its driver).
+/// words it.
 public struct PostgresSettings: Sendable {
     /// One setting: its value and where it came from, for sentences (“sslmode” or “PGSSLMODE”).
     public struct Setting: Equatable, Sendable {
@@ -29,6 +30,8 @@ public struct PostgresSettings: Sendable {
     public let otherURLs: [PostgresURL]
     /// The home directory (HOME, or the user's) where libpq's files are looked for.
     public let home: String?
+    /// TLS on the connection (none on a Unix socket, as in libpq).
+    public let tls: PostgresTLS
     /// What a server must be to be kept (`target_session_attrs`).
     public let targetSession: TargetSession
     /// How many seconds connecting may take (`connect_timeout`): nil when not given, 0 for no limit.
@@ -96,8 +99,13 @@ public struct PostgresSettings: Sendable {
         var url = PostgresURL(user: user, password: parts.password ?? service["password"] ?? variable("PGPASSWORD"), host: host ?? "localhost",
                               socketDirectory: host == nil ? socketDirectory : nil, port: parts.port ?? defaultPort,
                               database: parts.database ?? service["dbname"] ?? variable("PGDATABASE") ?? user)
-        // An unknown mode is refused here, on a Unix socket too (where no TLS is used), before the settings read after it.
-        _ = try given["sslmode"].map { mode throws(PostgresSettingsError) in try SSLMode(parsing: mode.value, from: mode.source) }
+        if url.socketDirectory == nil {
+            tls = try PostgresTLS(setting: { given[$0] }, home: home)
+        } else {
+            // libpq uses no TLS on a Unix socket, and reads none of its files; a mode it does not know is still refused.
+            _ = try given["sslmode"].map { mode throws(PostgresSettingsError) in try SSLMode(parsing: mode.value, from: mode.source) }
+            tls = .disabled
+        }
         targetSession = try given["target_session_attrs"].map(TargetSession.init(parsing:)) ?? .any
         connectTimeoutSeconds = try given["connect_timeout"].map(Self.connectTimeout)
         var warnings: [PostgresSettingsWarning] = []

@@ -31,6 +31,32 @@ public enum PostgresSettingsError: Error, Equatable, Sendable {
     case unknownNegotiation(String, source: String)
     /// A `connect_timeout` that is not a whole number of seconds.
     case notSeconds(String, source: String)
+    /// `sslrootcert=system` with a mode other than verify-full, which the system's roots need.
+    case systemRootsNeedVerifyFull(source: String, mode: SSLMode)
+    /// A mode that verifies (verify-ca, verify-full), and no root certificates to verify with.
+    case verificationWithoutRoots(SSLMode)
+    /// A file a TLS setting names (the `setting`, or the one whose default it is) that cannot be used.
+    case unusableFile(String, role: FileRole, setting: String, problem: FileProblem)
+    /// A client certificate without its key: none at `keyLookedFor` (the default place), or no
+    /// home to look in (nil).
+    case clientCertificateWithoutKey(String, keyLookedFor: String?)
+    /// The client's key file can be read by others; `permissions` are its mode's lowest bits.
+    case clientKeyReadableByOthers(String, permissions: UInt32)
+
+    /// What a file is for.
+    public enum FileRole: Equatable, Sendable {
+        case rootCertificate, clientCertificate, clientKey
+    }
+
+    /// Why a file cannot be used.
+    public enum FileProblem: Equatable, Sendable {
+        case missing
+        /// Its status cannot be read (an `errno` other than ENOENT).
+        case inaccessible(errno: Int32)
+        case notRegular
+        /// It cannot be opened for reading (`errno`).
+        case unreadable(errno: Int32)
+    }
 }
 
 /// What the reading found worth a warning, though it goes on: libpq's warnings.

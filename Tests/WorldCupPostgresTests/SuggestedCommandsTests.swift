@@ -60,7 +60,7 @@ import TestSupport
         try "*:*:*:*:secret\n".write(toFile: file, atomically: true, encoding: .utf8)
         Glibc.chmod(file, 0o644)
         let warning = try #require(PasswordFile(path: file).password(host: "h", port: 5432, database: "d", user: "u").warning.map(WorldCupError.sentence(for:)))
-        let key = try #require(throws: WorldCupError.self) { try PostgresTLS.checkPrivate(file) }
+        let key = WorldCupError(try #require(throws: PostgresSettingsError.self) { try PostgresTLS.checkPrivate(file) })
         for sentence in [warning, key.description] {
             let command = try Self.suggestedCommand(in: sentence, startingWith: "chmod 600")
             #expect(!command.contains("“") && !command.contains("”"), "\(command)")

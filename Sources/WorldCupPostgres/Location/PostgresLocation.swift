@@ -49,20 +49,20 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Reads a postgres:// URL, filling what it leaves out from `environment`. Throws one
     /// sentence, which never repeats the URL (it may hold a password), when it is malformed.
     public init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let settings: PostgresSettings
         do {
-            let settings = try PostgresSettings(url: text, environment: environment)
-            url = settings.url
-            otherURLs = settings.otherURLs
-            // libpq uses no TLS on a Unix socket, and reads none of its files.
-            tls = try settings.url.socketDirectory == nil ? PostgresTLS(setting: settings.setting, home: settings.home) : .disabled
-            applicationName = settings.setting("application_name")?.value
-            options = settings.setting("options")?.value
-            targetSession = settings.targetSession
-            connectTimeoutSeconds = settings.connectTimeoutSeconds
-            warnings = settings.warnings.map(WorldCupError.sentence(for:))
-        } catch let error as PostgresSettingsError {
+            settings = try PostgresSettings(url: text, environment: environment)
+        } catch {
             throw WorldCupError(error)
         }
+        url = settings.url
+        otherURLs = settings.otherURLs
+        tls = settings.tls
+        applicationName = settings.setting("application_name")?.value
+        options = settings.setting("options")?.value
+        targetSession = settings.targetSession
+        connectTimeoutSeconds = settings.connectTimeoutSeconds
+        warnings = settings.warnings.map(WorldCupError.sentence(for:))
     }
 
     /// A location already filled in, without TLS.

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresURLs
 import WorldCup
 
@@ -39,6 +40,35 @@ extension WorldCupError {
             return "The TLS negotiation “\(quotable(value))” (\(source)) is not one libpq knows: use postgres or direct."
         case .notSeconds(let value, let source):
             return "The connection timeout “\(quotable(value))” (\(source)) is not a whole number of seconds."
+        case .systemRootsNeedVerifyFull(let source, let mode):
+            return "The system's trusted roots (sslrootcert=system) need sslmode=verify-full, and \(source) asks for \(mode.rawValue): they vouch for any public server, so its name must be checked too."
+        case .verificationWithoutRoots(let mode):
+            return "The mode sslmode=\(mode.rawValue) needs the server's root certificate: give its file with sslrootcert (or put it in ~/.postgresql/root.crt), use sslrootcert=system for the system's trusted roots, or use sslmode=require to encrypt without verifying."
+        case .unusableFile(let path, let role, let setting, let problem):
+            return "The \(Self.name(of: role)) “\(quotable(path, limit: 300))” (\(setting)) \(Self.phrase(for: problem))."
+        case .clientCertificateWithoutKey(let certificate, let key):
+            let named = key.map { " “\(quotable($0, limit: 300))”" } ?? ""
+            return "The client certificate “\(quotable(certificate, limit: 300))” has no key file\(named): give the key's path with sslkey."
+        case .clientKeyReadableByOthers(let path, let permissions):
+            return "The client key file “\(quotable(path, limit: 300))” can be read by others (permissions 0\(String(permissions, radix: 8))), so it was not used: run \(shellCommand("chmod 600", path)), as libpq also requires."
+        }
+    }
+
+    private static func name(of role: PostgresSettingsError.FileRole) -> String {
+        switch role {
+        case .rootCertificate: "root certificate file"
+        case .clientCertificate: "client certificate file"
+        case .clientKey: "client key file"
+        }
+    }
+
+    /// What is wrong with a file, and what to do, as the end of a sentence.
+    private static func phrase(for problem: PostgresSettingsError.FileProblem) -> String {
+        switch problem {
+        case .missing: "does not exist: give the path of an existing file"
+        case .inaccessible(let code): "cannot be read (\(String(cString: strerror(code)))): give the path of an existing file"
+        case .notRegular: "is not a regular file: give the path of a file"
+        case .unreadable(let code): "cannot be read (\(String(cString: strerror(code)))): let this user read it"
         }
     }
 
