@@ -28,8 +28,6 @@ public struct PostgresSettings: Sendable {
     /// The servers after `url`'s of a URL that names several hosts, in order (their port, when
     /// not given, is the default one).
     public let otherURLs: [PostgresURL]
-    /// The home directory (HOME, or the user's) where libpq's files are looked for.
-    public let home: String?
     /// TLS on the connection (none on a Unix socket, as in libpq).
     public let tls: PostgresTLS
     /// What a server must be to be kept (`target_session_attrs`).
@@ -116,7 +114,6 @@ public struct PostgresSettings: Sendable {
             warnings += found.warning.map { [$0] } ?? []
         }
         self.url = url
-        self.home = home
         self.given = given
         self.warnings = warnings
         otherURLs = parts.otherHosts.map { other in
