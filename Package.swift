@@ -113,8 +113,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // postgres:// URLs: parsed, with the PG* environment, passwords masked; for the app and
-        // the throwaway server alike.
+        // postgres:// URLs and libpq's settings (service file, PG* environment, password file,
+        // sslmode, target_session_attrs), passwords masked; for the app and the throwaway server
+        // alike, so no GRDB and no WorldCup: what goes wrong is an enum the app words.
         .target(
             name: "PostgresURLs",
             dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")]
@@ -182,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "WorldCupPostgresTests",
             dependencies: [
-                "WorldCupPostgres", "WorldCup", "WorldCupSQLite", "LiveResultsPostgres", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "TeamStoreContract", "worldcup", "tap-loop",
+                "WorldCupPostgres", "WorldCup", "WorldCupSQLite", "LiveResultsPostgres", "PostgresURLs", "ThrowawayPostgres", "PostgresSupport", "TestSupport", "TeamStoreContract", "worldcup", "tap-loop",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+@testable import PostgresURLs
 import Testing
 import TestSupport
 import ThrowawayPostgres
@@ -184,5 +185,33 @@ struct LibpqSettingsTests {
         #expect(unlimited.database.connectDeadline == .hours(24))
         let notGiven = try PostgresTeamStore(location: location("postgres://h/cup", home: empty), deadline: .seconds(5))
         #expect(notGiven.database.connectDeadline == nil)
+    }
+
+    @Test func theSettingsNameWhatWentWrongWithItsValues() throws {
+        let folder = try home([".pg_service.conf": "[cup]\nport=6543\nsslmode=require\n"])
+        defer { try? FileManager.default.removeItem(at: folder.url) }
+        func settings(_ url: String, _ environment: [String: String] = [:]) throws(PostgresSettingsError) -> PostgresSettings {
+            try PostgresSettings(url: url, environment: environment.merging(["HOME": folder.url.path]) { old, _ in old })
+        }
+        // The URL's first, then the service's, then the environment's, then libpq's defaults.
+        let read = try settings("postgres://ana@h/cup?service=cup&application_name=from-url",
+                                ["PGAPPNAME": "from-env", "PGSSLMODE": "disable", "PGCONNECT_TIMEOUT": "1"])
+        #expect(read.url == PostgresURL(user: "ana", host: "h", port: 6543, database: "cup"))
+        #expect(read.setting("application_name") == PostgresSettings.Setting(value: "from-url", source: "application_name"))
+        #expect(read.setting("sslmode") == PostgresSettings.Setting(value: "require", source: "sslmode"))
+        #expect(read.setting("connect_timeout") == PostgresSettings.Setting(value: "1", source: "PGCONNECT_TIMEOUT"))
+        #expect(read.connectTimeoutSeconds == 2)
+        #expect(read.setting("sslrootcert") == nil)
+        #expect(try settings("postgres:///cup").url.socketDirectory == PostgresSettings.defaultSocketDirectory)
+        // What went wrong, with its values, and no sentence: WorldCupPostgres words it.
+        #expect(throws: PostgresSettingsError.malformedURL) { try settings("http://h/cup") }
+        #expect(throws: PostgresSettingsError.unknownSSLMode("fast", source: "PGSSLMODE")) { try settings("postgres://h/cup", ["PGSSLMODE": "fast"]) }
+        #expect(throws: PostgresSettingsError.notAPort("x", fromService: false)) { try settings("postgres://h/cup", ["PGPORT": "x"]) }
+        #expect(throws: PostgresSettingsError.unfollowedTargetSession("standby", source: "target_session_attrs", isStandby: true)) {
+            try settings("postgres://h/cup?target_session_attrs=standby")
+        }
+        #expect(throws: PostgresSettingsError.undefinedService("none", files: [folder.file(".pg_service.conf").path, "/nowhere/pg_service.conf"])) {
+            try settings("postgres://h/cup?service=none", ["PGSYSCONFDIR": "/nowhere"])
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@testable import PostgresURLs
 import Testing
 import TestSupport
 @testable import WorldCup
@@ -58,8 +59,8 @@ import TestSupport
         let file = folder.file("pass file \"quoted\"").path
         try "*:*:*:*:secret\n".write(toFile: file, atomically: true, encoding: .utf8)
         Glibc.chmod(file, 0o644)
-        let warning = try #require(PasswordFile(path: file).password(host: "h", port: 5432, database: "d", user: "u").warning)
-        let key = try #require(throws: WorldCupError.self) { try PostgresTLS.checkPrivate(file) }
+        let warning = try #require(PasswordFile(path: file).password(host: "h", port: 5432, database: "d", user: "u").warning.map(WorldCupError.sentence(for:)))
+        let key = WorldCupError(try #require(throws: PostgresSettingsError.self) { try PostgresTLS.checkPrivate(file) })
         for sentence in [warning, key.description] {
             let command = try Self.suggestedCommand(in: sentence, startingWith: "chmod 600")
             #expect(!command.contains("“") && !command.contains("”"), "\(command)")

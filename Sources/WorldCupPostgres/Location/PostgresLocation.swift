@@ -4,22 +4,17 @@ import PostgresURLs
 import WorldCup
 
 /// A scoreboard on a PostgreSQL server, as `--database` names it: a `postgres://` or
-/// `postgresql://` URL, with what it leaves out filled in from the environment as libpq does.
+/// `postgresql://` URL, with what it leaves out filled in as libpq does (`PostgresSettings`:
+/// the service file, the environment, libpq's defaults, the password file).
 ///
 /// `postgres://app:secret@db.example:5433/worldcup`, `postgresql://db.example/worldcup`,
-/// `postgres:///worldcup?host=/run/postgresql` (a Unix socket's directory). Missing parts come
-/// from PGHOST (a path: a socket's directory), PGPORT, PGUSER, PGPASSWORD and PGDATABASE, then
-/// libpq's defaults: the socket directory /run/postgresql, port 5432, the login name as the
-/// user, the user's name as the database. A password not given is looked up in the password
-/// file (PGPASSFILE, ~/.pgpass).
+/// `postgres:///worldcup?host=/run/postgresql` (a Unix socket's directory).
 ///
 /// TLS as libpq means it (`PostgresTLS`): `sslmode`, `sslrootcert`, `sslcert`, `sslkey` or
-/// PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY. Also `passfile` (PGPASSFILE), `options`
-/// (PGOPTIONS: the server settings sent at startup, such as `-c search_path=worldcup`, which
-/// puts the board in a schema of its own), `application_name` (PGAPPNAME),
-/// `connect_timeout` (PGCONNECT_TIMEOUT), `channel_binding` (PGCHANNELBINDING; `require`
-/// is refused: postgres-nio has no SCRAM-SHA-256-PLUS) and `service` (PGSERVICE: a section of
-/// the service file, `ServiceFile`, whose settings come before the environment's).
+/// PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY. Also `options` (PGOPTIONS: the server
+/// settings sent at startup, such as `-c search_path=worldcup`, which puts the board in a
+/// schema of its own) and `application_name` (PGAPPNAME). What the reading finds wrong is
+/// worded by `WorldCupError(_:)`, in PostgresSettings+Sentences.swift.
 public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Where to connect, with every part filled in.
     public let url: PostgresURL
@@ -42,16 +37,8 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// What the reading found worth a word on stderr (a password file others may read).
     public let warnings: [String]
 
-    /// The URL parameters worldcup knows besides those `PostgresURL.Parts` reads, with their variables.
-    static let parameters = ["sslmode": "PGSSLMODE", "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
-                             "application_name": "PGAPPNAME", "connect_timeout": "PGCONNECT_TIMEOUT",
-                             "channel_binding": "PGCHANNELBINDING", "service": "PGSERVICE", "passfile": "PGPASSFILE",
-                             "options": "PGOPTIONS", "target_session_attrs": "PGTARGETSESSIONATTRS", "sslnegotiation": "PGSSLNEGOTIATION"]
-    /// What a service file may set: the URL's parts and `parameters` (but another service).
-    static let keywords = Set(["host", "port", "user", "password", "dbname"] + parameters.keys).subtracting(["service"])
-
     /// The Unix socket directory libpq (as Debian builds it) uses when no host is given.
-    public static let defaultSocketDirectory = "/run/postgresql"
+    public static let defaultSocketDirectory = PostgresSettings.defaultSocketDirectory
 
     /// Whether `text` (a `--database` value) names a PostgreSQL server rather than a file.
     public static func isURL(_ text: String) -> Bool {
@@ -62,74 +49,20 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// Reads a postgres:// URL, filling what it leaves out from `environment`. Throws one
     /// sentence, which never repeats the URL (it may hold a password), when it is malformed.
     public init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        guard let parts = PostgresURL.Parts(string: text) else {
-            throw WorldCupError("The database URL is not a valid PostgreSQL URL (postgres://user:password@host:port/database).")
+        let settings: PostgresSettings
+        do {
+            settings = try PostgresSettings(url: text, environment: environment)
+        } catch {
+            throw WorldCupError(error)
         }
-        if let unknown = parts.otherParameters.keys.sorted().first(where: { Self.parameters[$0] == nil }) {
-            throw WorldCupError("The database URL has a parameter worldcup does not know: “\(WorldCupError.quotable(unknown))”.")
-        }
-        func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let home = variable("HOME") ?? Self.homeDirectory()
-        let serviceName = parts.otherParameters["service"] ?? variable("PGSERVICE")
-        let service = try serviceName.map { try ServiceFile.settings(of: $0, environment: variable, home: home) } ?? [:]
-        /// A parameter of the URL, or else of the service, or else its variable.
-        func setting(_ parameter: String) -> PostgresTLS.Setting? {
-            if let value = parts.otherParameters[parameter] { return .init(value: value, source: parameter) }
-            if let value = service[parameter] { return .init(value: value, source: parameter) }
-            let name = Self.parameters[parameter] ?? parameter
-            return variable(name).map { .init(value: $0, source: name) }
-        }
-        try Self.checkChannelBinding(setting("channel_binding"))
-        try Self.checkNegotiation(setting("sslnegotiation"))
-        var socketDirectory = parts.socketDirectory
-        var host = parts.host
-        if host == nil, socketDirectory == nil {
-            if let pgHost = service["host"] ?? variable("PGHOST") {
-                if pgHost.hasPrefix("/") { socketDirectory = pgHost } else { host = pgHost }
-            } else {
-                socketDirectory = Self.defaultSocketDirectory
-            }
-        }
-        // The port of a host that gives none: the service's, PGPORT, or 5432.
-        var defaultPort = 5432
-        let needsDefault = parts.port == nil || parts.otherHosts.contains { $0.port == nil }
-        if needsDefault, let pgPort = service["port"] ?? variable("PGPORT") {
-            guard let number = Int(pgPort), (1...65535).contains(number) else {
-                throw WorldCupError("\(service["port"] == nil ? "PGPORT" : "The service's port") is not a port number: “\(WorldCupError.quotable(pgPort))”.")
-            }
-            defaultPort = number
-        }
-        let port = parts.port ?? defaultPort
-        let user = parts.user ?? service["user"] ?? variable("PGUSER") ?? Self.loginName()
-        var url = PostgresURL(user: user, password: parts.password ?? service["password"] ?? variable("PGPASSWORD"), host: host ?? "localhost",
-                              socketDirectory: host == nil ? socketDirectory : nil, port: port,
-                              database: parts.database ?? service["dbname"] ?? variable("PGDATABASE") ?? user)
-        if url.socketDirectory == nil {
-            tls = try PostgresTLS(setting: setting, home: home)
-        } else {
-            // libpq uses no TLS on a Unix socket, and reads none of its files; a mode it does not know is still refused.
-            _ = try setting("sslmode").map { try SSLMode(parsing: $0.value, from: $0.source) }
-            tls = .disabled
-        }
-        applicationName = setting("application_name")?.value
-        options = setting("options")?.value
-        targetSession = try setting("target_session_attrs").map(TargetSession.init(parsing:)) ?? .any
-        connectTimeoutSeconds = try setting("connect_timeout").map(Self.connectTimeout)
-        var warnings: [String] = []
-        if url.password == nil, let passwordFile = setting("passfile")?.value ?? home.map({ "\($0)/.pgpass" }) {
-            let found = PasswordFile(path: passwordFile).password(host: Self.passwordFileHost(of: url), port: url.port,
-                                                                  database: url.database, user: url.user)
-            url.password = found.password
-            warnings += found.warning.map { [$0] } ?? []
-        }
-        self.url = url
-        self.warnings = warnings
-        otherURLs = parts.otherHosts.map { other in
-            var next = url
-            if other.host.hasPrefix("/") { (next.socketDirectory, next.host) = (other.host, "localhost") } else { (next.host, next.socketDirectory) = (other.host, nil) }
-            next.port = other.port ?? defaultPort
-            return next
-        }
+        url = settings.url
+        otherURLs = settings.otherURLs
+        tls = settings.tls
+        applicationName = settings.setting("application_name")?.value
+        options = settings.setting("options")?.value
+        targetSession = settings.targetSession
+        connectTimeoutSeconds = settings.connectTimeoutSeconds
+        warnings = settings.warnings.map(WorldCupError.sentence(for:))
     }
 
     /// A location already filled in, without TLS.
@@ -159,47 +92,6 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
         return configuration
     }
 
-    /// Throws one sentence for a `channel_binding` postgres-nio cannot honour.
-    private static func checkChannelBinding(_ setting: PostgresTLS.Setting?) throws {
-        guard let setting else { return }
-        switch setting.value {
-        case "disable", "prefer": return
-        case "require":
-            throw WorldCupError("Channel binding (\(setting.source)=require) needs SCRAM-SHA-256-PLUS, which worldcup's PostgreSQL driver (postgres-nio) does not have: use channel_binding=prefer with sslmode=verify-full, which makes sure of the server before the password is sent.")
-        default:
-            throw WorldCupError("The channel binding “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use disable, prefer or require.")
-        }
-    }
-
-    /// Throws one sentence for an `sslnegotiation` (libpq 17's) postgres-nio cannot honour:
-    /// it asks the server for TLS first (`postgres`, libpq's default), never starts with the
-    /// TLS handshake (`direct`, which needs PostgreSQL 17 on the server too).
-    private static func checkNegotiation(_ setting: PostgresTLS.Setting?) throws {
-        guard let setting else { return }
-        switch setting.value {
-        case "postgres": return
-        case "direct":
-            throw WorldCupError("Direct TLS (\(setting.source)=direct) is not something worldcup's PostgreSQL driver (postgres-nio) can do: leave it out, and the connection asks the server for TLS first, as sslnegotiation=postgres does.")
-        default:
-            throw WorldCupError("The TLS negotiation “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one libpq knows: use postgres or direct.")
-        }
-    }
-
-    /// libpq's reading of `connect_timeout`: whole seconds, 0 or less for no limit, 1 read as 2.
-    private static func connectTimeout(_ setting: PostgresTLS.Setting) throws -> Int {
-        guard let seconds = Int(setting.value.trimmingCharacters(in: .whitespaces)) else {
-            throw WorldCupError("The connection timeout “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not a whole number of seconds.")
-        }
-        return seconds <= 0 ? 0 : max(seconds, 2)
-    }
-
-    /// The host as the password file names it: libpq's `localhost` for the default socket
-    /// directory, another socket's directory as it is.
-    private static func passwordFileHost(of url: PostgresURL) -> String {
-        guard let directory = url.socketDirectory else { return url.host }
-        return [defaultSocketDirectory, "/var/run/postgresql"].contains(directory) ? "localhost" : directory
-    }
-
     /// The URL with its password masked (`postgres://app:***@db.example:5432/worldcup`): what
     /// messages and `TeamStore.location` show.
     public var description: String { url.description }
@@ -212,17 +104,5 @@ public struct PostgresLocation: Equatable, Sendable, CustomStringConvertible {
     /// The server: `host:port`, or the Unix socket's path.
     public var server: String {
         url.socketDirectory.map { "\($0)/.s.PGSQL.\(url.port)" } ?? (url.host.contains(":") ? "[\(url.host)]:\(url.port)" : "\(url.host):\(url.port)")
-    }
-
-    /// The home directory of the user this process runs as (when HOME is not set).
-    private static func homeDirectory() -> String? {
-        guard let entry = getpwuid(geteuid()), let home = entry.pointee.pw_dir else { return nil }
-        return String(cString: home)
-    }
-
-    /// The name this process runs as, libpq's default user.
-    private static func loginName() -> String {
-        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "postgres" }
-        return String(cString: name)
     }
 }

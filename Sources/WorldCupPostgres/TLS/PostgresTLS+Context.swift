@@ -1,5 +1,6 @@
 import NIOSSL
 import PostgresNIO
+import PostgresURLs
 import WorldCup
 
 extension PostgresTLS {

@@ -1,4 +1,5 @@
 import PostgresNIO
+import PostgresURLs
 import WorldCup
 
 extension PostgresTeamStore {

@@ -1,5 +1,4 @@
 import Foundation
-import WorldCup
 
 /// TLS for a connection as libpq settles it from `sslmode`, `sslrootcert`, `sslcert` and
 /// `sslkey` (or PGSSLMODE, PGSSLROOTCERT, PGSSLCERT and PGSSLKEY), and the files in
@@ -55,26 +54,20 @@ public struct PostgresTLS: Equatable, Sendable {
         self.roots = roots
     }
 
-    /// One setting: its value and where it came from, for sentences (“sslmode” or “PGSSLMODE”).
-    struct Setting {
-        var value: String
-        var source: String
-    }
+    typealias Setting = PostgresSettings.Setting
 
     /// Settles TLS from `setting` (a URL parameter by name, or its variable) and the files in
-    /// `home`'s `.postgresql` folder. Throws one sentence when a mode is unknown, a file named
-    /// does not exist or cannot be read, a mode that verifies has no root certificates, or the
-    /// client's key is readable by others.
-    init(setting: (_ parameter: String) -> Setting?, home: String?) throws {
+    /// `home`'s `.postgresql` folder. Throws when a mode is unknown, a file named does not exist
+    /// or cannot be read, a mode that verifies has no root certificates, or the client's key is
+    /// readable by others.
+    init(setting: (_ parameter: String) -> Setting?, home: String?) throws(PostgresSettingsError) {
         let rootSetting = setting("sslrootcert")
         let modeSetting = setting("sslmode")
-        var mode = try modeSetting.map { try SSLMode(parsing: $0.value, from: $0.source) } ?? .prefer
+        var mode = try modeSetting.map { mode throws(PostgresSettingsError) in try SSLMode(parsing: mode.value, from: mode.source) } ?? .prefer
         let system = rootSetting?.value == "system"
         if system {
             // PostgreSQL 16's rule: the system's roots vouch for anyone's certificate, so the name must be checked.
-            if let modeSetting, mode != .verifyFull {
-                throw WorldCupError("The system's trusted roots (sslrootcert=system) need sslmode=verify-full, and \(modeSetting.source) asks for \(mode.rawValue): they vouch for any public server, so its name must be checked too.")
-            }
+            if let modeSetting, mode != .verifyFull { throw .systemRootsNeedVerifyFull(source: modeSetting.source, mode: mode) }
             mode = .verifyFull
         }
         let folder = home.map { URL(fileURLWithPath: $0).appendingPathComponent(".postgresql").path }
@@ -84,7 +77,7 @@ public struct PostgresTLS: Equatable, Sendable {
         if system {
             roots = .system
         } else if let rootSetting {
-            try Self.checkReadable(rootSetting.value, what: "root certificate file", setting: rootSetting.source)
+            try Self.checkReadable(rootSetting.value, role: .rootCertificate, setting: rootSetting.source)
             roots = .file(rootSetting.value)
         } else if let folder, FileManager.default.fileExists(atPath: folder + "/root.crt") {
             roots = .file(folder + "/root.crt")
@@ -97,9 +90,7 @@ public struct PostgresTLS: Equatable, Sendable {
         case .require:
             verification = roots == nil ? .none : .chain
         case .verifyCA, .verifyFull:
-            guard roots != nil else {
-                throw WorldCupError("The mode sslmode=\(mode.rawValue) needs the server's root certificate: give its file with sslrootcert (or put it in ~/.postgresql/root.crt), use sslrootcert=system for the system's trusted roots, or use sslmode=require to encrypt without verifying.")
-            }
+            guard roots != nil else { throw .verificationWithoutRoots(mode) }
             verification = mode == .verifyFull ? .chainAndHostName : .chain
         }
         try settleClientCertificate(certificate: setting("sslcert"), key: setting("sslkey"), folder: folder)
@@ -107,61 +98,51 @@ public struct PostgresTLS: Equatable, Sendable {
 
     /// The client certificate libpq would send: `certificate`'s file, or ~/.postgresql/postgresql.crt
     /// when it exists, with its key.
-    private mutating func settleClientCertificate(certificate: Setting?, key: Setting?, folder: String?) throws {
+    private mutating func settleClientCertificate(certificate: Setting?, key: Setting?, folder: String?) throws(PostgresSettingsError) {
         let certificatePath: String
         if let certificate {
-            try Self.checkReadable(certificate.value, what: "client certificate file", setting: certificate.source)
+            try Self.checkReadable(certificate.value, role: .clientCertificate, setting: certificate.source)
             certificatePath = certificate.value
         } else if let folder, FileManager.default.fileExists(atPath: folder + "/postgresql.crt") {
             certificatePath = folder + "/postgresql.crt"
-            try Self.checkReadable(certificatePath, what: "client certificate file", setting: "sslcert")
+            try Self.checkReadable(certificatePath, role: .clientCertificate, setting: "sslcert")
         } else {
             return
         }
         let keyPath: String
         if let key {
             keyPath = key.value
-            try Self.checkReadable(keyPath, what: "client key file", setting: key.source)
+            try Self.checkReadable(keyPath, role: .clientKey, setting: key.source)
         } else if let folder {
             keyPath = folder + "/postgresql.key"
-            guard FileManager.default.fileExists(atPath: keyPath) else {
-                throw WorldCupError("The client certificate “\(WorldCupError.quotable(certificatePath, limit: 300))” has no key file “\(WorldCupError.quotable(keyPath, limit: 300))”: give the key's path with sslkey.")
-            }
-            try Self.checkReadable(keyPath, what: "client key file", setting: "sslkey")
+            guard FileManager.default.fileExists(atPath: keyPath) else { throw .clientCertificateWithoutKey(certificatePath, keyLookedFor: keyPath) }
+            try Self.checkReadable(keyPath, role: .clientKey, setting: "sslkey")
         } else {
-            throw WorldCupError("The client certificate “\(WorldCupError.quotable(certificatePath, limit: 300))” has no key file: give the key's path with sslkey.")
+            throw .clientCertificateWithoutKey(certificatePath, keyLookedFor: nil)
         }
         try Self.checkPrivate(keyPath)
         clientCertificate = ClientCertificate(certificate: certificatePath, key: keyPath)
     }
 
-    /// Throws one sentence when `path` is not a file this process can read.
-    static func checkReadable(_ path: String, what: String, setting: String) throws {
-        let shown = "“\(WorldCupError.quotable(path, limit: 300))”"
+    /// Throws when `path` is not a file this process can read.
+    static func checkReadable(_ path: String, role: PostgresSettingsError.FileRole, setting: String) throws(PostgresSettingsError) {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            let reason = errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
-            throw WorldCupError("The \(what) \(shown) (\(setting)) \(reason): give the path of an existing file.")
+            throw .unusableFile(path, role: role, setting: setting, problem: errno == ENOENT ? .missing : .inaccessible(errno: errno))
         }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw WorldCupError("The \(what) \(shown) (\(setting)) is not a regular file: give the path of a file.")
-        }
-        guard access(path, R_OK) == 0 else {
-            throw WorldCupError("The \(what) \(shown) (\(setting)) cannot be read (\(String(cString: strerror(errno)))): let this user read it.")
-        }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .unusableFile(path, role: role, setting: setting, problem: .notRegular) }
+        guard access(path, R_OK) == 0 else { throw .unusableFile(path, role: role, setting: setting, problem: .unreadable(errno: errno)) }
     }
 
-    /// Throws one sentence when the private key at `path` is readable by group or others, as
+    /// Throws when the private key at `path` is readable by group or others, as
     /// libpq refuses it: at most 0640 when root owns it (a key shared through a group, whoever
     /// runs), at most 0600 otherwise.
-    static func checkPrivate(_ path: String) throws {
+    static func checkPrivate(_ path: String) throws(PostgresSettingsError) {
         var status = stat()
         guard stat(path, &status) == 0 else { return }
         let ownedByRoot = status.st_uid == 0
         let loose = status.st_mode & (ownedByRoot ? S_IWGRP | S_IXGRP | S_IRWXO : S_IRWXG | S_IRWXO) != 0
         guard loose else { return }
-        let shown = WorldCupError.quotable(path, limit: 300)
-        let permissions = String(status.st_mode & 0o777, radix: 8)
-        throw WorldCupError("The client key file “\(shown)” can be read by others (permissions 0\(permissions)), so it was not used: run \(WorldCupError.shellCommand("chmod 600", path)), as libpq also requires.")
+        throw .clientKeyReadableByOthers(path, permissions: status.st_mode & 0o777)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import WorldCup
 
 /// libpq's connection service file: named sections of `keyword=value` lines, such as
 ///
@@ -18,20 +17,19 @@ struct ServiceFile {
     /// The file's path.
     let path: String
 
-    /// The settings of `service`, from the first file that defines it. Throws one sentence
-    /// when none does, or when its section has a line worldcup cannot use.
-    static func settings(of service: String, environment variable: (String) -> String?, home: String?) throws -> [String: String] {
+    /// The settings of `service`, from the first file that defines it. Throws when none does,
+    /// or when its section has a line that cannot be used.
+    static func settings(of service: String, environment variable: (String) -> String?, home: String?) throws(PostgresSettingsError) -> [String: String] {
         let user = variable("PGSERVICEFILE") ?? home.map { "\($0)/.pg_service.conf" }
         let system = (variable("PGSYSCONFDIR") ?? "/etc/postgresql-common") + "/pg_service.conf"
         for path in [user, system].compactMap({ $0 }) {
             if let settings = try ServiceFile(path: path).settings(of: service) { return settings }
         }
-        let files = [user, system].compactMap { $0.map { "“\(WorldCupError.quotable($0, limit: 300))”" } }.joined(separator: " or ")
-        throw WorldCupError("The service “\(WorldCupError.quotable(service))” is not defined in \(files): add a [\(WorldCupError.quotable(service))] section, or check PGSERVICE.")
+        throw .undefinedService(service, files: [user, system].compactMap { $0 })
     }
 
     /// The settings of `service` in this file; nil when the file does not exist or has no such section.
-    func settings(of service: String) throws -> [String: String]? {
+    func settings(of service: String) throws(PostgresSettingsError) -> [String: String]? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         var settings: [String: String]?
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -43,14 +41,11 @@ struct ServiceFile {
                 continue
             }
             guard settings != nil else { continue }
-            // Only the keyword is ever quoted: the value may be a password (a misspelt `pasword=`).
-            let shownPath = "“\(WorldCupError.quotable(path, limit: 300))”"
-            guard let equals = line.firstIndex(of: "=") else {
-                throw WorldCupError("Line \(number + 1) of the service file \(shownPath) is not a keyword=value setting.")
-            }
+            guard let equals = line.firstIndex(of: "=") else { throw .serviceLineWithoutValue(file: path, line: number + 1) }
             let keyword = line[..<equals].trimmingCharacters(in: .whitespaces)
-            guard PostgresLocation.keywords.contains(keyword) else {
-                throw WorldCupError("Line \(number + 1) of the service file \(shownPath) sets “\(WorldCupError.quotable(keyword, limit: 60))”, which is not a setting worldcup knows.")
+            guard PostgresSettings.keywords.contains(keyword) else {
+                // Only the keyword is kept: the value may be a password (a misspelt `pasword=`).
+                throw .unknownServiceKeyword(file: path, line: number + 1, keyword: keyword)
             }
             settings?[keyword] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         }

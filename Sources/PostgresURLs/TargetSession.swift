@@ -1,7 +1,5 @@
-import WorldCup
-
-/// libpq's `target_session_attrs` (PGTARGETSESSIONATTRS): which of several hosts is kept. A
-/// board writes, so the modes that look for a standby are refused.
+/// libpq's `target_session_attrs` (PGTARGETSESSIONATTRS): which of several hosts is kept. The
+/// modes that look for a standby are refused: the programs reading these settings write.
 public enum TargetSession: String, CaseIterable, Equatable, Sendable {
     /// The first server that accepts the connection.
     case any
@@ -10,18 +8,17 @@ public enum TargetSession: String, CaseIterable, Equatable, Sendable {
     /// The first that is not a standby (not in recovery).
     case primary
 
-    /// The mode `setting` names; throws one sentence naming it otherwise.
-    init(parsing setting: PostgresTLS.Setting) throws {
+    /// The mode `setting` names.
+    public init(parsing setting: PostgresSettings.Setting) throws(PostgresSettingsError) {
         guard let mode = TargetSession(rawValue: setting.value) else {
             let standby = ["read-only", "standby", "prefer-standby"].contains(setting.value)
-                ? ": a board writes, so it follows a primary" : ""
-            throw WorldCupError("The target_session_attrs “\(WorldCupError.quotable(setting.value))” (\(setting.source)) is not one worldcup follows\(standby); use any, read-write or primary.")
+            throw .unfollowedTargetSession(setting.value, source: setting.source, isStandby: standby)
         }
         self = mode
     }
 
     /// The query that says whether a session is one to keep (one boolean), nil for `any`.
-    var acceptingQuery: String? {
+    public var acceptingQuery: String? {
         switch self {
         case .any: nil
         case .readWrite: "SELECT current_setting('transaction_read_only') = 'off'"

@@ -1,5 +1,4 @@
 import Foundation
-import WorldCup
 
 /// libpq's password file (PGPASSFILE, by default ~/.pgpass): lines of
 /// `host:port:database:username:password`, where `*` in the first four fields matches
@@ -14,17 +13,12 @@ struct PasswordFile {
 
     /// The password for `user` on `database` at `host` (for a Unix socket: its directory, or
     /// `localhost` for the default one, as libpq matches it) and `port`; or nil, with the
-    /// warning to print when the file was ignored.
-    func password(host: String, port: Int, database: String, user: String) -> (password: String?, warning: String?) {
+    /// warning to give when the file was ignored.
+    func password(host: String, port: Int, database: String, user: String) -> (password: String?, warning: PostgresSettingsWarning?) {
         var status = stat()
         guard stat(path, &status) == 0 else { return (nil, nil) }
-        let shown = WorldCupError.quotable(path, limit: 300)
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            return (nil, "The password file “\(shown)” is not a plain file, so it was ignored.")
-        }
-        guard status.st_mode & (S_IRWXG | S_IRWXO) == 0 else {
-            return (nil, "The password file “\(shown)” can be read by others, so it was ignored: run \(WorldCupError.shellCommand("chmod 600", path)).")
-        }
+        guard status.st_mode & S_IFMT == S_IFREG else { return (nil, .passwordFileNotPlain(path)) }
+        guard status.st_mode & (S_IRWXG | S_IRWXO) == 0 else { return (nil, .passwordFileReadableByOthers(path)) }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return (nil, nil) }
         let wanted = [host, String(port), database, user]
         for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {

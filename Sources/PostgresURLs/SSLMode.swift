@@ -1,5 +1,3 @@
-import WorldCup
-
 /// libpq's `sslmode`: whether a connection uses TLS and what it verifies.
 ///
 /// `allow` (libpq: try without TLS first) cannot be expressed with postgres-nio, which either
@@ -18,18 +16,15 @@ public enum SSLMode: String, CaseIterable, Equatable, Sendable {
     /// `verifyCA`, and the server's certificate names the host.
     case verifyFull = "verify-full"
 
-    /// The mode `text` names (an `sslmode` parameter or PGSSLMODE); throws one sentence naming it otherwise.
-    init(parsing text: String, from source: String) throws {
-        guard let mode = SSLMode(rawValue: text) else {
-            let modes = Self.allCases.dropLast().map(\.rawValue).joined(separator: ", ") + " or " + Self.verifyFull.rawValue
-            throw WorldCupError("The sslmode “\(WorldCupError.quotable(text))” (\(source)) is not one libpq knows: use \(modes).")
-        }
+    /// The mode `text` names (an `sslmode` parameter or PGSSLMODE, the `source`).
+    public init(parsing text: String, from source: String) throws(PostgresSettingsError) {
+        guard let mode = SSLMode(rawValue: text) else { throw .unknownSSLMode(text, source: source) }
         self = mode
     }
 
     /// Whether the mode wants TLS at all (`prefer` and `allow` settle for a connection in clear).
-    var demandsTLS: Bool { self == .require || self == .verifyCA || self == .verifyFull }
+    public var demandsTLS: Bool { self == .require || self == .verifyCA || self == .verifyFull }
 
     /// Whether the mode refuses a server whose certificate is not vouched for.
-    var verifies: Bool { self == .verifyCA || self == .verifyFull }
+    public var verifies: Bool { self == .verifyCA || self == .verifyFull }
 }
