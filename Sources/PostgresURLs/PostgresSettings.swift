@@ -16,11 +16,6 @@ public struct PostgresSettings: Sendable {
     public struct Setting: Equatable, Sendable {
         public var value: String
         public var source: String
-
-        public init(value: String, source: String) {
-            self.value = value
-            self.source = source
-        }
     }
 
     /// Where to connect, with every part filled in.
