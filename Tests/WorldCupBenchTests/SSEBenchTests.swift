@@ -119,5 +119,9 @@ struct SSEBenchTests {
         let verdicts = SSEComparison.verdicts(comparisons)
         #expect(verdicts.contains("1000 subscribers against the floor: p99 60.00 / 50.00 ms = 1.20× (at most 1.5×: met)"))
         #expect(verdicts.contains("= 3.08× (at most 2.0×: not met)") && !verdicts.contains("10000 subscribers"))
+        // A short run's server CPU under one clock tick reads 0: not measured, never "met".
+        let short = SSEComparison.pair(store: .sqlite, server: [run(10, p99: 3, cpuMsPerTap: 0)], floor: [run(10, p99: 0.5, cpuMsPerTap: 0.2)])
+        #expect(short[0].cpuRatio == nil && SSEComparison.verdicts(short).hasSuffix("µs = not measured"))
+        #expect(SSEComparison.verdicts(short).contains("= 6.00×;"), "no verdict away from the targets' count")
     }
 }
