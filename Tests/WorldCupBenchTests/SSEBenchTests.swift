@@ -94,4 +94,34 @@ struct SSEBenchTests {
         #expect(result.latency.p50Ms == 10 && result.latency.maxMs == 30)
         #expect(result.lastSubscriberP50Ms == 4)
     }
+
+    @Test("--json: each count's p99_ms beside floor_p99_ms and cpu_us_sub_tap beside floor_cpu_us_sub_tap, with their ratios; null without a floor")
+    func comparisonJSON() throws {
+        func run(_ subscribers: Int, p99: Double, cpuMsPerTap: Double) -> SSERunResult {
+            var result = SSERunResult(subscribers: subscribers, taps: 30)
+            result.latency.p50Ms = p99 / 2
+            result.latency.p99Ms = p99
+            result.cpuMsPerTap = cpuMsPerTap
+            return result
+        }
+        let comparisons = SSEComparison.pair(store: .postgres, server: [run(1_000, p99: 60, cpuMsPerTap: 20), run(10_000, p99: 600, cpuMsPerTap: 250)],
+                                             floor: [run(1_000, p99: 50, cpuMsPerTap: 6.5)])
+        let text = SSEComparison.json(comparisons)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+        #expect(objects.count == 2)
+        let thousand = objects[0], tenThousand = objects[1]
+        #expect(thousand["store"] as? String == "postgres" && thousand["subscribers"] as? Int == 1_000)
+        #expect(thousand["p99_ms"] as? Double == 60 && thousand["floor_p99_ms"] as? Double == 50 && thousand["p99_vs_floor"] as? Double == 1.2)
+        #expect(thousand["cpu_us_sub_tap"] as? Double == 20 && thousand["floor_cpu_us_sub_tap"] as? Double == 6.5)
+        #expect(thousand["cpu_vs_floor"] as? Double == 3.08)
+        #expect(tenThousand["floor_p99_ms"] is NSNull && tenThousand["floor_cpu_us_sub_tap"] is NSNull && tenThousand["cpu_vs_floor"] is NSNull)
+        #expect(tenThousand["cpu_us_sub_tap"] as? Double == 25)
+        let verdicts = SSEComparison.verdicts(comparisons)
+        #expect(verdicts.contains("1000 subscribers against the floor: p99 60.00 / 50.00 ms = 1.20× (at most 1.5×: met)"))
+        #expect(verdicts.contains("= 3.08× (at most 2.0×: not met)") && !verdicts.contains("10000 subscribers"))
+        // A short run's server CPU under one clock tick reads 0: not measured, never "met".
+        let short = SSEComparison.pair(store: .sqlite, server: [run(10, p99: 3, cpuMsPerTap: 0)], floor: [run(10, p99: 0.5, cpuMsPerTap: 0.2)])
+        #expect(short[0].cpuRatio == nil && SSEComparison.verdicts(short).hasSuffix("µs = not measured"))
+        #expect(SSEComparison.verdicts(short).contains("= 6.00×;"), "no verdict away from the targets' count")
+    }
 }

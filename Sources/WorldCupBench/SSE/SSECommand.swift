@@ -10,7 +10,7 @@ public struct SSECommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sse",
         abstract: "Measure one live-board-server process serving N Server-Sent Events subscribers on one live query: tap to event p50/p99 over every subscriber, the server's memory and CPU.",
-        usage: "worldcup-bench sse --server <path> [--subscribers <n>,<n>...] [--taps <n>] [--interval-ms <ms>] [--runs <n>] [--store sqlite|postgres] [--postgres-url <url>] [--seed <n>] [--floor]"
+        usage: "worldcup-bench sse --server <path> [--subscribers <n>,<n>...] [--taps <n>] [--interval-ms <ms>] [--runs <n>] [--store sqlite|postgres] [--postgres-url <url>] [--seed <n>] [--floor] [--json]"
     )
 
     @Option(help: ArgumentHelp("The live-board-server executable (swift build -c release --package-path Examples/LiveBoardServer builds it).", valueName: "path"))
@@ -40,6 +40,9 @@ public struct SSECommand: ParsableCommand {
     @Flag(help: "Also measure the floor, each run followed by one: the same subscribers reading a tap's event from a minimal server in this process (plain sockets, one thread writing the event to every stream; no LiveResults, no database).")
     var floor = false
 
+    @Flag(help: "Print a JSON array instead of the tables: one object a count, the server's medians and, with --floor, the floor's of the same runs beside them (floor_p99_ms, floor_cpu_us_sub_tap) and their ratios.")
+    var json = false
+
     public init() {}
 
     /// `--subscribers`' counts.
@@ -65,10 +68,15 @@ public struct SSECommand: ParsableCommand {
             try Self.measure(server: URL(fileURLWithPath: server), counts: counts, taps: taps, interval: intervalMs.map { .milliseconds($0) },
                              runs: runs, store: store, postgresURL: postgresURL, seed: seed, floor: floor)
         }
-        print(SSERunResult.table(results.server.map(SSERunResult.median)))
-        if floor {
-            print("\nThe floor (a minimal server writing the same event to every stream):\n")
-            print(SSERunResult.floorTable(results.floor.map(SSERunResult.median)))
+        let comparisons = SSEComparison.pair(store: store, server: results.server.map(SSERunResult.median), floor: results.floor.map(SSERunResult.median))
+        if json {
+            print(SSEComparison.json(comparisons))
+        } else {
+            print(SSERunResult.table(comparisons.map(\.server)))
+            if floor {
+                print("\nThe floor (a minimal server writing the same event to every stream):\n")
+                print(SSERunResult.floorTable(comparisons.compactMap(\.floor)) + SSEComparison.verdicts(comparisons))
+            }
         }
         if let inexact = (results.server + results.floor).joined().first(where: { !$0.isExact }) {
             Progress.say("With \(inexact.subscribers) subscribers, \(inexact.missed) (tap, subscriber) pairs were never read, \(inexact.duplicates) read twice, and \(inexact.laterSnapshots) boards were sent again.")
