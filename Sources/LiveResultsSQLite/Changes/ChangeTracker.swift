@@ -63,7 +63,7 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
     /// transaction of their own (for tests: `liveResultsWrite` reads them before).
     private(set) var keyReadsAfterCommit = 0
     /// The connection whose `liveResultsWrite`s reach this tracker (`OwnWrites`); nil until registered.
-    private var registeredConnection: ObjectIdentifier?
+    var registeredConnection: ObjectIdentifier?
     /// Without a change log, the connection's table that the update trigger names each row an
     /// UPDATE left as it was in (`watchUnchangedUpdates`).
     var unchangedRowsTable: String?
@@ -102,43 +102,15 @@ final class ChangeTracker: TransactionObserver, @unchecked Sendable { // Its sta
         readPosition.store(logPosition ?? 0, ordering: .releasing)
     }
 
-    // MARK: Keys read before the commit (OwnWrites)
-
-    /// The trackers observing each connection (by its `Database`), which `liveResultsWrite`
-    /// on that connection reaches before its commit. Process-wide, because GRDB's connection
-    /// keeps nothing of ours: the one way it reaches its observers inside a transaction
-    /// (`notifyChanges(in:)`, through a temporary table) costs a tap a tenth more
-    /// (docs/BENCHMARKS.md, "The trackers' registry").
-    /// Of any listener, the registry's one specialised form across the module border.
-    static let ownWrites = OwnWrites<ObjectIdentifier, AnyObject>()
-
-    /// Lets `liveResultsWrite` on `db`'s connection reach this tracker, which observes it.
-    func register(on db: Database) {
-        let connection = ObjectIdentifier(db)
-        registeredConnection = connection
-        Self.ownWrites.add(self, under: connection)
-    }
-
-    /// Undoes `register(on:)`: the tracker no longer observes its connection.
-    func unregister() {
-        guard let connection = registeredConnection else { return }
-        registeredConnection = nil
-        Self.ownWrites.remove(self, under: connection)
-    }
+    // MARK: Keys read before the commit (ChangeTracker+OwnWrites)
 
     deinit {
         unregister()
     }
 
-    /// Has every tracker observing `db`'s connection read, inside the open transaction, the
-    /// keys its commit is about to need. Runs on the writer's queue, last in the transaction.
-    static func prepareCommit(of db: Database) {
-        for case let tracker as ChangeTracker in ownWrites.listeners(under: ObjectIdentifier(db)) { tracker.prepareCommit(db) }
-    }
-
     /// Reads the keys of the rows the open transaction changed, when its commit would read
     /// exactly those (no rowid changed, nothing the log knows better, no row count needed).
-    private func prepareCommit(_ db: Database) {
+    func prepareCommit(_ db: Database) {
         preparedKeys = nil
         guard !touched.isEmpty, touchedRelated.isEmpty, !relatedNeedsFullRead, !rowIDsMayChange, ownLogEntryCount <= tableEventCount, !mayHaveReplaced || logPosition != nil else { return }
         let ids = Self.sortedDistinct(touched)
