@@ -14,7 +14,8 @@ import Testing
 ///
 /// Alone a case takes well under a minute. The limit only catches a hang: in the full suite
 /// the test's awaits share the cooperative pool (as many threads as cores) with tests that
-/// block it, and a case waited past three minutes there twice without anything stuck.
+/// block it, and a case waited past three minutes there twice (the other case, run after
+/// the busiest part of the suite, took its usual time).
 @Suite(.serialized, .timeLimit(.minutes(10))) struct PostgresTerminationStormTests {
     /// Every batch and reset the controller delivered, with the result right after it.
     final class Deliveries: ResultsControllerDelegate {
